@@ -1,0 +1,1 @@
+"""Code shared by the services: pure domain (poker), persistence (eventstore), bootstrap (platform)."""

@@ -1,0 +1,1 @@
+"""The `holdem` command-line tool."""
