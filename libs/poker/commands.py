@@ -1,0 +1,74 @@
+"""Commands: what a player or the dealer asks the hand to do. ``decide`` validates them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class DealHoleCards:
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealBoard:
+    cards: tuple[Card, ...]
+    burn: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetOrRaise:
+    """Bet (no bet yet on this street) or raise, to a total of ``to`` on this street."""
+
+    player: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class AllIn:
+    """Put every remaining chip in: a call when that does not exceed the call, else a raise."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    """Show at showdown; ``cards`` (optional) must be exactly the cards dealt to the player."""
+
+    player: int
+    cards: tuple[Card, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Muck:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class VoidHand:
+    """Server fault: return every chip of this hand to its owner."""
+
+    reason: str
+
+
+Command = (
+    DealHoleCards | DealBoard | Fold | Check | Call | BetOrRaise | AllIn | Show | Muck | VoidHand
+)
