@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     """The games we deal."""
 
     HOLDEM = "holdem"
@@ -18,7 +18,7 @@ class Variant(str, Enum):
         return 2 if self is Variant.HOLDEM else 4
 
 
-class BettingStructure(str, Enum):
+class BettingStructure(StrEnum):
     NO_LIMIT = "no_limit"
     POT_LIMIT = "pot_limit"
     FIXED_LIMIT = "fixed_limit"

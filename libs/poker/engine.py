@@ -280,8 +280,8 @@ def _decide_hole(s: HandState, command: DealHoleCards, emit: _Emit) -> None:
     expected = s.config.variant.hole_card_count
     if len(command.cards) != expected:
         raise E.InvalidCommand(
-            E.BAD_CARDS, f"{s.config.variant.value} deals {expected} hole cards, not "
-            f"{len(command.cards)}"
+            E.BAD_CARDS,
+            f"{s.config.variant.value} deals {expected} hole cards, not {len(command.cards)}",
         )
     _check_new_cards(s, command.cards)
     emit(HoleCardsDealt(command.player, tuple(command.cards)))
@@ -330,11 +330,7 @@ def _decide_action(
         if owed <= 0:
             raise E.IllegalAction(E.NOTHING_TO_CALL, "nothing to call: check instead")
         amount = min(owed, s.stacks[p])
-        emit(
-            ActionTaken(
-                p, ActionKind.CALL, amount, s.bets[p] + amount, amount == s.stacks[p]
-            )
-        )
+        emit(ActionTaken(p, ActionKind.CALL, amount, s.bets[p] + amount, amount == s.stacks[p]))
     else:
         denial = _raise_denial(s, p)
         if denial is not None:
@@ -342,9 +338,7 @@ def _decide_action(
         to = command.to
         all_in = s.stacks[p] + s.bets[p]
         if to > all_in:
-            raise E.IllegalAction(
-                E.ABOVE_STACK, f"raise to {to} is more than your {all_in} chips"
-            )
+            raise E.IllegalAction(E.ABOVE_STACK, f"raise to {to} is more than your {all_in} chips")
         min_to, max_to = _raise_bounds(s, p)
         if to < min_to:
             raise E.IllegalAction(E.BELOW_MINIMUM, f"the minimum is {min_to}, not {to}")
@@ -399,9 +393,7 @@ def _advance(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
             _close_round(s, emit)
         elif phase is Phase.DEALING_BOARD:
             if s.runout:
-                hidden = [
-                    i for i in _reveal_order(s) if s.shown[i] is None
-                ]
+                hidden = [i for i in _reveal_order(s) if s.shown[i] is None]
                 if hidden:
                     for i in hidden:
                         emit(HandShown(i, s.hole[i]))
@@ -446,9 +438,7 @@ def _award(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
     emit(HandEnded(tuple(s.stacks)))
 
 
-def _pot_awards(
-    s: HandState, index: int, pot: Pot, evaluator: HandEvaluator
-) -> list[PotAwarded]:
+def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) -> list[PotAwarded]:
     eligible = pot.eligible
     if len(eligible) == 1:
         return [PotAwarded(index, pot.amount, "whole", ((eligible[0], pot.amount),), eligible)]

@@ -7,13 +7,13 @@ the same state. Positions are hand positions (0 = first seat left of the button)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .cards import Card
 from .config import HandConfig
 
 
-class ActionKind(str, Enum):
+class ActionKind(StrEnum):
     FOLD = "fold"
     CHECK = "check"
     CALL = "call"

@@ -129,9 +129,19 @@ def from_dict(doc: dict[str, Any]) -> PhhHand:
     finishing = doc.get("finishing_stacks")
     players = doc.get("players")
     known = {
-        "variant", "_variant", "_betting_structure", "starting_stacks", "actions", "antes",
-        "blinds_or_straddles", "min_bet", "small_bet", "big_bet", "ante_trimming_status",
-        "finishing_stacks", "players",
+        "variant",
+        "_variant",
+        "_betting_structure",
+        "starting_stacks",
+        "actions",
+        "antes",
+        "blinds_or_straddles",
+        "min_bet",
+        "small_bet",
+        "big_bet",
+        "ante_trimming_status",
+        "finishing_stacks",
+        "players",
     }
     return PhhHand(
         config=config,
@@ -269,8 +279,9 @@ def _placeholder_hole_cards(hand: PhhHand) -> dict[int, tuple[Card, ...]]:
     return out
 
 
-def _command(state: HandState, words: list[str], placeholders: dict[int, tuple[Card, ...]]
-             ) -> Command | None:
+def _command(
+    state: HandState, words: list[str], placeholders: dict[int, tuple[Card, ...]]
+) -> Command | None:
     """The engine command for one PHH action (None: nothing to do, e.g. a reveal repeated)."""
     match words:
         case ["d", "dh", player, cards]:
@@ -319,9 +330,7 @@ def replay_hand(hand: PhhHand) -> ReplayOutcome:
                 continue
             state, new_events = step(state, command)
         except (PokerError, PhhError, ValueError, IndexError) as exc:
-            return ReplayOutcome(
-                "illegal", f"action {index + 1} {action!r}: {exc}", state, events
-            )
+            return ReplayOutcome("illegal", f"action {index + 1} {action!r}: {exc}", state, events)
         events.extend(new_events)
     # Showdown decisions the history leaves out: show in turn (a hand must be shown to win).
     while state.phase is Phase.SHOWDOWN and state.showdown_queue:
@@ -331,8 +340,10 @@ def replay_hand(hand: PhhHand) -> ReplayOutcome:
         return ReplayOutcome("no_expectation", "", state, events)
     if not state.is_complete:
         return ReplayOutcome(
-            "mismatched", f"the actions end before the hand does ({state.phase.value})",
-            state, events,
+            "mismatched",
+            f"the actions end before the hand does ({state.phase.value})",
+            state,
+            events,
         )
     if not stacks_match(state.stacks, hand.finishing_stacks):
         return ReplayOutcome(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from .cards import Card
 from .config import HandConfig
@@ -33,7 +33,7 @@ from .events import (
 )
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     """What the hand waits for."""
 
     DEALING_HOLE = "dealing_hole"  # the dealer gives hole cards
@@ -182,9 +182,7 @@ def _begin_round(s: HandState) -> None:
         first = 0
     s.last_aggressor = None
     s.acted = [False] * n
-    totals = [
-        s.bets[i] + s.stacks[i] if not s.folded[i] else -1 for i in range(n)
-    ]
+    totals = [s.bets[i] + s.stacks[i] if not s.folded[i] else -1 for i in range(n)]
     actors: list[int] = []
     for k in range(n):
         i = (first + k) % n
