@@ -1,0 +1,128 @@
+"""The event store on NATS JetStream: one stream, one subject per aggregate.
+
+Appends are guarded by ``Nats-Expected-Last-Subject-Sequence`` (so two writers can never both
+commit on top of the same state) and carry ``Nats-Msg-Id`` (so JetStream drops a resent copy).
+nats-py notes: ``publish_async`` never resolves on an expected-sequence conflict, so appends use
+``await js.publish``; a conflict is ``BadRequestError`` 10071 (or 10164). A retry of a commit
+that did land also gets 10071, so after a conflict we compare the subject's last message id.
+"""
+
+from __future__ import annotations
+
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
+from nats.js.errors import BadRequestError, NotFoundError
+
+from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
+
+WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
+_READ_BATCH = 512
+
+
+class JetStreamEventStore:
+    """Commits of stream ``X`` live on subject ``<prefix>.X`` of JetStream stream ``stream``."""
+
+    def __init__(
+        self,
+        nc: NATS,
+        stream: str = "HOLDEM_TABLES",
+        subject_prefix: str = "holdem.table",
+        timeout: float = 5.0,
+    ) -> None:
+        self._nc = nc
+        self._js: JetStreamContext = nc.jetstream(timeout=timeout)
+        self.stream = stream
+        self.prefix = subject_prefix
+
+    def subject(self, stream_id: str) -> str:
+        if not stream_id or any(c in stream_id for c in ".*> \t"):
+            raise ValueError(f"not a valid stream id: {stream_id!r}")
+        return f"{self.prefix}.{stream_id}"
+
+    async def ensure_stream(
+        self, replicas: int = 1, storage: StorageType = StorageType.FILE
+    ) -> None:
+        """Create the JetStream stream if it does not exist (idempotent)."""
+        config = StreamConfig(
+            name=self.stream,
+            subjects=[f"{self.prefix}.>"],
+            storage=storage,
+            num_replicas=replicas,
+            duplicate_window=120.0,
+        )
+        try:
+            await self._js.stream_info(self.stream)
+        except NotFoundError:
+            await self._js.add_stream(config)
+
+    async def append(
+        self,
+        stream_id: str,
+        data: bytes,
+        *,
+        expected_last: int,
+        msg_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> AppendResult:
+        subject = self.subject(stream_id)
+        all_headers = dict(headers or {})
+        all_headers["Nats-Msg-Id"] = msg_id
+        all_headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_last)
+        try:
+            ack = await self._js.publish(subject, data, stream=self.stream, headers=all_headers)
+        except BadRequestError as exc:
+            if exc.err_code not in WRONG_LAST_SEQUENCE_CODES:
+                raise StoreError(f"append to {subject} refused: {exc}") from exc
+            last = await self._last(stream_id)
+            if last is not None and last.msg_id == msg_id:
+                return AppendResult(last.sequence, duplicate=True)
+            raise ConcurrencyConflict(
+                stream_id, expected_last, last.sequence if last else 0
+            ) from exc
+        return AppendResult(ack.seq, duplicate=bool(ack.duplicate))
+
+    async def _last(self, stream_id: str) -> Commit | None:
+        try:
+            raw = await self._js.get_last_msg(self.stream, self.subject(stream_id))
+        except NotFoundError:
+            return None
+        headers = dict(raw.headers or {})
+        assert raw.seq is not None
+        return Commit(stream_id, raw.seq, headers.get("Nats-Msg-Id", ""), raw.data or b"", headers)
+
+    async def last_sequence(self, stream_id: str) -> int:
+        last = await self._last(stream_id)
+        return last.sequence if last else 0
+
+    async def read(self, stream_id: str, after: int = 0) -> list[Commit]:
+        last = await self.last_sequence(stream_id)
+        if last <= after:
+            return []
+        config = ConsumerConfig(
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+            opt_start_seq=after + 1,
+            ack_policy=AckPolicy.NONE,
+            inactive_threshold=30.0,
+            mem_storage=True,
+        )
+        sub = await self._js.pull_subscribe(
+            self.subject(stream_id), stream=self.stream, config=config
+        )
+        commits: list[Commit] = []
+        try:
+            while not commits or commits[-1].sequence < last:
+                for msg in await sub.fetch(_READ_BATCH, timeout=5.0):
+                    headers = dict(msg.headers or {})
+                    commits.append(
+                        Commit(
+                            stream_id,
+                            msg.metadata.sequence.stream,
+                            headers.get("Nats-Msg-Id", ""),
+                            msg.data,
+                            headers,
+                        )
+                    )
+        finally:
+            await sub.unsubscribe()
+        return [c for c in commits if c.sequence <= last]

@@ -1,0 +1,82 @@
+"""Load an aggregate as "latest snapshot + commits after it", append, and snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from .store import AppendResult, Commit, EventStore, SnapshotStore
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded(Generic[S]):
+    state: S
+    sequence: int  # the stream sequence ``state`` reflects (0: nothing yet)
+    from_snapshot: bool
+    replayed: int  # commits folded after the snapshot
+    commits_since_snapshot: int
+
+
+class Repository(Generic[S]):
+    """Generic over the aggregate: the caller says how to start, fold and (de)serialize it.
+
+    ``snapshot_every``: write a snapshot after that many commits since the last one (0: never
+    automatically); callers may also snapshot at meaningful points (e.g. hand end).
+    """
+
+    def __init__(
+        self,
+        events: EventStore,
+        snapshots: SnapshotStore | None,
+        *,
+        initial: Callable[[str], S],
+        fold: Callable[[S, Commit], S],
+        encode: Callable[[S], bytes],
+        decode: Callable[[bytes], S],
+        snapshot_every: int = 100,
+    ) -> None:
+        self.events = events
+        self.snapshots = snapshots
+        self._initial = initial
+        self._fold = fold
+        self._encode = encode
+        self._decode = decode
+        self.snapshot_every = snapshot_every
+
+    async def load(self, stream_id: str, use_snapshot: bool = True) -> Loaded[S]:
+        snapshot = None
+        if use_snapshot and self.snapshots is not None:
+            snapshot = await self.snapshots.load(stream_id)
+        if snapshot is not None:
+            state, sequence = self._decode(snapshot.data), snapshot.sequence
+        else:
+            state, sequence = self._initial(stream_id), 0
+        commits = await self.events.read(stream_id, after=sequence)
+        for commit in commits:
+            state = self._fold(state, commit)
+            sequence = commit.sequence
+        return Loaded(state, sequence, snapshot is not None, len(commits), len(commits))
+
+    async def append(
+        self,
+        stream_id: str,
+        data: bytes,
+        *,
+        expected_last: int,
+        msg_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> AppendResult:
+        return await self.events.append(
+            stream_id, data, expected_last=expected_last, msg_id=msg_id, headers=headers
+        )
+
+    async def snapshot(self, stream_id: str, state: S, sequence: int) -> bool:
+        if self.snapshots is None:
+            return False
+        return await self.snapshots.save(stream_id, sequence, self._encode(state))
+
+    def snapshot_due(self, commits_since_snapshot: int) -> bool:
+        return self.snapshot_every > 0 and commits_since_snapshot >= self.snapshot_every
