@@ -1,1 +1,2 @@
-"""Code shared by the services: pure domain (poker), persistence (eventstore), bootstrap (platform)."""
+"""Code shared by the services: pure domain (poker), persistence (eventstore), bootstrap
+(platform)."""

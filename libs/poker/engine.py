@@ -388,7 +388,7 @@ def _advance(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
     while True:
         phase = s.phase
         if phase is Phase.BETTING:
-            if s.actors and len(s.live) > 1:
+            if s.actors and s.folded.count(False) > 1:  # mucking happens only later
                 return
             _close_round(s, emit)
         elif phase is Phase.DEALING_BOARD:

@@ -7,8 +7,9 @@ never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from enum import StrEnum
 
 from .cards import Card
@@ -47,7 +48,7 @@ class Phase(StrEnum):
 STREET_NAMES = ("preflop", "flop", "turn", "river")
 
 
-@dataclass(slots=True)
+@dataclass
 class HandState:
     """Everything about a hand in progress. Treat it as read-only; ``evolve`` makes new ones."""
 
@@ -111,34 +112,30 @@ class HandState:
         return used
 
     def copy(self) -> HandState:
-        return HandState(
-            config=self.config,
-            hand_id=self.hand_id,
-            starting_stacks=self.starting_stacks,
-            stacks=self.stacks[:],
-            bets=self.bets[:],
-            committed=self.committed[:],
-            antes=self.antes[:],
-            folded=self.folded[:],
-            hole=self.hole[:],
-            board=self.board[:],
-            burns=self.burns[:],
-            phase=self.phase,
-            street=self.street,
-            actors=self.actors[:],
-            acted=self.acted[:],
-            current_bet=self.current_bet,
-            increment=self.increment,
-            raise_count=self.raise_count,
-            last_aggressor=self.last_aggressor,
-            pot=self.pot,
-            runout=self.runout,
-            showdown_queue=self.showdown_queue[:],
-            shown=self.shown[:],
-            mucked=self.mucked[:],
-            rake=self.rake,
-            flop_seen=self.flop_seen,
-        )
+        """A copy sharing nothing mutable with this state (the hot path: one per command)."""
+        new = object.__new__(HandState)
+        d = new.__dict__
+        d.update(self.__dict__)
+        for name in _LIST_FIELDS:
+            d[name] = d[name][:]
+        return new
+
+
+_LIST_FIELDS = (
+    "stacks",
+    "bets",
+    "committed",
+    "antes",
+    "folded",
+    "hole",
+    "board",
+    "burns",
+    "actors",
+    "acted",
+    "showdown_queue",
+    "shown",
+    "mucked",
+)
 
 
 def initial_state(event: HandStarted) -> HandState:
@@ -208,105 +205,151 @@ def _showdown_order(s: HandState) -> list[int]:
     ]
 
 
+def _on_action(s: HandState, event: ActionTaken) -> None:
+    p = event.player
+    amount = event.amount
+    if amount:
+        s.stacks[p] -= amount
+        s.bets[p] += amount
+        s.committed[p] += amount
+    kind = event.kind
+    if kind is ActionKind.FOLD:
+        s.folded[p] = True
+    if kind is ActionKind.BET or kind is ActionKind.RAISE:
+        raised_by = event.to - s.current_bet
+        n = len(s.stacks)
+        if raised_by >= s.increment:  # a full raise reopens the betting for everyone
+            s.increment = raised_by
+            s.acted = [False] * n
+        s.current_bet = event.to
+        s.raise_count += 1
+        s.last_aggressor = p
+        folded, stacks = s.folded, s.stacks
+        s.actors = [
+            (p + k) % n for k in range(1, n) if not folded[(p + k) % n] and stacks[(p + k) % n]
+        ]
+    else:
+        s.actors.pop(0)
+    s.acted[p] = True
+
+
+def _on_hole(s: HandState, event: HoleCardsDealt) -> None:
+    s.hole[event.player] = event.cards
+    if all(s.hole):
+        _begin_round(s)
+
+
+def _on_round_end(s: HandState, event: BettingRoundEnded) -> None:
+    s.pot += sum(s.bets)
+    s.bets = [0] * len(s.bets)
+    s.actors = []
+    live = s.live
+    if len(live) <= 1:
+        s.phase = Phase.AWARDING
+        return
+    if sum(1 for i in live if s.stacks[i] > 0) <= 1:
+        s.runout = True
+    if s.street == 3:
+        s.phase = Phase.SHOWDOWN
+        s.showdown_queue = [i for i in _showdown_order(s) if s.shown[i] is None]
+    else:
+        s.phase = Phase.DEALING_BOARD
+
+
+def _on_street(s: HandState, event: StreetDealt) -> None:
+    if event.burn is not None:
+        s.burns.append(event.burn)
+    s.board.extend(event.cards)
+    s.street = event.street
+    s.flop_seen = True
+    _begin_round(s)
+
+
+def _on_uncalled(s: HandState, event: UncalledBetReturned) -> None:
+    p = event.player
+    s.bets[p] -= event.amount
+    s.committed[p] -= event.amount
+    s.stacks[p] += event.amount
+
+
+def _on_shown(s: HandState, event: HandShown) -> None:
+    s.shown[event.player] = event.cards
+    if event.player in s.showdown_queue:
+        s.showdown_queue.remove(event.player)
+
+
+def _on_mucked(s: HandState, event: HandMucked) -> None:
+    s.mucked[event.player] = True
+    if event.player in s.showdown_queue:
+        s.showdown_queue.remove(event.player)
+
+
+def _on_ante(s: HandState, event: AntePosted) -> None:
+    p = event.player
+    s.stacks[p] -= event.amount
+    s.committed[p] += event.amount
+    s.antes[p] += event.amount
+    s.pot += event.amount
+
+
+def _on_blind(s: HandState, event: BlindPosted) -> None:
+    p = event.player
+    s.stacks[p] -= event.amount
+    s.bets[p] += event.amount
+    s.committed[p] += event.amount
+
+
+def _on_rake(s: HandState, event: RakeTaken) -> None:
+    s.rake += event.amount
+    s.pot -= event.amount
+
+
+def _on_award(s: HandState, event: PotAwarded) -> None:
+    for player, amount in event.winners:
+        s.stacks[player] += amount
+    s.pot -= event.amount
+
+
+def _on_end(s: HandState, event: HandEnded) -> None:
+    s.phase = Phase.COMPLETE
+    s.actors = []
+    s.showdown_queue = []
+
+
+def _on_void(s: HandState, event: HandVoided) -> None:
+    s.stacks = list(event.stacks)
+    s.bets = [0] * len(s.bets)
+    s.pot = 0
+    s.actors = []
+    s.showdown_queue = []
+    s.phase = Phase.COMPLETE
+
+
+def _on_start(s: HandState, event: HandStarted) -> None:
+    raise ValueError("HandStarted begins a new hand; use replay() or initial_state()")
+
+
+_APPLY: dict[type, Callable[[HandState, Any], None]] = {
+    ActionTaken: _on_action,
+    HoleCardsDealt: _on_hole,
+    BettingRoundEnded: _on_round_end,
+    StreetDealt: _on_street,
+    UncalledBetReturned: _on_uncalled,
+    HandShown: _on_shown,
+    HandMucked: _on_mucked,
+    AntePosted: _on_ante,
+    BlindPosted: _on_blind,
+    RakeTaken: _on_rake,
+    PotAwarded: _on_award,
+    HandEnded: _on_end,
+    HandVoided: _on_void,
+    HandStarted: _on_start,
+}
+
+
 def apply(s: HandState, event: Event) -> None:
     """Apply ``event`` to ``s`` in place (the engine's private copy)."""
-    if isinstance(event, ActionTaken):
-        p = event.player
-        s.stacks[p] -= event.amount
-        s.bets[p] += event.amount
-        s.committed[p] += event.amount
-        kind = event.kind
-        if kind is ActionKind.FOLD:
-            s.folded[p] = True
-        if kind is ActionKind.BET or kind is ActionKind.RAISE:
-            raised_by = event.to - s.current_bet
-            full = raised_by >= s.increment
-            s.current_bet = event.to
-            if full:
-                s.increment = raised_by
-                s.acted = [False] * len(s.stacks)
-            s.raise_count += 1
-            s.last_aggressor = p
-            n = len(s.stacks)
-            s.actors = [
-                (p + k) % n
-                for k in range(1, n)
-                if not s.folded[(p + k) % n] and s.stacks[(p + k) % n] > 0
-            ]
-        else:
-            s.actors.pop(0)
-        s.acted[p] = True
-    elif isinstance(event, HoleCardsDealt):
-        s.hole[event.player] = event.cards
-        if all(s.hole):
-            _begin_round(s)
-    elif isinstance(event, BettingRoundEnded):
-        s.pot += sum(s.bets)
-        s.bets = [0] * len(s.bets)
-        s.actors = []
-        live = s.live
-        if len(live) <= 1:
-            s.phase = Phase.AWARDING
-        else:
-            can_bet = sum(1 for i in live if s.stacks[i] > 0)
-            if can_bet <= 1:
-                s.runout = True
-            if s.street == 3:
-                s.phase = Phase.SHOWDOWN
-                s.showdown_queue = [i for i in _showdown_order(s) if s.shown[i] is None]
-            else:
-                s.phase = Phase.DEALING_BOARD
-    elif isinstance(event, StreetDealt):
-        if event.burn is not None:
-            s.burns.append(event.burn)
-        s.board.extend(event.cards)
-        s.street = event.street
-        s.flop_seen = True
-        _begin_round(s)
-    elif isinstance(event, UncalledBetReturned):
-        p = event.player
-        s.bets[p] -= event.amount
-        s.committed[p] -= event.amount
-        s.stacks[p] += event.amount
-    elif isinstance(event, HandShown):
-        s.shown[event.player] = event.cards
-        if event.player in s.showdown_queue:
-            s.showdown_queue.remove(event.player)
-    elif isinstance(event, HandMucked):
-        s.mucked[event.player] = True
-        if event.player in s.showdown_queue:
-            s.showdown_queue.remove(event.player)
-    elif isinstance(event, AntePosted):
-        p = event.player
-        s.stacks[p] -= event.amount
-        s.committed[p] += event.amount
-        s.antes[p] += event.amount
-        s.pot += event.amount
-    elif isinstance(event, BlindPosted):
-        p = event.player
-        s.stacks[p] -= event.amount
-        s.bets[p] += event.amount
-        s.committed[p] += event.amount
-    elif isinstance(event, RakeTaken):
-        s.rake += event.amount
-        s.pot -= event.amount
-    elif isinstance(event, PotAwarded):
-        for player, amount in event.winners:
-            s.stacks[player] += amount
-        s.pot -= event.amount
-    elif isinstance(event, HandEnded):
-        s.phase = Phase.COMPLETE
-        s.actors = []
-        s.showdown_queue = []
-    elif isinstance(event, HandVoided):
-        s.stacks = list(event.stacks)
-        s.bets = [0] * len(s.bets)
-        s.pot = 0
-        s.actors = []
-        s.showdown_queue = []
-        s.phase = Phase.COMPLETE
-    elif isinstance(event, HandStarted):  # pragma: no cover - handled by replay()
-        raise ValueError("HandStarted begins a new hand; use replay()")
+    _APPLY[type(event)](s, event)
 
 
 def evolve(state: HandState, event: Event) -> HandState:
