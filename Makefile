@@ -6,7 +6,7 @@ DEPS   := $(VENV)/.deps
 STAMP  := $(VENV)/.installed
 GEN    := gen
 GEN_STAMP := $(GEN)/.generated
-PROTOS := $(sort $(wildcard protos/holdem/*/v1/*.proto))
+PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 
 .PHONY: setup proto test lint typecheck bench run up down clean
 
@@ -24,7 +24,8 @@ $(GEN_STAMP): $(DEPS) $(PROTOS)
 	mkdir -p $(GEN)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m grpc_tools.protoc -Iprotos \
 		--python_out=$(GEN) --grpc_python_out=$(GEN) \
-		--mypy_out=$(GEN) --mypy_grpc_out=$(GEN) $(PROTOS)
+		--mypy_out=$(GEN) --mypy_opt=quiet --mypy_grpc_out=$(GEN) --mypy_grpc_opt=quiet \
+		$(PROTOS)
 	find $(GEN)/holdem -type d -exec touch '{}/__init__.py' ';'
 	touch $(GEN)/holdem/py.typed
 	touch $@

@@ -1,0 +1,121 @@
+"""Channels to other services: a default deadline on every call and bounded retries.
+
+Retries are done by gRPC itself from the channel's service config: only UNAVAILABLE is retried
+(the call never reached a working server, so retrying cannot act twice), with exponential backoff
+and a capped number of attempts, all within the call's deadline. The default deadline is added by
+an interceptor to calls made without ``timeout=`` (a service-config timeout could only shorten a
+per-call one, never extend it). The caller's request id travels along as ``x-request-id``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from libs.platform.config import PlatformConfig
+from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
+
+MAX_ATTEMPTS_LIMIT = 5  # gRPC caps retry attempts at 5 anyway
+
+
+def service_config(
+    max_attempts: int,
+    initial_backoff_seconds: float = 0.05,
+    max_backoff_seconds: float = 1.0,
+    backoff_multiplier: float = 2.0,
+) -> str:
+    """The gRPC service config (JSON) applied to every method of the channel."""
+    if not 1 <= max_attempts <= MAX_ATTEMPTS_LIMIT:
+        raise ValueError(f"max_attempts must be 1..{MAX_ATTEMPTS_LIMIT}, not {max_attempts}")
+    method: dict[str, Any] = {"name": [{}]}
+    if max_attempts > 1:
+        method["retryPolicy"] = {
+            "maxAttempts": max_attempts,
+            "initialBackoff": f"{initial_backoff_seconds:.3f}s",
+            "maxBackoff": f"{max_backoff_seconds:.3f}s",
+            "backoffMultiplier": backoff_multiplier,
+            "retryableStatusCodes": ["UNAVAILABLE"],
+        }
+    return json.dumps({"methodConfig": [method]})
+
+
+def _with_defaults(
+    details: grpc.aio.ClientCallDetails, timeout_seconds: float
+) -> grpc.aio.ClientCallDetails:
+    timeout = timeout_seconds if details.timeout is None else details.timeout
+    metadata = grpc.aio.Metadata(*(details.metadata or ()))
+    request_id = current_request_id()
+    if request_id is not None and metadata.get(REQUEST_ID_HEADER) is None:
+        metadata.add(REQUEST_ID_HEADER, request_id)
+    return grpc.aio.ClientCallDetails(
+        details.method, timeout, metadata, details.credentials, details.wait_for_ready
+    )
+
+
+class CallDefaultsInterceptor(
+    grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor
+):
+    """Gives calls without ``timeout=`` the default deadline and propagates the request id bound
+    in this context (see libs.platform.logging)."""
+
+    def __init__(self, timeout_seconds: float) -> None:
+        self.timeout_seconds = timeout_seconds
+
+    async def intercept_unary_unary(
+        self,
+        continuation: Callable[[grpc.aio.ClientCallDetails, Any], Awaitable[Any]],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request: Any,
+    ) -> Any:
+        return await continuation(
+            _with_defaults(client_call_details, self.timeout_seconds), request
+        )
+
+    async def intercept_unary_stream(
+        self,
+        continuation: Callable[[grpc.aio.ClientCallDetails, Any], Awaitable[Any]],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request: Any,
+    ) -> Any:
+        return await continuation(
+            _with_defaults(client_call_details, self.timeout_seconds), request
+        )
+
+
+def connect(
+    target: str,
+    *,
+    timeout_seconds: float = 5.0,
+    max_attempts: int = 3,
+    initial_backoff_seconds: float = 0.05,
+    max_backoff_seconds: float = 1.0,
+) -> grpc.aio.Channel:
+    """An insecure (in-cluster) channel to ``target`` (host:port). Create it inside the running
+    event loop and ``await channel.close()`` when done."""
+    config = service_config(max_attempts, initial_backoff_seconds, max_backoff_seconds)
+    return grpc.aio.insecure_channel(
+        target,
+        options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
+        interceptors=[CallDefaultsInterceptor(timeout_seconds)],
+    )
+
+
+def connect_peer(platform: PlatformConfig, service: str) -> grpc.aio.Channel:
+    """A channel to another service at its HOLDEM_<SERVICE>_ADDR, with the shared RPC settings."""
+    return connect(
+        platform.peer(service),
+        timeout_seconds=platform.rpc_timeout_seconds,
+        max_attempts=platform.rpc_max_attempts,
+    )
+
+
+def call_timeout(context: grpc.aio.ServicerContext[Any, Any], default: float) -> float:
+    """Deadline for a downstream call made while serving ``context``: the default, shortened to
+    what is left of the incoming call's own deadline (no point working for a caller who left)."""
+    remaining = context.time_remaining()
+    if remaining is None:
+        return default
+    return max(0.0, min(default, remaining))

@@ -1,0 +1,202 @@
+"""Domain errors and how they become gRPC status codes.
+
+A *domain error* is any exception carrying ``code: str`` (stable, machine-readable) and
+``message: str`` (for people). Services raise :class:`DomainError` subclasses; other libraries
+(the rules engine's ``PokerError`` family) are mapped without being imported, by duck typing on
+those attributes plus small registries keyed by code or by exception class name. Everything else is
+an internal error: the client gets a generic message, the log gets the traceback.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+import grpc
+
+
+class ErrorKind(enum.Enum):
+    """What went wrong from the caller's point of view; each kind has one status code. Values are
+    the lower-cased status names, so an exception may also say ``kind = "failed_precondition"``."""
+
+    INVALID_ARGUMENT = "invalid_argument"  # the request itself is malformed
+    PRECONDITION = "failed_precondition"  # valid request, refused in the current state
+    PERMISSION = "permission_denied"  # authenticated but not allowed
+    CONFLICT = "aborted"  # lost a concurrent write; retry from fresh state
+    NOT_FOUND = "not_found"
+    ALREADY_EXISTS = "already_exists"
+    UNAUTHENTICATED = "unauthenticated"
+    UNIMPLEMENTED = "unimplemented"  # honest answer for behaviour of a later release
+
+
+_KIND_ALIASES: Mapping[str, ErrorKind] = {
+    "precondition": ErrorKind.PRECONDITION,
+    "permission": ErrorKind.PERMISSION,
+    "conflict": ErrorKind.CONFLICT,
+}
+
+
+STATUS_OF_KIND: Mapping[ErrorKind, grpc.StatusCode] = {
+    ErrorKind.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+    ErrorKind.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    ErrorKind.PERMISSION: grpc.StatusCode.PERMISSION_DENIED,
+    ErrorKind.CONFLICT: grpc.StatusCode.ABORTED,
+    ErrorKind.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    ErrorKind.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
+    ErrorKind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+    ErrorKind.UNIMPLEMENTED: grpc.StatusCode.UNIMPLEMENTED,
+}
+
+INTERNAL_MESSAGE = "internal error"
+
+
+class DomainError(Exception):
+    """Base of the platform's own typed errors: a stable ``code`` and a human ``message``."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.PRECONDITION
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class InvalidArgument(DomainError):
+    kind = ErrorKind.INVALID_ARGUMENT
+
+
+class PreconditionFailed(DomainError):
+    kind = ErrorKind.PRECONDITION
+
+
+class PermissionDenied(DomainError):
+    kind = ErrorKind.PERMISSION
+
+
+class Conflict(DomainError):
+    kind = ErrorKind.CONFLICT
+
+
+class NotFound(DomainError):
+    kind = ErrorKind.NOT_FOUND
+
+
+class AlreadyExists(DomainError):
+    kind = ErrorKind.ALREADY_EXISTS
+
+
+class Unauthenticated(DomainError):
+    kind = ErrorKind.UNAUTHENTICATED
+
+
+class NotImplementedYet(DomainError):
+    """A method whose behaviour belongs to a later issue: answered as UNIMPLEMENTED."""
+
+    kind = ErrorKind.UNIMPLEMENTED
+
+    def __init__(self, method: str, later: str) -> None:
+        super().__init__("not_implemented", f"{method} is not implemented yet: {later}")
+
+
+@dataclass(frozen=True)
+class GrpcError:
+    """The status a failed call ends with. ``internal`` = an unexpected exception (log it)."""
+
+    status: grpc.StatusCode
+    message: str
+    code: str | None = None
+    internal: bool = False
+
+
+# Status codes a downstream service answered with that are passed through unchanged: they describe
+# the caller's request or a transient condition, not a bug in this service.
+PASS_THROUGH: frozenset[grpc.StatusCode] = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
+
+
+def _as_kind(value: object) -> ErrorKind | None:
+    if isinstance(value, ErrorKind):
+        return value
+    if isinstance(value, str):
+        lowered = value.lower()
+        try:
+            return ErrorKind(lowered)
+        except ValueError:
+            return _KIND_ALIASES.get(lowered)
+    return None
+
+
+class ErrorMapper:
+    """Turns exceptions into gRPC statuses.
+
+    Resolution order for an exception with string ``code`` and ``message`` attributes:
+    1. the code registry (``register_code``): per-code refinements a service chooses, e.g.
+       ``"UNKNOWN_PLAYER" -> NOT_FOUND``;
+    2. its ``kind`` attribute (an :class:`ErrorKind`, its value such as ``"failed_precondition"``
+       or an alias ``"precondition"``/``"permission"``/``"conflict"``), as on :class:`DomainError`
+       and the engine's ``PokerError``;
+    3. the class-name registry (``register_type``), checked along the MRO, e.g.
+       ``"IllegalActionError" -> PRECONDITION`` without importing the engine;
+    4. ``default_kind`` (a coded error is a refusal by some rule: FAILED_PRECONDITION).
+    gRPC errors from downstream calls keep their status when it is in :data:`PASS_THROUGH`.
+    Anything else is INTERNAL with a generic message.
+    """
+
+    def __init__(self, default_kind: ErrorKind = ErrorKind.PRECONDITION) -> None:
+        self.default_kind = default_kind
+        self._by_code: dict[str, ErrorKind] = {}
+        self._by_type: dict[str, ErrorKind] = {}
+
+    def register_code(self, code: str, kind: ErrorKind) -> None:
+        self._by_code[code] = kind
+
+    def register_codes(self, table: Mapping[str, ErrorKind]) -> None:
+        self._by_code.update(table)
+
+    def register_type(self, class_name: str, kind: ErrorKind) -> None:
+        self._by_type[class_name] = kind
+
+    def register_types(self, table: Mapping[str, ErrorKind]) -> None:
+        self._by_type.update(table)
+
+    def kind_of(self, exc: BaseException) -> ErrorKind | None:
+        """The kind of a domain error, or None when ``exc`` is not one."""
+        code = getattr(exc, "code", None)
+        message = getattr(exc, "message", None)
+        if not isinstance(code, str) or not isinstance(message, str):
+            return None
+        if code in self._by_code:
+            return self._by_code[code]
+        declared = _as_kind(getattr(exc, "kind", None))
+        if declared is not None:
+            return declared
+        for cls in type(exc).__mro__:
+            if cls.__name__ in self._by_type:
+                return self._by_type[cls.__name__]
+        return self.default_kind
+
+    def to_grpc(self, exc: BaseException) -> GrpcError:
+        kind = self.kind_of(exc)
+        if kind is not None:
+            return GrpcError(
+                STATUS_OF_KIND[kind], getattr(exc, "message", ""), code=getattr(exc, "code", None)
+            )
+        if isinstance(exc, grpc.aio.AioRpcError) and exc.code() in PASS_THROUGH:
+            return GrpcError(exc.code(), exc.details() or exc.code().name)
+        return GrpcError(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE, internal=True)

@@ -1,0 +1,348 @@
+"""The one way to run a service: a ``grpc.aio`` server with the standard health service (SERVING
+once ready, NOT_SERVING while draining), reflection (so ``grpcurl`` works), logging and
+error-mapping interceptors, and graceful shutdown on SIGTERM/SIGINT: stop accepting calls, give
+in-flight calls ``HOLDEM_SHUTDOWN_GRACE_SECONDS`` to finish, exit 0.
+
+A service's ``__main__`` is::
+
+    SPEC = ServiceSpec(name="lobby", variables=VARS, load_config=load_config, build=build)
+    def main() -> int:
+        return run_service(SPEC)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+import grpc
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from libs.platform.config import ConfigError, PlatformConfig, Var, documentation, markdown_table
+from libs.platform.errors import ErrorMapper
+from libs.platform.logging import (
+    REQUEST_ID_HEADER,
+    configure_logging,
+    get_logger,
+    request_id_from_metadata,
+)
+
+ERROR_CODE_HEADER = "x-error-code"
+HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+# Probes and reflection are frequent and uninteresting: logged at debug only.
+_QUIET_PREFIXES = (f"/{HEALTH_SERVICE}/", f"/{reflection.SERVICE_NAME}/")
+
+#: How servicers annotate their context parameter.
+Context = grpc.aio.ServicerContext[Any, Any]
+Behaviour = Callable[..., Any]  # (request or request iterator, context) -> response(s)
+log = get_logger("libs.platform.server")
+
+
+# ---- interceptors -----------------------------------------------------------------------------
+
+
+def _wrap_handler(
+    handler: grpc.RpcMethodHandler[Any, Any],
+    unary: Callable[[Behaviour], Behaviour],
+    streaming: Callable[[Behaviour], Behaviour],
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """The same handler with its behaviour wrapped (``unary`` for single responses)."""
+    des, ser = handler.request_deserializer, handler.response_serializer
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), des, ser)
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), des, ser)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(streaming(handler.unary_stream), des, ser)
+    if handler.stream_stream is not None:
+        return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream), des, ser)
+    return handler
+
+
+async def _stream_of(behaviour: Behaviour, request: Any, context: Any) -> AsyncIterator[Any]:
+    """Iterate a streaming behaviour written either as an async generator or with context.write."""
+    result = behaviour(request, context)
+    if inspect.isasyncgen(result) or hasattr(result, "__aiter__"):
+        async for item in result:
+            yield item
+    elif inspect.isawaitable(result):
+        await result
+
+
+class LoggingInterceptor(grpc.aio.ServerInterceptor):
+    """Binds ``request_id`` (from ``x-request-id`` or generated) and ``rpc`` to every log line of
+    the call, echoes the request id in trailing metadata and logs one line per finished call."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method = handler_call_details.method
+        quiet = method.startswith(_QUIET_PREFIXES)
+
+        def begin(context: Any) -> tuple[Any, float]:
+            request_id = request_id_from_metadata(context.invocation_metadata())
+            context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id),))
+            bound = structlog.contextvars.bound_contextvars(request_id=request_id, rpc=method)
+            bound.__enter__()
+            return bound, time.monotonic()
+
+        def end(context: Any, bound: Any, started: float) -> None:
+            code = context.code()
+            status = "OK" if code is None else getattr(code, "name", str(code))
+            elapsed_ms = round((time.monotonic() - started) * 1000, 2)
+            if quiet:
+                log.debug("rpc finished", status=status, duration_ms=elapsed_ms)
+            else:
+                log.info("rpc finished", status=status, duration_ms=elapsed_ms)
+            bound.__exit__(None, None, None)
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            async def logged(request: Any, context: Any) -> Any:
+                bound, started = begin(context)
+                try:
+                    return await behaviour(request, context)
+                finally:
+                    end(context, bound, started)
+
+            return logged
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            async def logged(request: Any, context: Any) -> AsyncIterator[Any]:
+                bound, started = begin(context)
+                try:
+                    async for item in _stream_of(behaviour, request, context):
+                        yield item
+                finally:
+                    end(context, bound, started)
+
+            return logged
+
+        return _wrap_handler(handler, unary, streaming)
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Maps exceptions escaping a servicer to a status (see :class:`ErrorMapper`). Domain errors
+    keep their message and their stable code (trailing metadata ``x-error-code``); unexpected
+    exceptions are logged with their traceback and answered INTERNAL with a generic message."""
+
+    def __init__(self, mapper: ErrorMapper | None = None) -> None:
+        self.mapper = mapper or ErrorMapper()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            async def mapped(request: Any, context: Any) -> Any:
+                try:
+                    return await behaviour(request, context)
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:
+                    await self._abort(context, exc)
+
+            return mapped
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            async def mapped(request: Any, context: Any) -> AsyncIterator[Any]:
+                try:
+                    async for item in _stream_of(behaviour, request, context):
+                        yield item
+                except (grpc.aio.AbortError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:
+                    await self._abort(context, exc)
+
+            return mapped
+
+        return _wrap_handler(handler, unary, streaming)
+
+    async def _abort(self, context: Any, exc: Exception) -> None:
+        error = self.mapper.to_grpc(exc)
+        if error.internal:
+            log.error("unhandled exception", exc_info=exc)
+        else:
+            log.info(
+                "call refused", status=error.status.name, code=error.code, reason=error.message
+            )
+        trailing = list(context.trailing_metadata() or ())
+        if error.code:
+            trailing.append((ERROR_CODE_HEADER, error.code))
+        await context.abort(error.status, error.message, trailing_metadata=tuple(trailing))
+
+
+# ---- server -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One gRPC service implementation: its full proto name and how to add it to a server."""
+
+    name: str  # e.g. "holdem.lobby.v1.LobbyService"
+    add_to_server: Callable[[grpc.aio.Server], None]
+
+
+@dataclass
+class Mount:
+    """What a service puts on the platform's server, and what to close after it stopped."""
+
+    endpoints: Sequence[Endpoint]
+    error_mapper: ErrorMapper = field(default_factory=ErrorMapper)
+    cleanups: Sequence[Callable[[], Awaitable[None]]] = ()
+
+
+class BindError(RuntimeError):
+    pass
+
+
+@dataclass
+class RunningServer:
+    server: grpc.aio.Server
+    health: health_aio.HealthServicer
+    port: int
+    service_names: Sequence[str]
+
+    async def stop(self, grace: float) -> None:
+        """Report NOT_SERVING, refuse new calls, let in-flight ones run up to ``grace`` seconds."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+
+
+async def start_server(
+    listen: str,
+    endpoints: Sequence[Endpoint],
+    *,
+    error_mapper: ErrorMapper | None = None,
+    options: Sequence[tuple[str, Any]] = (),
+) -> RunningServer:
+    """Start serving ``endpoints`` plus health and reflection on ``listen`` (port 0 = any free
+    port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns."""
+    server = grpc.aio.server(
+        interceptors=[LoggingInterceptor(), ErrorInterceptor(error_mapper)],
+        # Without this, Linux lets a second server bind the same port silently.
+        options=[("grpc.so_reuseport", 0), *options],
+    )
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    for endpoint in endpoints:
+        endpoint.add_to_server(server)
+    names = [endpoint.name for endpoint in endpoints]
+    reflection.enable_server_reflection([*names, HEALTH_SERVICE, reflection.SERVICE_NAME], server)
+    try:
+        port = server.add_insecure_port(listen)
+    except RuntimeError as exc:
+        raise BindError(f"cannot listen on {listen}: {exc}") from exc
+    if port == 0:
+        raise BindError(f"cannot listen on {listen}")
+    await server.start()
+    for name in ("", *names):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server=server, health=health, port=port, service_names=names)
+
+
+async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | None = None) -> None:
+    """Serve until SIGTERM/SIGINT (or ``stop`` is set), then shut down gracefully."""
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        running = await start_server(
+            platform.listen, mount.endpoints, error_mapper=mount.error_mapper
+        )
+        log.info("serving", listen=platform.listen, port=running.port, pid=os.getpid())
+        # Not racing server.wait_for_termination(): cancelling it cancels grpc's own shutdown
+        # future and breaks the graceful stop below.
+        await stop.wait()
+        log.info("shutting down", grace_seconds=platform.shutdown_grace_seconds)
+        await running.stop(platform.shutdown_grace_seconds)
+        log.info("stopped")
+    finally:
+        for cleanup in mount.cleanups:
+            await cleanup()
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
+class ServiceConfig(Protocol):
+    @property
+    def platform(self) -> PlatformConfig: ...
+
+
+C = TypeVar("C", bound=ServiceConfig)
+
+
+@dataclass(frozen=True)
+class ServiceSpec(Generic[C]):
+    """Everything the platform needs to run one service."""
+
+    name: str
+    variables: Sequence[Var[Any]]  # the service's own, besides the shared ones
+    load_config: Callable[[Mapping[str, str]], C]
+    build: Callable[[C], Awaitable[Mount]]
+
+
+def run_service(
+    spec: ServiceSpec[Any],
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Validate the configuration, configure logs, serve until signalled. Returns the exit
+    status: 0 after a graceful stop, 2 for a configuration error, 1 when it cannot listen."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    prog = f"holdem-{spec.name}"
+    if args and args[0] in ("-h", "--help"):
+        print(f"usage: {prog}   (python -m services.{spec.name})\n")
+        print("Configured only by environment variables:\n")
+        print(markdown_table(documentation({spec.name: spec.variables})))
+        return 0
+    if args:
+        print(
+            f"{prog}: takes no arguments (configure it with HOLDEM_* variables; see --help)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        config = spec.load_config(os.environ if environ is None else environ)
+    except ConfigError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    platform: PlatformConfig = config.platform
+    configure_logging(spec.name, platform.log_level, platform.log_format)
+
+    async def main() -> None:
+        mount = await spec.build(config)
+        await serve(platform, mount)
+
+    try:
+        asyncio.run(main())
+    except BindError as exc:
+        log.error("cannot start", reason=str(exc))
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    return 0

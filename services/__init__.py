@@ -1,0 +1,1 @@
+"""The six gRPC services: gateway, lobby, table, dealer, evaluator, ai."""

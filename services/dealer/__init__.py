@@ -1,0 +1,1 @@
+"""Dealer service: CSPRNG seeds, provably-fair deck commitments, dealing by card index."""

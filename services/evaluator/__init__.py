@@ -1,0 +1,2 @@
+"""Evaluator service: hand ranking (high and 8-or-better low), showdown resolution, equity.
+Stateless."""

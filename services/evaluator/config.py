@@ -1,0 +1,22 @@
+"""Evaluator configuration: the shared HOLDEM_* variables (none of its own yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from libs.platform.config import PlatformConfig, Var, load_platform_config
+
+SERVICE = "evaluator"
+VARIABLES: tuple[Var[Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class EvaluatorConfig:
+    platform: PlatformConfig
+
+
+def load_config(environ: Mapping[str, str]) -> EvaluatorConfig:
+    platform, _ = load_platform_config(SERVICE, environ, VARIABLES)
+    return EvaluatorConfig(platform=platform)

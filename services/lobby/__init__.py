@@ -1,0 +1,1 @@
+"""Lobby service: players (register, login, tokens), virtual-chip wallets, the table catalogue."""

@@ -1,0 +1,19 @@
+"""``python -m services.lobby`` / ``holdem-lobby``: run the lobby service."""
+
+from __future__ import annotations
+
+import sys
+
+from libs.platform.server import ServiceSpec, run_service
+from services.lobby.config import SERVICE, VARIABLES, load_config
+from services.lobby.server import build
+
+SPEC = ServiceSpec(name=SERVICE, variables=VARIABLES, load_config=load_config, build=build)
+
+
+def main() -> int:
+    return run_service(SPEC)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""Lobby gRPC servicer: translates holdem.lobby.v1 messages to and from the use cases in app.py."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from holdem.common.v1 import common_pb2
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+
+from libs.platform.errors import NotImplementedYet
+from libs.platform.server import Context, Endpoint, Mount
+from services.lobby.app import (
+    BettingStructure,
+    Lobby,
+    Player,
+    Table,
+    TableSettings,
+    TableStatus,
+    Variant,
+    Wallet,
+)
+from services.lobby.config import LobbyConfig
+
+SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+SEATING_ISSUE = "wallet transfers arrive with table seating (a later issue)"
+
+_VARIANTS = {
+    common_pb2.VARIANT_HOLDEM: Variant.HOLDEM,
+    common_pb2.VARIANT_OMAHA: Variant.OMAHA,
+    common_pb2.VARIANT_OMAHA_HI_LO: Variant.OMAHA_HI_LO,
+}
+_STRUCTURES = {
+    common_pb2.BETTING_STRUCTURE_NO_LIMIT: BettingStructure.NO_LIMIT,
+    common_pb2.BETTING_STRUCTURE_POT_LIMIT: BettingStructure.POT_LIMIT,
+    common_pb2.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
+}
+_STATUSES = {
+    TableStatus.OPEN: common_pb2.TABLE_STATUS_OPEN,
+    TableStatus.CLOSING: common_pb2.TABLE_STATUS_CLOSING,
+    TableStatus.CLOSED: common_pb2.TABLE_STATUS_CLOSED,
+}
+
+
+def _timestamp(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def settings_from_proto(config: common_pb2.TableConfig) -> TableSettings:
+    return TableSettings(
+        variant=_VARIANTS.get(config.variant),
+        betting_structure=_STRUCTURES.get(config.betting_structure),
+        max_seats=config.max_seats,
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        ante=config.ante,
+        straddle_allowed=config.straddle_allowed,
+        min_buy_in=config.min_buy_in,
+        max_buy_in=config.max_buy_in,
+        rake_basis_points=config.rake_basis_points,
+        rake_cap=config.rake_cap,
+        rake_no_flop_no_drop=config.rake_no_flop_no_drop,
+        action_clock_seconds=config.action_clock_seconds,
+        time_bank_seconds=config.time_bank_seconds,
+        hand_limit=config.hand_limit,
+        time_limit_seconds=config.time_limit_seconds,
+    )
+
+
+def settings_to_proto(settings: TableSettings) -> common_pb2.TableConfig:
+    variants = {v: k for k, v in _VARIANTS.items()}
+    structures = {v: k for k, v in _STRUCTURES.items()}
+    config = common_pb2.TableConfig(
+        max_seats=settings.max_seats,
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        ante=settings.ante,
+        straddle_allowed=settings.straddle_allowed,
+        min_buy_in=settings.min_buy_in,
+        max_buy_in=settings.max_buy_in,
+        rake_basis_points=settings.rake_basis_points,
+        rake_cap=settings.rake_cap,
+        rake_no_flop_no_drop=settings.rake_no_flop_no_drop,
+        action_clock_seconds=settings.action_clock_seconds,
+        time_bank_seconds=settings.time_bank_seconds,
+        hand_limit=settings.hand_limit,
+        time_limit_seconds=settings.time_limit_seconds,
+    )
+    if settings.variant is not None:
+        config.variant = variants[settings.variant]
+    if settings.betting_structure is not None:
+        config.betting_structure = structures[settings.betting_structure]
+    return config
+
+
+def table_to_proto(table: Table) -> common_pb2.TableSummary:
+    return common_pb2.TableSummary(
+        table_id=table.table_id,
+        name=table.name,
+        config=settings_to_proto(table.settings),
+        status=_STATUSES[table.status],
+        seated_players=table.seated_players,
+        created_by_player_id=table.created_by_player_id,
+        created_at=_timestamp(table.created_at),
+    )
+
+
+def player_to_proto(player: Player) -> lobby_pb2.Player:
+    return lobby_pb2.Player(
+        player_id=player.player_id,
+        username=player.username,
+        display_name=player.display_name,
+        is_bot=player.is_bot,
+        created_at=_timestamp(player.created_at),
+    )
+
+
+def wallet_to_proto(wallet: Wallet) -> lobby_pb2.Wallet:
+    return lobby_pb2.Wallet(
+        player_id=wallet.player_id, balance=wallet.balance, on_tables=wallet.on_tables
+    )
+
+
+class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    async def RegisterPlayer(
+        self, request: lobby_pb2.RegisterPlayerRequest, context: Context
+    ) -> lobby_pb2.RegisterPlayerResponse:
+        player = await self.lobby.register(request.username, request.password, request.display_name)
+        return lobby_pb2.RegisterPlayerResponse(player=player_to_proto(player))
+
+    async def Login(
+        self, request: lobby_pb2.LoginRequest, context: Context
+    ) -> lobby_pb2.LoginResponse:
+        session = await self.lobby.login(request.username, request.password)
+        return lobby_pb2.LoginResponse(
+            token=session.token,
+            expires_at=_timestamp(session.expires_at),
+            player=player_to_proto(session.player),
+        )
+
+    async def Authenticate(
+        self, request: lobby_pb2.AuthenticateRequest, context: Context
+    ) -> lobby_pb2.AuthenticateResponse:
+        player = self.lobby.authenticate(request.token)
+        return lobby_pb2.AuthenticateResponse(player=player_to_proto(player))
+
+    async def GetPlayer(
+        self, request: lobby_pb2.GetPlayerRequest, context: Context
+    ) -> lobby_pb2.GetPlayerResponse:
+        return lobby_pb2.GetPlayerResponse(
+            player=player_to_proto(self.lobby.player(request.player_id))
+        )
+
+    async def GetWallet(
+        self, request: lobby_pb2.GetWalletRequest, context: Context
+    ) -> lobby_pb2.GetWalletResponse:
+        return lobby_pb2.GetWalletResponse(
+            wallet=wallet_to_proto(self.lobby.wallet(request.player_id))
+        )
+
+    async def ReserveBuyIn(
+        self, request: lobby_pb2.ReserveBuyInRequest, context: Context
+    ) -> lobby_pb2.ReserveBuyInResponse:
+        raise NotImplementedYet("LobbyService.ReserveBuyIn", SEATING_ISSUE)
+
+    async def CashOut(
+        self, request: lobby_pb2.CashOutRequest, context: Context
+    ) -> lobby_pb2.CashOutResponse:
+        raise NotImplementedYet("LobbyService.CashOut", SEATING_ISSUE)
+
+    async def CreateTable(
+        self, request: lobby_pb2.CreateTableRequest, context: Context
+    ) -> lobby_pb2.CreateTableResponse:
+        table = self.lobby.create_table(
+            request.name, settings_from_proto(request.config), request.created_by_player_id
+        )
+        return lobby_pb2.CreateTableResponse(table=table_to_proto(table))
+
+    async def ListTables(
+        self, request: lobby_pb2.ListTablesRequest, context: Context
+    ) -> lobby_pb2.ListTablesResponse:
+        tables, next_token = self.lobby.list_tables(
+            variant=_VARIANTS.get(request.variant),
+            betting_structure=_STRUCTURES.get(request.betting_structure),
+            include_closed=request.include_closed,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return lobby_pb2.ListTablesResponse(
+            tables=[table_to_proto(t) for t in tables], next_page_token=next_token
+        )
+
+    async def GetTable(
+        self, request: lobby_pb2.GetTableRequest, context: Context
+    ) -> lobby_pb2.GetTableResponse:
+        return lobby_pb2.GetTableResponse(table=table_to_proto(self.lobby.table(request.table_id)))
+
+    async def CloseTable(
+        self, request: lobby_pb2.CloseTableRequest, context: Context
+    ) -> lobby_pb2.CloseTableResponse:
+        raise NotImplementedYet(
+            "LobbyService.CloseTable", "closing needs the table service (a later issue)"
+        )
+
+
+async def build(config: LobbyConfig) -> Mount:
+    lobby = Lobby(config.starting_chips, config.token_ttl_seconds)
+    servicer = LobbyServicer(lobby)
+    return Mount(
+        endpoints=[
+            Endpoint(
+                SERVICE_NAME,
+                lambda s: lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, s),
+            )
+        ]
+    )

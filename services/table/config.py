@@ -1,0 +1,22 @@
+"""Table configuration: the shared HOLDEM_* variables (none of its own yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from libs.platform.config import PlatformConfig, Var, load_platform_config
+
+SERVICE = "table"
+VARIABLES: tuple[Var[Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class TableServiceConfig:
+    platform: PlatformConfig
+
+
+def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
+    platform, _ = load_platform_config(SERVICE, environ, VARIABLES)
+    return TableServiceConfig(platform=platform)
