@@ -1,0 +1,343 @@
+"""`holdem stack up|status|down`: the whole platform as local processes.
+
+``up`` runs a ``LocalStack`` (nats-server, redis-server, the six services; see
+``libs.platform.processes``) in the foreground, writes a state file and waits; Ctrl-C, SIGTERM or
+``holdem stack down`` (from another terminal) stops it all. ``up --detach`` runs the same in the
+background and returns once everything is SERVING. ``status`` reads the state file and asks each
+service's gRPC health service.
+
+The state file is ``$HOLDEM_STACK_DIR/state.json`` (default ``./.stack/state.json``), or under
+``--state-dir DIR``; it holds the pid of ``stack up``, the temp directory, the NATS and Redis URLs
+and each service's address, pid and log file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from libs.platform import healthcheck
+from libs.platform.localinfra import BinaryNotFoundError, InfraStartError, log_tail, pid_alive
+from libs.platform.processes import LocalStack, StackStartError
+
+STATE_FILE = "state.json"
+DETACHED_LOG = "stack.log"
+
+
+class _Shutdown(BaseException):
+    """Raised from the signal handler: unwinds `stack up` into its cleanup."""
+
+
+def default_state_dir() -> Path:
+    return Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
+
+
+def state_path(state_dir: Path) -> Path:
+    return state_dir / STATE_FILE
+
+
+def read_state(state_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(state_path(state_dir).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_state(state_dir: Path, state: dict[str, Any]) -> None:
+    """Write atomically (rename), so `status` never reads half a file."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    tmp = state_path(state_dir).with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(state, indent=2) + "\n")
+    tmp.replace(state_path(state_dir))
+
+
+def _running_pid(state: dict[str, Any] | None) -> int | None:
+    if state is None:
+        return None
+    pid = state.get("pid")
+    return pid if isinstance(pid, int) and pid_alive(pid) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# up
+
+
+def _print_summary(state: dict[str, Any], state_dir: Path) -> None:
+    print(f"holdem stack is up (pid {state['pid']}); state file {state_path(state_dir)}")
+    print(f"  {'nats':<10} {state['nats']['url']:<28} log {state['nats']['log']}")
+    print(f"  {'redis':<10} {state['redis']['url']:<28} log {state['redis']['log']}")
+    for svc in state["services"]:
+        print(f"  {svc['name']:<10} {svc['address']:<28} log {svc['log']}")
+    print("stop with Ctrl-C or `holdem stack down`", flush=True)
+
+
+def _cmd_up(args: argparse.Namespace) -> int:
+    state_dir: Path = args.state_dir
+    existing = _running_pid(read_state(state_dir))
+    if existing is not None:
+        print(
+            f"a stack is already running (pid {existing}, {state_path(state_dir)}); "
+            "run `holdem stack down` first",
+            file=sys.stderr,
+        )
+        return 1
+    if args.detach:
+        return _up_detached(args)
+    return _up_foreground(args)
+
+
+def _service_argv_from_env() -> Callable[[str], list[str]] | None:
+    """$HOLDEM_STACK_SERVICE_CMD (e.g. ``python tests/stack/fake_service.py {name}``) replaces
+    ``python -m services.{name}``: tests use it to exercise the stack with stand-in services."""
+    template = os.environ.get("HOLDEM_STACK_SERVICE_CMD")
+    if not template:
+        return None
+    parts = shlex.split(template)
+    return lambda name: [part.format(name=name) for part in parts]
+
+
+def _up_foreground(args: argparse.Namespace) -> int:
+    state_dir: Path = args.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+    stopping = False
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            raise _Shutdown(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    stack = LocalStack(
+        service_argv=_service_argv_from_env(),
+        keep_temp=args.keep_temp,
+        log_level=args.log_level,
+        log_format=args.log_format,
+        startup_timeout=args.timeout,
+    )
+    status = 0
+    try:
+        try:
+            stack.start()
+        except (StackStartError, InfraStartError, BinaryNotFoundError) as exc:
+            print(f"holdem stack up failed: {exc}", file=sys.stderr)
+            return 1
+        state = stack.state()
+        write_state(state_dir, state)
+        _print_summary(state, state_dir)
+        while True:
+            exited = stack.exited()
+            if exited:
+                for name in exited:
+                    print(
+                        f"{name} exited unexpectedly; last lines of {stack.log_path(name)}:\n"
+                        f"{log_tail(stack.log_path(name))}",
+                        file=sys.stderr,
+                    )
+                status = 1
+                break
+            time.sleep(0.5)
+    except _Shutdown:
+        pass
+    finally:
+        stopping = True
+        print("stopping the holdem stack...", file=sys.stderr, flush=True)
+        stack.stop()
+        with contextlib.suppress(FileNotFoundError):
+            if (read_state(state_dir) or {}).get("pid") == os.getpid():
+                state_path(state_dir).unlink()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        kept = f" (kept {stack.workdir})" if args.keep_temp and stack.workdir else ""
+        print(f"holdem stack stopped{kept}", file=sys.stderr, flush=True)
+    return status
+
+
+def _up_detached(args: argparse.Namespace) -> int:
+    """Run `stack up` in a new session in the background; return when its state file says it
+    is up (everything SERVING), or fail with its log if it exits first."""
+    state_dir: Path = args.state_dir
+    state_dir.mkdir(parents=True, exist_ok=True)
+    log_path = state_dir / DETACHED_LOG
+    argv = [sys.executable, "-m", "libs.cli.main", "stack", "up", "--state-dir", str(state_dir)]
+    argv += ["--timeout", str(args.timeout), "--log-level", args.log_level]
+    argv += ["--log-format", args.log_format]
+    if args.keep_temp:
+        argv.append("--keep-temp")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + args.timeout + 30
+    while time.monotonic() < deadline:
+        state = read_state(state_dir)
+        if state is not None and state.get("pid") == proc.pid:
+            _print_summary(state, state_dir)
+            print(f"(running in the background; its output goes to {log_path})")
+            return 0
+        if proc.poll() is not None:
+            print(f"holdem stack up failed; {log_path}:\n{log_tail(log_path)}", file=sys.stderr)
+            return 1
+        time.sleep(0.2)
+    proc.terminate()
+    print(f"holdem stack up timed out; {log_path}:\n{log_tail(log_path)}", file=sys.stderr)
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# status
+
+
+def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
+    """``{"nats": url, "redis": url, "services": [{"name", "address", "status"}]}`` with each
+    service's health as answered now over gRPC."""
+    services: list[dict[str, Any]] = state.get("services", [])
+    with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
+        statuses = list(
+            pool.map(lambda s: healthcheck.check(s["address"], timeout=timeout), services)
+        )
+    return {
+        "nats": state["nats"]["url"],
+        "redis": state["redis"]["url"],
+        "services": [
+            {"name": s["name"], "address": s["address"], "status": status}
+            for s, status in zip(services, statuses, strict=True)
+        ],
+    }
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    state_dir: Path = args.state_dir
+    state = read_state(state_dir)
+    if state is None or _running_pid(state) is None:
+        print(f"no holdem stack running (no live state file at {state_path(state_dir)})",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    report = stack_status(state, timeout=args.timeout)
+    healthy = all(s["status"] == healthcheck.SERVING for s in report["services"])
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"holdem stack (pid {state['pid']}): {'healthy' if healthy else 'NOT healthy'}")
+        print(f"  {'nats':<10} {report['nats']}")
+        print(f"  {'redis':<10} {report['redis']}")
+        for s in report["services"]:
+            print(f"  {s['name']:<10} {s['address']:<22} {s['status']}")
+    return 0 if healthy else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# down
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _kill_leftovers(state: dict[str, Any]) -> list[int]:
+    """SIGKILL the processes a dead `stack up` left behind (only if they still look like ours,
+    in case the pid was reused)."""
+    killed: list[int] = []
+    entries = [state.get("nats", {}), state.get("redis", {}), *state.get("services", [])]
+    markers = ("nats-server", "redis-server", "services.", "holdem")
+    for entry in entries:
+        pid = entry.get("pid")
+        if isinstance(pid, int) and pid_alive(pid) and any(m in _cmdline(pid) for m in markers):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+    return killed
+
+
+def _cmd_down(args: argparse.Namespace) -> int:
+    state_dir: Path = args.state_dir
+    state = read_state(state_dir)
+    if state is None:
+        print(f"no holdem stack running (no state file at {state_path(state_dir)})")
+        return 0
+    pid = _running_pid(state)
+    if pid is not None:
+        print(f"stopping the holdem stack (pid {pid})...", flush=True)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + args.timeout
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if pid_alive(pid):
+            print(f"stack up (pid {pid}) did not stop in {args.timeout}s; killing it",
+                  file=sys.stderr)  # fmt: skip
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    else:
+        print(f"stack up (pid {state.get('pid')}) is gone; cleaning up what it left")
+    killed = _kill_leftovers(state)
+    if killed:
+        print(f"killed leftover processes: {killed}", file=sys.stderr)
+    workdir = state.get("workdir")
+    if workdir and not state.get("keep_temp"):
+        shutil.rmtree(workdir, ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        state_path(state_dir).unlink()
+    print("holdem stack is down")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# parser
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `stack up|status|down` to the `holdem` command."""
+    stack = subparsers.add_parser("stack", help="run the whole platform as local processes")
+    commands = stack.add_subparsers(dest="stack_command", required=True)
+
+    def add_state_dir(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--state-dir",
+            type=Path,
+            default=default_state_dir(),
+            help="where the state file lives (default: $HOLDEM_STACK_DIR or ./.stack)",
+        )
+
+    up = commands.add_parser("up", help="start nats, redis and the six services; wait")
+    add_state_dir(up)
+    up.add_argument("--keep-temp", action="store_true", help="keep logs and data on exit")
+    up.add_argument("--detach", action="store_true", help="run in the background")
+    up.add_argument("--timeout", type=float, default=60.0, help="startup timeout (seconds)")
+    up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")
+    up.add_argument(
+        "--log-format", default="json", choices=("json", "console"), help="HOLDEM_LOG_FORMAT"
+    )
+    up.set_defaults(func=_cmd_up)
+
+    status = commands.add_parser("status", help="health of a running stack")
+    add_state_dir(status)
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--timeout", type=float, default=2.0, help="per-check timeout (seconds)")
+    status.set_defaults(func=_cmd_status)
+
+    down = commands.add_parser("down", help="stop a running stack")
+    add_state_dir(down)
+    down.add_argument("--timeout", type=float, default=60.0, help="seconds before SIGKILL")
+    down.set_defaults(func=_cmd_down)

@@ -1,0 +1,77 @@
+"""gRPC health checks (grpc.health.v1) as a function and as a probe command.
+
+The command is what docker compose runs inside each service container (``grpc_health_probe`` is
+not available offline), and what ``holdem stack status`` uses under the hood:
+
+    python -m libs.platform.healthcheck 127.0.0.1:50051 [--service NAME] [--timeout SECONDS]
+
+Exit status 0 when the service answers SERVING, 1 otherwise (the status is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import grpc
+from grpc_health.v1 import health_pb2
+
+__all__ = ["SERVING", "UNREACHABLE", "check", "main", "wait_serving"]
+
+SERVING = "SERVING"
+UNREACHABLE = "UNREACHABLE"
+
+
+def check(address: str, service: str = "", timeout: float = 2.0) -> str:
+    """The health status of ``service`` ('' = the whole server) at ``address`` (host:port):
+    SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN, or UNREACHABLE when no answer came."""
+    with grpc.insecure_channel(address) as channel:
+        # A plain multicallable: the HealthStub type stubs do not declare Check.
+        check_rpc = channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        try:
+            response = check_rpc(
+                health_pb2.HealthCheckRequest(service=service),
+                timeout=timeout,
+                wait_for_ready=True,
+            )
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            if code == grpc.StatusCode.NOT_FOUND:
+                return "SERVICE_UNKNOWN"
+            return UNREACHABLE
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
+
+
+def wait_serving(address: str, timeout: float, service: str = "") -> str:
+    """Poll ``check`` until SERVING or ``timeout`` seconds; return the last status."""
+    deadline = time.monotonic() + timeout
+    status = UNREACHABLE
+    while True:
+        remaining = deadline - time.monotonic()
+        status = check(address, service, timeout=max(0.2, min(2.0, remaining)))
+        if status == SERVING or time.monotonic() >= deadline:
+            return status
+        time.sleep(0.1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m libs.platform.healthcheck", description="gRPC health probe"
+    )
+    parser.add_argument("address", help="host:port of the gRPC server")
+    parser.add_argument("--service", default="", help="service name ('' = whole server)")
+    parser.add_argument("--timeout", type=float, default=2.0, help="seconds (default 2)")
+    args = parser.parse_args(argv)
+    status = check(args.address, args.service, args.timeout)
+    print(f"{args.address}: {status}")
+    return 0 if status == SERVING else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

