@@ -58,6 +58,11 @@ class HandConfig:
     ``min_bet`` is the big blind for no-limit and pot-limit, the small bet for fixed-limit;
     ``big_bet`` (fixed-limit turn and river) defaults to twice the small bet.
 
+    ``big_blind_position`` names the position whose blind the others must call (the big blind,
+    or the straddle); action starts left of it. By default it is the largest blind (the last
+    one when several are equal). The table sets it when a player posts an entry bet the size
+    of the big blind elsewhere: that bet is live, but the big blind still closes the action.
+
     Antes normally count toward what each player has put in (a player all-in for less is
     eligible only up to that amount from everyone). With ``dead_antes`` (big-blind ante style)
     all antes go whole into the main pot instead.
@@ -71,6 +76,7 @@ class HandConfig:
     big_bet: int = 0
     rake: RakeRule = field(default=NO_RAKE)
     dead_antes: bool = False
+    big_blind_position: int | None = None
 
     def __post_init__(self) -> None:
         n = len(self.blinds)
@@ -86,6 +92,8 @@ class HandConfig:
             object.__setattr__(self, "big_bet", 2 * self.min_bet)
         if not self.antes:
             object.__setattr__(self, "antes", (0,) * n)
+        if self.big_blind_position is not None and not 0 <= self.big_blind_position < n:
+            raise ValueError(f"big_blind_position must be a position 0..{n - 1}")
 
     @property
     def player_count(self) -> int:

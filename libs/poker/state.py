@@ -171,7 +171,10 @@ def _begin_round(s: HandState) -> None:
         s.increment = top
         s.raise_count = 1 if top > 0 else 0
         # Action starts left of the largest blind (the last one, if several are equal).
-        first = (max(range(n), key=lambda i: (nominal[i], i)) + 1) % n if top > 0 else 0
+        opener = s.config.big_blind_position
+        if opener is None:
+            opener = max(range(n), key=lambda i: (nominal[i], i)) if top > 0 else n - 1
+        first = (opener + 1) % n
     else:
         s.current_bet = 0
         s.increment = 0

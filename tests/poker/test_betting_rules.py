@@ -288,3 +288,20 @@ def test_all_in_action_is_a_call_when_the_stack_does_not_cover() -> None:
     s, events = play(s, Fold(1), AllIn(2))
     taken = events_of(events, ActionTaken)
     assert taken[-1] == ActionTaken(2, ActionKind.CALL, 20, 30, True)
+
+
+def test_an_entry_bet_is_live_but_the_big_blind_closes_the_action() -> None:
+    from libs.poker import HandConfig, Variant, new_hand
+
+    # position 3 posts an entry bet the size of the big blind; action starts left of the BB
+    config = HandConfig(
+        Variant.HOLDEM, BettingStructure.NO_LIMIT, (1, 2, 0, 2, 0), big_blind_position=1
+    )
+    s = deal(new_hand(config, [100] * 5), "AsKs", "QdQh", "2c7d", "JhTh", "9c9d")
+    assert s.actor == 2
+    s, _ = play(s, Call(2))
+    options = legal_actions(s)
+    assert options is not None and options.player == 3 and options.can_check
+    s, _ = play(s, Check(3), Call(4), Call(0))
+    options = legal_actions(s)
+    assert options is not None and options.player == 1 and options.can_raise
