@@ -1,0 +1,122 @@
+"""Table commands. ``now`` (seconds) comes with every command so the decider stays pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libs.poker.commands import DealBoard, DealHoleCards
+
+from .config import TableConfig
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    table_id: str
+    config: TableConfig
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    player_id: str
+    seat: int
+    buy_in: int
+    post_entry_bet: bool = False  # else wait for the big blind
+    is_bot: bool = False
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    player_id: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SitOut:
+    player_id: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn:
+    player_id: str
+    post_entry_bet: bool = False
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand:
+    """Issued by the table service when ``can_start_hand`` says so, with the dealer's commitment."""
+
+    hand_id: str
+    commitment: str
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Cards from the dealer, by hand position (hole cards) or for the next street."""
+
+    deal: DealHoleCards | DealBoard
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """``action``: fold, check, call, bet, raise, all_in; ``amount``: the total to bet/raise to."""
+
+    player_id: str
+    action: str
+    amount: int = 0
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ShowOrMuck:
+    player_id: str
+    show: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The clock: act for a player whose time (and time bank) ran out."""
+
+    now: float
+
+
+@dataclass(frozen=True, slots=True)
+class RevealSeed:
+    hand_id: str
+    seed: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class VoidCurrentHand:
+    reason: str
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CloseTable:
+    reason: str
+    now: float = 0.0
+
+
+TableCommand = (
+    OpenTable
+    | SitDown
+    | Leave
+    | SitOut
+    | SitIn
+    | StartHand
+    | Deal
+    | Act
+    | ShowOrMuck
+    | Tick
+    | RevealSeed
+    | VoidCurrentHand
+    | CloseTable
+)

@@ -1,0 +1,123 @@
+"""Table events: seating, the clock, room limits. Hand events come from libs.poker and are part of
+the same stream (a table commit holds both kinds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libs.poker.events import Event as HandEvent
+
+from .config import TableConfig
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpened:
+    table_id: str
+    config: TableConfig
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSeated:
+    seat: int
+    player_id: str
+    stack: int
+    waits_for_big_blind: bool  # dealt in only when the big blind reaches this seat
+    posts_entry_bet: bool = False  # posts a live big blind in the next hand
+    is_bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    """The player left; ``stack`` goes back to their wallet."""
+
+    seat: int
+    player_id: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatOut:
+    seat: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatIn:
+    seat: int
+    waits_for_big_blind: bool
+    posts_entry_bet: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveRequested:
+    """The player asked to leave during a hand: they leave when it ends."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandBegan:
+    """A hand starts: ``seats[p]`` is the seat at hand position ``p`` (the button is last)."""
+
+    hand_number: int
+    hand_id: str
+    button: int
+    seats: tuple[int, ...]
+    commitment: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ClockStarted:
+    seat: int
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankStarted:
+    seat: int
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankUsed:
+    seat: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTimedOut:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed:
+    hand_id: str
+    seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """The room closed; every stack (by seat) goes back to its owner's wallet."""
+
+    reason: str
+    stacks: tuple[tuple[int, str, int], ...]  # (seat, player_id, stack)
+
+
+TableEvent = (
+    TableOpened
+    | PlayerSeated
+    | PlayerLeft
+    | PlayerSatOut
+    | PlayerSatIn
+    | LeaveRequested
+    | HandBegan
+    | ClockStarted
+    | TimeBankStarted
+    | TimeBankUsed
+    | PlayerTimedOut
+    | SeedRevealed
+    | TableClosed
+)
+Event = TableEvent | HandEvent

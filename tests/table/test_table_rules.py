@@ -1,0 +1,245 @@
+"""The table aggregate, given-when-then on events: seating, blinds, the clock, limits, voiding."""
+
+from __future__ import annotations
+
+import pytest
+
+from libs.poker import DealBoard, DealHoleCards, HandVoided, IllegalAction, InvalidCommand
+from libs.poker.cards import DECK
+from libs.table import TableConfig, TableState, replay, step_table
+from libs.table import commands as tc
+from libs.table.events import (
+    ClockStarted,
+    HandBegan,
+    PlayerLeft,
+    PlayerSatOut,
+    PlayerSeated,
+    PlayerTimedOut,
+    TableClosed,
+    TimeBankStarted,
+)
+
+
+def given(*commands: tc.TableCommand, config: TableConfig | None = None) -> TableState:
+    state = TableState()
+    for command in (tc.OpenTable("t1", config or TableConfig(seats=6), 0.0), *commands):
+        state, _ = step_table(state, command)
+    return state
+
+
+def when(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[object]]:
+    new, events = step_table(state, command)
+    return new, list(events)
+
+
+def deal_hole(state: TableState, now: float = 0.0) -> TableState:
+    assert state.hand is not None
+    n = state.hand.player_count
+    k = state.hand.config.variant.hole_card_count
+    for p in range(n):
+        state, _ = step_table(state, tc.Deal(DealHoleCards(p, tuple(DECK[p * k : p * k + k])), now))
+    return state
+
+
+def seated(n: int, stack: int = 100, config: TableConfig | None = None) -> TableState:
+    return given(*(tc.SitDown(f"p{i}", i, stack) for i in range(n)), config=config)
+
+
+def test_a_buy_in_must_be_within_the_table_limits() -> None:
+    state = given()
+    with pytest.raises(InvalidCommand) as err:
+        step_table(state, tc.SitDown("a", 0, 10))
+    assert err.value.code == "BUY_IN_OUT_OF_RANGE"
+    with pytest.raises(InvalidCommand):
+        step_table(state, tc.SitDown("a", 0, 201))
+
+
+def test_fixed_limit_tables_require_ten_small_bets() -> None:
+    with pytest.raises(InvalidCommand):
+        TableConfig.fixed_limit(10, min_buy_in=50)
+    assert TableConfig.fixed_limit(5).small_blind == 2
+
+
+def test_a_seat_holds_one_player_and_a_player_one_seat() -> None:
+    state = given(tc.SitDown("a", 0, 100))
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.SitDown("b", 0, 100))
+    assert err.value.code == "SEAT_TAKEN"
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.SitDown("a", 1, 100))
+    assert err.value.code == "ALREADY_SEATED"
+
+
+def test_the_first_players_play_at_once_later_ones_wait_for_the_big_blind() -> None:
+    state = seated(3)
+    state, events = when(state, tc.SitDown("late", 5, 100))
+    assert events == [PlayerSeated(5, "late", 100, waits_for_big_blind=True)]
+    state, events = when(state, tc.StartHand("h1", "c1", 1.0))
+    began = events[0]
+    # button 0, small blind 1, big blind 2: seat 5 waits
+    assert isinstance(began, HandBegan) and began.seats == (1, 2, 0)
+
+
+def test_a_waiting_player_is_dealt_in_when_the_big_blind_reaches_them() -> None:
+    state = seated(3)
+    state, _ = when(state, tc.SitDown("late", 3, 100))
+    seen = []
+    for k in range(4):
+        state, events = when(state, tc.StartHand(f"h{k}", "c", 1.0))
+        began = events[0]
+        assert isinstance(began, HandBegan)
+        seen.append(began.seats)
+        state, _ = when(state, tc.VoidCurrentHand("test"))
+    # seat 3 joins in the hand where it is the big blind (position 1), and stays in after
+    first = next(i for i, seats in enumerate(seen) if 3 in seats)
+    assert seen[first][1] == 3
+    assert all(3 in seats for seats in seen[first:])
+
+
+def test_an_entry_bet_is_a_live_big_blind_in_the_next_hand() -> None:
+    state = seated(3)
+    state, _ = when(state, tc.SitDown("late", 4, 100, post_entry_bet=True))
+    state, _ = when(state, tc.StartHand("h1", "c", 1.0))
+    assert state.hand is not None
+    position = state.hand_seats.index(4)
+    assert state.hand.bets[position] == 2 and state.hand.config.big_blind_position == 1
+
+
+def test_the_button_moves_every_hand_and_heads_up_the_button_posts_the_small_blind() -> None:
+    state = seated(2)
+    buttons = []
+    for k in range(3):
+        state, events = when(state, tc.StartHand(f"h{k}", "c", 1.0))
+        began = events[0]
+        assert isinstance(began, HandBegan)
+        buttons.append(began.button)
+        assert state.hand is not None
+        assert state.hand.bets == [2, 1]  # position 1 is the button: small blind
+        state, _ = when(state, tc.VoidCurrentHand("test"))
+    assert buttons == [0, 1, 0]
+
+
+def test_a_hand_needs_two_players() -> None:
+    state = seated(1)
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.StartHand("h", "c", 1.0))
+    assert err.value.code == "NOT_ENOUGH_PLAYERS"
+
+
+def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=5, timeouts_before_sit_out=2)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 100.0))
+    state = deal_hole(state, now=100.0)
+    assert state.clock_seat == state.hand_seats[2] and state.deadline == 110.0
+    # the clock runs out: the time bank extends it once
+    state, events = when(state, tc.Tick(111.0))
+    assert events == [TimeBankStarted(state.hand_seats[2], 115.0)]
+    state, events = when(state, tc.Tick(116.0))
+    assert PlayerTimedOut(state.hand_seats[2]) in events
+    assert state.hand is not None and state.hand.folded[2]  # facing the blind: fold
+    assert state.seats[state.hand_seats[2]].time_bank == 0
+    assert isinstance(events[-1], ClockStarted)
+
+
+def test_repeated_timeouts_sit_the_player_out() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=0, timeouts_before_sit_out=1)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 0.0))
+    state = deal_hole(state)
+    seat = state.hand_seats[2]
+    state, events = when(state, tc.Tick(20.0))
+    assert PlayerSatOut(seat, "timed out") in events
+
+
+def test_a_player_who_leaves_mid_hand_folds_on_their_turn_and_leaves_at_the_end() -> None:
+    state = seated(3)
+    state, _ = when(state, tc.StartHand("h", "c", 0.0))
+    state = deal_hole(state)
+    actor = state.hand_seats[2]
+    state, events = when(state, tc.Leave(f"p{actor}"))
+    assert state.hand is not None and state.hand.folded[2]
+    assert actor in state.seats and state.seats[actor].leaving
+    # the others finish: small blind folds -> hand over, the leaver is gone with their stack
+    sb = state.hand_seats[0]
+    state, events = when(state, tc.Act(f"p{sb}", "fold"))
+    assert PlayerLeft(actor, f"p{actor}", 100) in events
+    assert actor not in state.seats
+
+
+def test_room_hand_limit_closes_the_table_after_the_hand() -> None:
+    config = TableConfig(seats=6, hand_limit=1)
+    state = seated(2, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 0.0))
+    state = deal_hole(state)
+    button = state.hand_seats[1]
+    state, events = when(state, tc.Act(f"p{button}", "fold"))
+    closed = events[-1]
+    assert isinstance(closed, TableClosed) and state.closed
+    assert sum(stack for _, _, stack in closed.stacks) == 200
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.SitDown("x", 3, 100))
+    assert err.value.code == "TABLE_CLOSED"
+
+
+def test_room_time_limit_refuses_new_hands() -> None:
+    config = TableConfig(seats=6, duration_seconds=60)
+    state = seated(2, config=config)
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.StartHand("h", "c", 61.0))
+    assert err.value.code == "TABLE_CLOSED"
+
+
+def test_voiding_returns_every_chip_of_the_hand() -> None:
+    state = seated(3)
+    before = state.total_chips()
+    state, _ = when(state, tc.StartHand("h", "c", 0.0))
+    state = deal_hole(state)
+    state, _ = when(state, tc.Act(f"p{state.hand_seats[2]}", "raise", 10))
+    state, events = when(state, tc.VoidCurrentHand("dealer unreachable"))
+    assert any(isinstance(e, HandVoided) for e in events)
+    assert [state.seats[n].stack for n in range(3)] == [100, 100, 100]
+    assert state.total_chips() == before
+
+
+def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
+    state = seated(3)
+    all_events: list[object] = []
+    for command in (tc.StartHand("h", "c", 0.0),):
+        state, events = step_table(state, command)
+        all_events += events
+    state = deal_hole(state)
+    order = [state.hand_seats[p] for p in (2, 0, 1)]
+    for seat in order:
+        state, _ = step_table(state, tc.Act(f"p{seat}", "call" if seat != order[-1] else "check"))
+    assert state.hand is not None
+    state, _ = step_table(state, tc.Deal(DealBoard(tuple(DECK[20:23]))))
+    assert state.total_chips() == 300
+
+
+def test_a_command_from_someone_not_seated_is_refused() -> None:
+    state = seated(2)
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.Act("ghost", "fold"))
+    assert err.value.code == "NOT_SEATED"
+
+
+def test_events_rebuild_the_same_table() -> None:
+    events: list[object] = []
+    state = TableState()
+    commands: list[tc.TableCommand] = [
+        tc.OpenTable("t", TableConfig(seats=4), 0.0),
+        tc.SitDown("a", 0, 100),
+        tc.SitDown("b", 2, 100),
+        tc.StartHand("h1", "c", 1.0),
+    ]
+    for command in commands:
+        state, new = step_table(state, command)
+        events += new
+    for p in range(2):
+        state, new = step_table(state, tc.Deal(DealHoleCards(p, tuple(DECK[2 * p : 2 * p + 2]))))
+        events += new
+    rebuilt = replay(events)  # type: ignore[arg-type]
+    assert rebuilt.seats == state.seats
+    assert rebuilt.hand is not None and state.hand is not None
+    assert rebuilt.hand.stacks == state.hand.stacks and rebuilt.clock_seat == state.clock_seat
