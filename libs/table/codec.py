@@ -1,0 +1,175 @@
+"""Events to and from plain JSON-able data, faithfully, with a schema version per event type.
+
+The event store keeps every event of a commit as ``{"type", "v", "data"}``; ``decode`` upcasts an
+older version of an event to the current one before building it, so old streams always load.
+Cards are stored as their index (0..51), enums by value, nested configs as objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable
+from enum import Enum
+from typing import Any
+
+from libs.poker import events as hand_events
+from libs.poker.cards import DECK, Card
+from libs.poker.config import HandConfig, RakeRule
+from libs.poker.state import HandState, Phase
+
+from . import events as table_events
+from .aggregate import Seat, TableState
+from .config import TableConfig
+
+_EVENT_TYPES: dict[str, type] = {}
+for _module in (hand_events, table_events):
+    for _name in dir(_module):
+        _cls = getattr(_module, _name)
+        if (
+            isinstance(_cls, type)
+            and dataclasses.is_dataclass(_cls)
+            and _cls.__module__ == (_module.__name__)
+        ):
+            _EVENT_TYPES[_name] = _cls
+
+#: Current schema version of each event type (bump it and add an upcaster when a change is not a
+#: pure addition with a default).
+SCHEMA_VERSIONS: dict[str, int] = {name: 1 for name in _EVENT_TYPES}
+
+#: (type, version) -> function turning that version's data into the next version's data.
+UPCASTERS: dict[tuple[str, int], Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+class CodecError(ValueError):
+    """Stored data that cannot be turned back into an event."""
+
+
+def _to_data(value: Any) -> Any:
+    if isinstance(value, Card):
+        return int(value)
+    if isinstance(value, Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (tuple, list)):
+        return [_to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_data(v) for k, v in value.items()}
+    return value
+
+
+def encode(event: object) -> dict[str, Any]:
+    name = type(event).__name__
+    if name not in _EVENT_TYPES:
+        raise CodecError(f"not an event: {event!r}")
+    return {"type": name, "v": SCHEMA_VERSIONS[name], "data": _to_data(event)}
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        module = vars(__import__(cls.__module__, fromlist=["_"]))
+        hints = _HINTS[cls] = typing.get_type_hints(cls, globalns={**module, **_NAMESPACE})
+    return hints
+
+
+def _from_data(tp: Any, value: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _from_data(options[0], value) if len(options) == 1 else value
+    if tp is Card:
+        return DECK[int(value)]
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_data(args[0], v) for v in value)
+        return tuple(_from_data(a, v) for a, v in zip(args, value, strict=True))
+    if origin is list:
+        (arg,) = typing.get_args(tp)
+        return [_from_data(arg, v) for v in value]
+    if origin is dict:
+        key_type, value_type = typing.get_args(tp)
+        return {_from_data(key_type, k): _from_data(value_type, v) for k, v in value.items()}
+    if tp is int and isinstance(value, str):
+        return int(value)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return tp(value)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        kwargs = {
+            f.name: _from_data(hints[f.name], value[f.name])
+            for f in dataclasses.fields(tp)
+            if f.name in value
+        }
+        return tp(**kwargs)
+    return value
+
+
+_NAMESPACE: dict[str, Any] = {
+    **vars(hand_events),
+    **vars(table_events),
+    "Card": Card,
+    "HandConfig": HandConfig,
+    "RakeRule": RakeRule,
+    "TableConfig": TableConfig,
+    "HandState": HandState,
+    "Phase": Phase,
+    "Seat": Seat,
+    "TableState": TableState,
+}
+
+
+def decode(record: dict[str, Any]) -> object:
+    try:
+        name, version, data = record["type"], int(record["v"]), dict(record["data"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CodecError(f"not an event record: {record!r}") from exc
+    cls = _EVENT_TYPES.get(name)
+    if cls is None:
+        raise CodecError(f"unknown event type {name!r}")
+    current = SCHEMA_VERSIONS[name]
+    if version > current:
+        raise CodecError(f"{name} v{version} is newer than this code (v{current})")
+    while version < current:
+        upcast = UPCASTERS.get((name, version))
+        if upcast is None:
+            raise CodecError(f"no upcaster for {name} v{version}")
+        data = upcast(data)
+        version += 1
+    try:
+        return _from_data(cls, data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CodecError(f"cannot build {name} from {data!r}: {exc}") from exc
+
+
+def state_dumps(state: TableState) -> bytes:
+    """A snapshot of a table (its hand included) as JSON."""
+    return json.dumps(_to_data(state), separators=(",", ":")).encode()
+
+
+def state_loads(payload: bytes) -> TableState:
+    try:
+        state = _from_data(TableState, json.loads(payload))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CodecError(f"not a table snapshot: {exc}") from exc
+    assert isinstance(state, TableState)
+    return state
+
+
+def dumps(events: list[object]) -> bytes:
+    return json.dumps([encode(e) for e in events], separators=(",", ":")).encode()
+
+
+def loads(payload: bytes) -> list[object]:
+    return [decode(record) for record in json.loads(payload)]
