@@ -1,0 +1,116 @@
+"""Ownership leases in a NATS KV bucket whose entries expire after ``ttl`` seconds.
+
+The holder of a key's lease is the only process that should serve that key (a table). A lease is
+taken with ``create`` (fails if someone holds it), kept alive by rewriting it with the expected
+revision before it expires, and lost when the holder stops renewing: the entry ages out of the
+bucket and another process's ``create`` succeeds. Leases are an optimisation of who does the
+work, not the safety net: two holders can still never both commit, because every append carries
+the expected stream sequence.
+"""
+
+from __future__ import annotations
+
+import time
+
+from nats.aio.client import Client as NATS
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+
+class LeaseLost(Exception):
+    """This process no longer holds the lease (it expired, or another process took it)."""
+
+
+class Leases:
+    def __init__(self, nc: NATS, owner: str, bucket: str = "holdem_table_leases", ttl: float = 5.0):
+        self._nc = nc
+        self.owner = owner
+        self.bucket = bucket
+        self.ttl = ttl
+        self._kv: KeyValue | None = None
+        self._revisions: dict[str, int] = {}
+        self._renewed_at: dict[str, float] = {}
+
+    async def start(self) -> None:
+        js = self._nc.jetstream()
+        try:
+            self._kv = await js.key_value(self.bucket)
+        except BucketNotFoundError:
+            self._kv = await js.create_key_value(
+                KeyValueConfig(
+                    bucket=self.bucket, ttl=self.ttl, history=1, storage=StorageType.MEMORY
+                )
+            )
+
+    @property
+    def kv(self) -> KeyValue:
+        if self._kv is None:
+            raise RuntimeError("Leases.start() was not called")
+        return self._kv
+
+    def held(self) -> list[str]:
+        return list(self._revisions)
+
+    async def holder(self, key: str) -> str | None:
+        try:
+            entry = await self.kv.get(key)
+        except KeyNotFoundError:
+            return None
+        return entry.value.decode() if entry.value else None
+
+    async def acquire(self, key: str) -> bool:
+        """Take the lease if it is free (or already ours, renewing it); False if someone else
+        holds it."""
+        if key in self._revisions:
+            try:
+                await self.renew(key)
+                return True
+            except LeaseLost:
+                pass
+        try:
+            revision = await self.kv.create(key, self.owner.encode())
+        except KeyWrongLastSequenceError:
+            return False
+        self._revisions[key] = revision
+        self._renewed_at[key] = time.monotonic()
+        return True
+
+    async def renew(self, key: str) -> None:
+        revision = self._revisions.get(key)
+        if revision is None:
+            raise LeaseLost(key)
+        try:
+            self._revisions[key] = await self.kv.update(key, self.owner.encode(), last=revision)
+            self._renewed_at[key] = time.monotonic()
+        except (KeyWrongLastSequenceError, KeyNotFoundError) as exc:
+            self._forget(key)
+            raise LeaseLost(key) from exc
+
+    def fresh(self, key: str) -> bool:
+        """True while our last renewal is recent enough that the lease cannot have expired."""
+        renewed = self._renewed_at.get(key)
+        return renewed is not None and time.monotonic() - renewed < self.ttl * 0.8
+
+    async def renew_all(self) -> list[str]:
+        """Renew every lease we hold; return the keys whose lease was lost."""
+        lost = []
+        for key in list(self._revisions):
+            try:
+                await self.renew(key)
+            except LeaseLost:
+                lost.append(key)
+        return lost
+
+    async def release(self, key: str) -> None:
+        revision = self._revisions.get(key)
+        self._forget(key)
+        if revision is not None:
+            try:
+                await self.kv.delete(key, last=revision)
+            except (KeyWrongLastSequenceError, KeyNotFoundError):
+                pass
+
+    def _forget(self, key: str) -> None:
+        self._revisions.pop(key, None)
+        self._renewed_at.pop(key, None)

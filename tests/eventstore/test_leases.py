@@ -1,0 +1,44 @@
+"""Table ownership leases on a real NATS KV bucket."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from libs.eventstore.lease import LeaseLost, Leases
+
+pytestmark = pytest.mark.integration
+
+
+def test_one_holder_at_a_time_and_takeover_after_expiry(nats_url: str) -> None:
+    async def main() -> None:
+        import nats
+
+        nc = await nats.connect(nats_url)
+        bucket = f"leases_{uuid.uuid4().hex[:8]}"
+        a = Leases(nc, "replica-a", bucket=bucket, ttl=1.0)
+        b = Leases(nc, "replica-b", bucket=bucket, ttl=1.0)
+        try:
+            await a.start()
+            await b.start()
+            assert await a.acquire("t1")
+            assert not await b.acquire("t1")
+            assert await b.acquire("t2")
+            assert await a.holder("t1") == "replica-a"
+            assert await a.acquire("t1")  # renewing our own lease
+            await a.release("t1")
+            assert await b.acquire("t1")
+            assert not await a.acquire("t1")
+            # b dies (stops renewing): its leases expire and a takes them over
+            await asyncio.sleep(1.6)
+            assert await a.acquire("t1")
+            with pytest.raises(LeaseLost):
+                await b.renew("t1")
+            assert await b.renew_all() == ["t2"]
+        finally:
+            await nc.jetstream().delete_key_value(bucket)
+            await nc.close()
+
+    asyncio.run(main())
