@@ -29,6 +29,7 @@ class ErrorKind(enum.Enum):
     ALREADY_EXISTS = "already_exists"
     UNAUTHENTICATED = "unauthenticated"
     UNIMPLEMENTED = "unimplemented"  # honest answer for behaviour of a later release
+    UNAVAILABLE = "unavailable"  # not here now (e.g. another replica owns the table): retry
 
 
 _KIND_ALIASES: Mapping[str, ErrorKind] = {
@@ -47,6 +48,7 @@ STATUS_OF_KIND: Mapping[ErrorKind, grpc.StatusCode] = {
     ErrorKind.ALREADY_EXISTS: grpc.StatusCode.ALREADY_EXISTS,
     ErrorKind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
     ErrorKind.UNIMPLEMENTED: grpc.StatusCode.UNIMPLEMENTED,
+    ErrorKind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
 
 INTERNAL_MESSAGE = "internal error"

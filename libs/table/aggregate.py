@@ -95,6 +95,7 @@ class TableState:
     hand_id: str = ""
     hand_seats: tuple[int, ...] = ()
     commitment: str = ""
+    deck_id: str = ""
     clock_seat: int | None = None
     deadline: float = 0.0
     bank_started_at: float | None = None  # when the time bank began running for this decision
@@ -182,7 +183,7 @@ def apply(s: TableState, event: Event) -> None:
     elif isinstance(event, HandBegan):
         s.hands_started = event.hand_number
         s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
-        s.commitment = event.commitment
+        s.commitment, s.deck_id = event.commitment, event.deck_id
         for number in event.seats:
             s.seats[number].waiting_for_big_blind = False
             s.seats[number].entry_due = False
@@ -347,7 +348,7 @@ def _decide(state: TableState, command: tc.TableCommand) -> _Scratch:
         return x
     if state.config is None:
         raise IllegalAction(TABLE_NOT_OPEN, "the table is not open")
-    if state.closed:
+    if state.closed and not isinstance(command, tc.RevealSeed):  # the last hand's seed still shows
         raise IllegalAction(TABLE_CLOSED, "the table is closed")
     handler = _HANDLERS.get(type(command))
     if handler is None:  # pragma: no cover - exhaustive over TableCommand
@@ -449,15 +450,28 @@ def _start_hand(x: _Scratch, c: tc.StartHand) -> None:
     plan = plan_hand(s)
     if plan is None:
         raise IllegalAction(NOT_ENOUGH_PLAYERS, "a hand needs at least two players ready")
-    x.emit(HandBegan(s.hands_started + 1, c.hand_id, plan.button, plan.seats, c.commitment, c.now))
+    x.emit(
+        HandBegan(
+            s.hands_started + 1,
+            c.hand_id,
+            plan.button,
+            plan.seats,
+            c.commitment,
+            c.now,
+            c.deck_id,
+        )
+    )
     for event in start_hand(plan.config, plan.stacks, c.hand_id):
         x.emit(event)
 
 
 def _deal(x: _Scratch, c: tc.Deal) -> None:
-    if not x.s.hand_in_progress:
-        raise IllegalAction(NO_HAND, "no hand is in progress")
-    _hand_step(x, c.deal, c.now)
+    if not c.deals:
+        raise InvalidCommand(E.BAD_CARDS, "nothing to deal")
+    for deal in c.deals:
+        if not x.s.hand_in_progress:
+            raise IllegalAction(NO_HAND, "no hand is in progress")
+        _hand_step(x, deal, c.now)
 
 
 _ACTIONS: dict[str, Callable[[int, int], hc.Command]] = {

@@ -52,13 +52,15 @@ class StartHand:
     hand_id: str
     commitment: str
     now: float
+    deck_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Cards from the dealer, by hand position (hole cards) or for the next street."""
+    """Cards from the dealer, by hand position (hole cards) or for the next street; several
+    deals in one command (e.g. every player's hole cards) make one commit."""
 
-    deal: DealHoleCards | DealBoard
+    deals: tuple[DealHoleCards | DealBoard, ...]
     now: float = 0.0
 
 

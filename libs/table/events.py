@@ -66,6 +66,7 @@ class HandBegan:
     seats: tuple[int, ...]
     commitment: str
     at: float
+    deck_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

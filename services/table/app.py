@@ -1,27 +1,58 @@
-"""Table use cases (to come): load a table (Redis snapshot + JetStream tail), run the engine's
-``decide`` on a command, append the resulting commit with the expected sequence, ``evolve`` the
-cached state, publish the public projection, ask the ai service when a bot is to act.
+"""Table use cases: load a table (Redis snapshot + JetStream tail), decide a command, append the
+commit with the expected sequence, evolve the cached state, snapshot, publish the public
+projection, then run what needs no player (dealing, revealing the seed, starting the next hand,
+bot decisions, the action clock).
 
-Not implemented in this release: every TableService method answers UNIMPLEMENTED.
+One process owns a table at a time (a lease in NATS KV); every append also carries the expected
+stream sequence, so even two owners could never both commit. A command repeated with the same
+idempotency key returns its first outcome and is never appended twice.
 """
 
 from __future__ import annotations
 
-from libs.platform.errors import ErrorKind, ErrorMapper
+import asyncio
+import contextlib
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-#: Why the methods answer UNIMPLEMENTED, for the status message.
-NOT_YET = "it arrives with the table aggregate and the event store (a later issue)"
+import structlog
+
+from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
+from libs.eventstore.lease import LeaseLost, Leases
+from libs.fairdeck import DealLayout
+from libs.platform.errors import ErrorKind, ErrorMapper
+from libs.poker import commands as hc
+from libs.poker.cards import DECK, Card
+from libs.poker.engine import legal_actions, showdown_turn
+from libs.poker.events import HandEnded, HandVoided
+from libs.poker.state import Phase
+from libs.table import TableState, can_start_hand, codec, step_table
+from libs.table import apply as apply_table_event
+from libs.table import commands as tc
+from services.table.bots import simple_bot_action
+from services.table.commits import decode_commit, encode_commit, encode_public
+from services.table.dealing import DealerPort
+
+log = structlog.get_logger("table")
 
 #: The rules engine's errors (libs.poker.errors), mapped by class name so this service does not
 #: depend on the engine's module layout for status codes. Engine errors also carry ``kind``
-#: ("failed_precondition" / "invalid_argument"), which the mapper honours; this table is the
-#: fallback, and ENGINE_ERROR_CODES refines single stable codes when a better status exists.
+#: ("failed_precondition" / "invalid_argument"), which the mapper honours.
 ENGINE_ERROR_TYPES: dict[str, ErrorKind] = {
-    "IllegalAction": ErrorKind.PRECONDITION,  # not allowed now: out of turn, after the cap, ...
-    "InvalidCommand": ErrorKind.INVALID_ARGUMENT,  # malformed: bad cards, unknown player, ...
+    "IllegalAction": ErrorKind.PRECONDITION,
+    "InvalidCommand": ErrorKind.INVALID_ARGUMENT,
     "PokerError": ErrorKind.PRECONDITION,
 }
-ENGINE_ERROR_CODES: dict[str, ErrorKind] = {}
+ENGINE_ERROR_CODES: dict[str, ErrorKind] = {
+    "TABLE_NOT_OPEN": ErrorKind.NOT_FOUND,
+    "NOT_OWNER": ErrorKind.UNAVAILABLE,
+    "CONCURRENCY_CONFLICT": ErrorKind.CONFLICT,
+}
+RECENT_KEYS = 2048
 
 
 def error_mapper() -> ErrorMapper:
@@ -29,3 +60,279 @@ def error_mapper() -> ErrorMapper:
     mapper.register_types(ENGINE_ERROR_TYPES)
     mapper.register_codes(ENGINE_ERROR_CODES)
     return mapper
+
+
+class NotOwner(Exception):
+    code = "NOT_OWNER"
+    kind = "unavailable"
+
+    def __init__(self, table_id: str, holder: str | None) -> None:
+        self.message = f"table {table_id} is served by {holder or 'another replica'}: retry"
+        super().__init__(self.message)
+
+
+class Conflict(Exception):
+    code = "CONCURRENCY_CONFLICT"
+    kind = "aborted"
+
+    def __init__(self, table_id: str) -> None:
+        self.message = f"table {table_id} kept changing under this command: retry"
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    sequence: int
+    events: list[Any]
+    duplicate: bool = False
+
+
+@dataclass
+class _Table:
+    state: TableState
+    sequence: int
+    since_snapshot: int
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    recent: OrderedDict[str, Outcome] = field(default_factory=OrderedDict)
+
+
+class TableApp:
+    def __init__(
+        self,
+        events: EventStore,
+        snapshots: SnapshotStore | None,
+        dealer: DealerPort,
+        *,
+        leases: Leases | None = None,
+        publish: Callable[[str, bytes], Awaitable[None]] | None = None,
+        snapshot_every: int = 50,
+        clock: Callable[[], float] = time.time,
+        auto_start: bool = True,
+    ) -> None:
+        self.events = events
+        self.snapshots = snapshots
+        self.dealer = dealer
+        self.leases = leases
+        self.publish = publish
+        self.snapshot_every = snapshot_every
+        self.clock = clock
+        self.auto_start = auto_start
+        self._tables: dict[str, _Table] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.commits = 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start_background(self, tick_interval: float = 0.25) -> None:
+        self._tasks.append(asyncio.create_task(self._clock_loop(tick_interval)))
+        if self.leases is not None:
+            self._tasks.append(asyncio.create_task(self._lease_loop()))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+
+    # ------------------------------------------------------------------ loading
+
+    async def _own(self, table_id: str) -> None:
+        if self.leases is None or self.leases.fresh(table_id):
+            return
+        if not await self.leases.acquire(table_id):
+            self._tables.pop(table_id, None)
+            raise NotOwner(table_id, await self.leases.holder(table_id))
+
+    async def _load(self, table_id: str) -> _Table:
+        state, sequence, from_snapshot = TableState(), 0, False
+        if self.snapshots is not None:
+            snapshot = await self.snapshots.load(table_id)
+            if snapshot is not None:
+                state, sequence, from_snapshot = (
+                    codec.state_loads(snapshot.data),
+                    snapshot.sequence,
+                    True,
+                )
+        table = _Table(state, sequence, 0)
+        for commit in await self.events.read(table_id, after=sequence):
+            _, events = decode_commit(commit.data)
+            for event in events:
+                apply_table_event(table.state, event)
+            table.sequence = commit.sequence
+            table.since_snapshot += 1
+            table.recent[commit.msg_id] = Outcome(commit.sequence, events)
+        log.debug(
+            "table_loaded",
+            table_id=table_id,
+            sequence=table.sequence,
+            from_snapshot=from_snapshot,
+            replayed=table.since_snapshot,
+        )
+        return table
+
+    async def table(self, table_id: str) -> _Table:
+        await self._own(table_id)
+        table = self._tables.get(table_id)
+        if table is None:
+            table = self._tables[table_id] = await self._load(table_id)
+        return table
+
+    async def state(self, table_id: str) -> TableState:
+        return (await self.table(table_id)).state
+
+    def forget(self, table_id: str) -> None:
+        """Drop the cached state (the next command reloads from the store)."""
+        self._tables.pop(table_id, None)
+
+    # ------------------------------------------------------------------ commands
+
+    async def execute(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
+        """Decide, append and apply one command; then run the automatic steps it enables."""
+        outcome = await self._execute(table_id, command, key)
+        await self.drive(table_id)
+        return outcome
+
+    async def _execute(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
+        table = await self.table(table_id)
+        async with table.lock:
+            for _ in range(3):
+                if key in table.recent:
+                    first = table.recent[key]
+                    return Outcome(first.sequence, first.events, duplicate=True)
+                new_state, events = step_table(table.state, command)  # domain errors propagate
+                if not events:
+                    return Outcome(table.sequence, [])
+                now = self.clock()
+                payload = encode_commit(table_id, events, key, type(command).__name__, now)
+                try:
+                    result = await self.events.append(
+                        table_id, payload, expected_last=table.sequence, msg_id=key
+                    )
+                except ConcurrencyConflict:
+                    fresh = await self._load(table_id)
+                    table.state, table.sequence = fresh.state, fresh.sequence
+                    table.recent.update(fresh.recent)
+                    continue
+                if result.duplicate:
+                    fresh = await self._load(table_id)
+                    table.state, table.sequence = fresh.state, fresh.sequence
+                    table.recent.update(fresh.recent)
+                    continue
+                table.state, table.sequence = new_state, result.sequence
+                table.since_snapshot += 1
+                self.commits += 1
+                outcome = Outcome(result.sequence, events)
+                table.recent[key] = outcome
+                while len(table.recent) > RECENT_KEYS:
+                    table.recent.popitem(last=False)
+                hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
+                if self.snapshots is not None and (
+                    hand_over or table.since_snapshot >= self.snapshot_every
+                ):
+                    await self.snapshots.save(
+                        table_id, table.sequence, codec.state_dumps(table.state)
+                    )
+                    table.since_snapshot = 0
+                if self.publish is not None:
+                    await self.publish(
+                        table_id,
+                        encode_public(
+                            table_id, result.sequence, events, key, type(command).__name__, now
+                        ),
+                    )
+                return outcome
+            raise Conflict(table_id)
+
+    async def drive(self, table_id: str, limit: int = 1000) -> int:
+        """Run the steps no player decides (deal, reveal, next hand, bots); return how many."""
+        done = 0
+        while done < limit:
+            table = await self.table(table_id)
+            command = await self._next_automatic(table_id, table.state)
+            if command is None:
+                return done
+            key = f"{table_id}:{table.sequence}:{type(command).__name__}"
+            await self._execute(table_id, command, key)
+            done += 1
+        return done
+
+    async def _next_automatic(self, table_id: str, s: TableState) -> tc.TableCommand | None:
+        now = self.clock()
+        if s.config is None:
+            return None
+        if not s.hand_in_progress and s.hand_id and s.deck_id and s.hand_id not in s.revealed_seeds:
+            return tc.RevealSeed(s.hand_id, await self.dealer.reveal(s.deck_id), now)
+        if s.closed:
+            return None
+        hand = s.hand
+        if s.hand_in_progress and hand is not None:
+            layout = DealLayout(hand.player_count, hand.config.variant.hole_card_count)
+            if hand.phase is Phase.DEALING_HOLE:
+                deals: list[hc.DealHoleCards | hc.DealBoard] = []
+                for position in range(hand.player_count):
+                    cards = await self.dealer.deal(s.deck_id, layout.hole(position))
+                    deals.append(hc.DealHoleCards(position, tuple(_cards(cards))))
+                return tc.Deal(tuple(deals), now)
+            if hand.phase is Phase.DEALING_BOARD:
+                street = hand.street + 1
+                burn, *board = await self.dealer.deal(
+                    s.deck_id, (layout.burn(street), *layout.board(street))
+                )
+                return tc.Deal((hc.DealBoard(tuple(_cards(board)), _cards([burn])[0]),), now)
+            seat_number = s.acting_seat()
+            if seat_number is None or not s.seats[seat_number].is_bot:
+                return None
+            player = s.seats[seat_number].player_id
+            options = legal_actions(hand)
+            if options is not None:
+                rng = random.Random(f"{table_id}:{s.hand_id}:{len(hand.board)}:{hand.bets}")
+                action, amount = simple_bot_action(options, rng)
+                return tc.Act(player, action, amount, now)
+            if showdown_turn(hand) is not None:
+                return tc.ShowOrMuck(player, True, now)
+            return None
+        if self.auto_start and can_start_hand(s, now):
+            hand_id = f"{s.hands_started + 1}"
+            deck_id, commitment = await self.dealer.start_deck(table_id, hand_id)
+            return tc.StartHand(hand_id, commitment, now, deck_id)
+        return None
+
+    # ------------------------------------------------------------------ background
+
+    async def tick(self) -> None:
+        """Let the clock act for players whose time ran out, at every table this process owns."""
+        now = self.clock()
+        for table_id, table in list(self._tables.items()):
+            s = table.state
+            if s.clock_seat is not None and now >= s.deadline:
+                try:
+                    await self.execute(table_id, tc.Tick(now), f"{table_id}:{table.sequence}:Tick")
+                except (NotOwner, Conflict) as exc:
+                    log.warning("tick_failed", table_id=table_id, error=str(exc))
+
+    async def _clock_loop(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.tick()
+            except Exception:  # keep the clock alive; the error is logged
+                log.exception("clock_loop_error")
+
+    async def _lease_loop(self) -> None:
+        assert self.leases is not None
+        while True:
+            await asyncio.sleep(self.leases.ttl / 3)
+            try:
+                for table_id in await self.leases.renew_all():
+                    log.warning("lease_lost", table_id=table_id)
+                    self.forget(table_id)
+            except LeaseLost:
+                pass
+            except Exception:
+                log.exception("lease_loop_error")
+
+
+def _cards(indexes: list[int]) -> list[Card]:
+    return [DECK[i] for i in indexes]

@@ -6,8 +6,10 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.platform.errors import NotImplementedYet
 from libs.platform.server import Context, Endpoint, Mount
-from services.table.app import NOT_YET, error_mapper
+from services.table.app import error_mapper
 from services.table.config import TableServiceConfig
+
+NOT_YET = "the table service's gRPC surface arrives with the rest of issue 4"
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 

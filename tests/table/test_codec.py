@@ -20,7 +20,7 @@ def _played_table() -> tuple[TableState, list[object]]:
         tc.SitDown("b", 1, 100),
         tc.SitDown("c", 3, 100),
         tc.StartHand("h1", "commit", 1.0),
-        *(tc.Deal(DealHoleCards(p, (DECK[2 * p], DECK[2 * p + 1]))) for p in range(3)),
+        *(tc.Deal((DealHoleCards(p, (DECK[2 * p], DECK[2 * p + 1])),)) for p in range(3)),
     ]
     for command in commands:
         state, new = step_table(state, command)

@@ -37,7 +37,7 @@ def deal_hole(state: TableState, now: float = 0.0) -> TableState:
     n = state.hand.player_count
     k = state.hand.config.variant.hole_card_count
     for p in range(n):
-        state, _ = step_table(state, tc.Deal(DealHoleCards(p, tuple(DECK[p * k : p * k + k])), now))
+        state, _ = step_table(state, tc.Deal((DealHoleCards(p, tuple(DECK[p * k : p * k + k])),), now))
     return state
 
 
@@ -213,7 +213,7 @@ def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
     for seat in order:
         state, _ = step_table(state, tc.Act(f"p{seat}", "call" if seat != order[-1] else "check"))
     assert state.hand is not None
-    state, _ = step_table(state, tc.Deal(DealBoard(tuple(DECK[20:23]))))
+    state, _ = step_table(state, tc.Deal((DealBoard(tuple(DECK[20:23])),)))
     assert state.total_chips() == 300
 
 
@@ -237,7 +237,7 @@ def test_events_rebuild_the_same_table() -> None:
         state, new = step_table(state, command)
         events += new
     for p in range(2):
-        state, new = step_table(state, tc.Deal(DealHoleCards(p, tuple(DECK[2 * p : 2 * p + 2]))))
+        state, new = step_table(state, tc.Deal((DealHoleCards(p, tuple(DECK[2 * p : 2 * p + 2])),)))
         events += new
     rebuilt = replay(events)  # type: ignore[arg-type]
     assert rebuilt.seats == state.seats

@@ -1,0 +1,70 @@
+"""Commit envelopes: the protobuf message one command's events are appended as, and the public
+projection published for clients (no hidden cards)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from holdem.events.v1 import events_pb2
+
+from libs.poker.events import HoleCardsDealt, StreetDealt
+from libs.table import codec
+
+SCHEMA_VERSION = 1
+
+
+def encode_commit(
+    table_id: str, events: list[Any], causation_id: str, command_type: str, now: float
+) -> bytes:
+    commit = events_pb2.Commit(
+        table_id=table_id,
+        schema_version=SCHEMA_VERSION,
+        causation_id=causation_id,
+        command_type=command_type,
+        recorded_at=Timestamp(seconds=int(now), nanos=int((now % 1) * 1e9)),
+    )
+    for event in events:
+        record = codec.encode(event)
+        commit.recorded.add(
+            type=record["type"],
+            schema_version=record["v"],
+            data=json.dumps(record["data"], separators=(",", ":")).encode(),
+        )
+    return commit.SerializeToString()
+
+
+def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Any]]:
+    commit = events_pb2.Commit.FromString(payload)
+    events = [
+        codec.decode({"type": r.type, "v": r.schema_version, "data": json.loads(r.data)})
+        for r in commit.recorded
+    ]
+    return commit, events
+
+
+def public_event(event: Any) -> Any:
+    """What anyone may see of an event: hole cards are removed (their number follows from the
+    variant), burn cards stay face down."""
+    if isinstance(event, HoleCardsDealt):
+        return dataclasses.replace(event, cards=())
+    if isinstance(event, StreetDealt) and event.burn is not None:
+        return dataclasses.replace(event, burn=None)
+    return event
+
+
+def encode_public(
+    table_id: str,
+    sequence: int,
+    events: list[Any],
+    causation_id: str,
+    command_type: str,
+    now: float,
+) -> bytes:
+    commit = events_pb2.Commit.FromString(
+        encode_commit(table_id, [public_event(e) for e in events], causation_id, command_type, now)
+    )
+    commit.sequence = sequence
+    return commit.SerializeToString()

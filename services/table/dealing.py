@@ -1,0 +1,45 @@
+"""Where the table gets its cards: the dealer service (gRPC), or an in-process dealer with the same
+algorithm for tests and tools. Either way cards come by deck position (libs.fairdeck.DealLayout),
+so asking again returns the same cards and a restarted table continues the same deck."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
+
+
+class DealerPort(Protocol):
+    async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
+        """A fresh deck for the hand: (deck_id, commitment)."""
+        ...
+
+    async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
+        """The cards (0..51) at these deck positions."""
+        ...
+
+    async def reveal(self, deck_id: str) -> str:
+        """The deck's seed, hex."""
+        ...
+
+
+class LocalDealer:
+    """The dealer's algorithm in-process (seeds kept in memory)."""
+
+    algorithm = ALGORITHM
+
+    def __init__(self) -> None:
+        self._seeds: dict[str, bytes] = {}
+
+    async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
+        deck_id = f"{table_id}:{hand_id}"
+        seed = self._seeds.setdefault(deck_id, new_seed())
+        return deck_id, commitment(seed)
+
+    async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
+        deck = deck_from_seed(self._seeds[deck_id])
+        return [deck[i] for i in indexes]
+
+    async def reveal(self, deck_id: str) -> str:
+        return self._seeds[deck_id].hex()

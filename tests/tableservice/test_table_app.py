@@ -1,0 +1,176 @@
+"""The table application, the same tests on an in-memory store and on real JetStream + Redis:
+commits, retries, concurrent writers, snapshots, recovery and the public projection."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import replace
+
+import pytest
+
+from libs.eventstore import EventStore, InMemoryEventStore, InMemorySnapshotStore, SnapshotStore
+from libs.poker import IllegalAction
+from libs.table import TableConfig
+from libs.table import commands as tc
+from libs.table.codec import state_dumps
+from services.table.app import TableApp
+from services.table.commits import decode_commit
+from services.table.dealing import LocalDealer
+
+CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
+
+
+def bots_table(table_id: str, players: int = 3, hand_limit: int = 0) -> list[tc.TableCommand]:
+    config = replace(CONFIG, hand_limit=hand_limit)
+    return [
+        tc.OpenTable(table_id, config, 0.0),
+        *(tc.SitDown(f"bot{i}", i, 100, is_bot=True) for i in range(players)),
+    ]
+
+
+async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -> None:
+    """Seat everybody first, then let the hands run."""
+    auto_start, app.auto_start = app.auto_start, False
+    for i, command in enumerate(commands):
+        await app.execute(table_id, command, f"{table_id}-setup-{i}")
+    app.auto_start = auto_start
+    await app.drive(table_id)
+
+
+class TableAppContract:
+    """Subclasses provide ``stores()``: an async context manager yielding (events, snapshots)."""
+
+    def stores(self) -> AbstractStores:
+        raise NotImplementedError
+
+    def run(self, body: Callable[[EventStore, SnapshotStore], Awaitable[None]]) -> None:
+        async def main() -> None:
+            async with self.stores() as (events, snapshots):
+                await body(events, snapshots)
+
+        asyncio.run(main())
+
+    def test_bot_hands_play_themselves_until_the_room_limit(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer())
+            await setup(app, "t1", bots_table("t1", hand_limit=5))
+            state = await app.state("t1")
+            assert state.closed and state.hands_started == 5
+            assert len(state.revealed_seeds) == 5
+
+        self.run(body)
+
+    def test_a_retried_command_returns_its_first_outcome_and_appends_once(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await app.execute("t2", tc.OpenTable("t2", CONFIG, 0.0), "open")
+            first = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
+            again = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
+            assert again.duplicate and again.sequence == first.sequence
+            assert again.events == first.events
+            assert len(await events.read("t2")) == 2
+            app.forget("t2")  # as after a restart: the key is known from the stream
+            third = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
+            assert third.duplicate and len(await events.read("t2")) == 2
+
+        self.run(body)
+
+    def test_illegal_commands_append_nothing(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer())
+            await app.execute("t3", tc.OpenTable("t3", CONFIG, 0.0), "open")
+            before = await events.last_sequence("t3")
+            with pytest.raises(IllegalAction):
+                await app.execute("t3", tc.Act("nobody", "fold"), "bad")
+            assert await events.last_sequence("t3") == before
+
+        self.run(body)
+
+    def test_two_writers_never_both_commit_and_the_loser_catches_up(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            a = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            b = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await a.execute("t4", tc.OpenTable("t4", CONFIG, 0.0), "open")
+            await b.state("t4")  # b caches the table at the same sequence
+            await a.execute("t4", tc.SitDown("x", 0, 100), "sit-x")
+            await b.execute("t4", tc.SitDown("y", 1, 100), "sit-y")  # conflict, reload, retry
+            assert len(await events.read("t4")) == 3
+            state = await TableApp(events, None, LocalDealer()).state("t4")
+            assert {s.player_id for s in state.seats.values()} == {"x", "y"}
+
+        self.run(body)
+
+    def test_snapshot_plus_tail_equals_full_replay(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), snapshot_every=3)
+            await setup(app, "t5", bots_table("t5", players=4, hand_limit=3))
+            live = state_dumps(await app.state("t5"))
+            app.forget("t5")
+            from_snapshot = state_dumps(await app.state("t5"))
+            await snapshots.delete("t5")  # Redis wiped
+            app.forget("t5")
+            full_replay = state_dumps(await app.state("t5"))
+            assert live == from_snapshot == full_replay
+
+        self.run(body)
+
+    def test_the_public_projection_never_carries_hidden_cards(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            published: list[bytes] = []
+
+            async def publish(table_id: str, payload: bytes) -> None:
+                published.append(payload)
+
+            app = TableApp(events, snapshots, LocalDealer(), publish=publish)
+            await setup(app, "t6", bots_table("t6", hand_limit=2))
+            dealt = 0
+            for payload in published:
+                for event in decode_commit(payload)[1]:
+                    if type(event).__name__ == "HoleCardsDealt":
+                        dealt += 1
+                        assert event.cards == ()
+                    if type(event).__name__ == "StreetDealt":
+                        assert event.burn is None
+            assert dealt == 6
+
+        self.run(body)
+
+
+AbstractStores = Callable[[], "asynccontextmanager[tuple[EventStore, SnapshotStore]]"]
+
+
+class TestInMemory(TableAppContract):
+    @asynccontextmanager  # type: ignore[override]
+    async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
+        yield InMemoryEventStore(), InMemorySnapshotStore()
+
+
+@pytest.mark.integration
+class TestRealNatsAndRedis(TableAppContract):
+    @pytest.fixture(autouse=True)
+    def _urls(self, nats_url: str, redis_url: str) -> None:
+        self.nats_url = nats_url
+        self.redis_url = redis_url
+
+    @asynccontextmanager  # type: ignore[override]
+    async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
+        import nats
+        from redis.asyncio import Redis
+
+        from libs.eventstore.jetstream import JetStreamEventStore
+        from libs.eventstore.redis_snapshots import RedisSnapshotStore
+
+        nc = await nats.connect(self.nats_url)
+        name = f"T{uuid.uuid4().hex[:12]}"
+        events = JetStreamEventStore(nc, stream=name, subject_prefix=f"test.{name}")
+        await events.ensure_stream()
+        redis = Redis.from_url(self.redis_url)
+        try:
+            yield events, RedisSnapshotStore(redis, prefix=f"test:{name}:")
+        finally:
+            await nc.jetstream().delete_stream(name)
+            await nc.close()
+            await redis.aclose()
