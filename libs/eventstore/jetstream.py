@@ -67,7 +67,7 @@ class JetStreamEventStore:
     ) -> AppendResult:
         subject = self.subject(stream_id)
         all_headers = dict(headers or {})
-        all_headers["Nats-Msg-Id"] = msg_id
+        all_headers["Nats-Msg-Id"] = self._scoped(stream_id, msg_id)
         all_headers["Nats-Expected-Last-Subject-Sequence"] = str(expected_last)
         try:
             ack = await self._js.publish(subject, data, stream=self.stream, headers=all_headers)
@@ -82,6 +82,16 @@ class JetStreamEventStore:
             ) from exc
         return AppendResult(ack.seq, duplicate=bool(ack.duplicate))
 
+    @staticmethod
+    def _scoped(stream_id: str, msg_id: str) -> str:
+        """JetStream deduplicates message ids per stream, ours are per aggregate: scope them."""
+        return f"{stream_id}/{msg_id}"
+
+    @staticmethod
+    def _unscoped(stream_id: str, header: str) -> str:
+        prefix = f"{stream_id}/"
+        return header[len(prefix) :] if header.startswith(prefix) else header
+
     async def _last(self, stream_id: str) -> Commit | None:
         try:
             raw = await self._js.get_last_msg(self.stream, self.subject(stream_id))
@@ -89,7 +99,8 @@ class JetStreamEventStore:
             return None
         headers = dict(raw.headers or {})
         assert raw.seq is not None
-        return Commit(stream_id, raw.seq, headers.get("Nats-Msg-Id", ""), raw.data or b"", headers)
+        msg_id = self._unscoped(stream_id, headers.get("Nats-Msg-Id", ""))
+        return Commit(stream_id, raw.seq, msg_id, raw.data or b"", headers)
 
     async def last_sequence(self, stream_id: str) -> int:
         last = await self._last(stream_id)
@@ -118,7 +129,7 @@ class JetStreamEventStore:
                         Commit(
                             stream_id,
                             msg.metadata.sequence.stream,
-                            headers.get("Nats-Msg-Id", ""),
+                            self._unscoped(stream_id, headers.get("Nats-Msg-Id", "")),
                             msg.data,
                             headers,
                         )

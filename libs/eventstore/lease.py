@@ -10,6 +10,7 @@ the expected stream sequence.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from nats.aio.client import Client as NATS
@@ -106,10 +107,8 @@ class Leases:
         revision = self._revisions.get(key)
         self._forget(key)
         if revision is not None:
-            try:
+            with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError):
                 await self.kv.delete(key, last=revision)
-            except (KeyWrongLastSequenceError, KeyNotFoundError):
-                pass
 
     def _forget(self, key: str) -> None:
         self._revisions.pop(key, None)

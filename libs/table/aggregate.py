@@ -486,6 +486,8 @@ _ACTIONS: dict[str, Callable[[int, int], hc.Command]] = {
 
 def _act(x: _Scratch, c: tc.Act) -> None:
     s = x.s
+    if c.hand_id and (c.hand_id != s.hand_id or not s.hand_in_progress):
+        raise IllegalAction(E.WRONG_HAND, f"hand {c.hand_id} is not in play")
     number = _require_seated(s, c.player_id)
     position = s.position_of(number) if s.hand_in_progress else None
     if position is None:

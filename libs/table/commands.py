@@ -72,6 +72,7 @@ class Act:
     action: str
     amount: int = 0
     now: float = 0.0
+    hand_id: str = ""  # when given, the action is refused unless that hand is in play
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,22 +1,69 @@
-"""Table configuration: the shared HOLDEM_* variables (none of its own yet)."""
+"""Table configuration: the shared HOLDEM_* variables plus the table service's own."""
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.config import PlatformConfig, Var, load_platform_config
+from libs.platform.config import (
+    STRING,
+    PlatformConfig,
+    Var,
+    choice,
+    integer,
+    load_platform_config,
+    number,
+)
 
 SERVICE = "table"
-VARIABLES: tuple[Var[Any], ...] = ()
+
+SNAPSHOT_EVERY = Var(
+    "HOLDEM_TABLE_SNAPSHOT_EVERY",
+    integer(minimum=1),
+    "50",
+    "table: write a Redis snapshot after this many commits (and at every hand end)",
+)
+LEASE_TTL_SECONDS = Var(
+    "HOLDEM_TABLE_LEASE_TTL_SECONDS",
+    number(minimum=0.5, maximum=300),
+    "5",
+    "table: ownership lease lifetime; another replica takes a table over within it",
+)
+DEALER = Var(
+    "HOLDEM_TABLE_DEALER",
+    choice("service", "local"),
+    "service",
+    "table: where cards come from: the dealer service, or the same algorithm in-process",
+)
+STREAM = Var(
+    "HOLDEM_TABLE_STREAM",
+    STRING,
+    "HOLDEM_TABLES",
+    "table: JetStream stream holding every table's commits (subjects holdem.table.<id>)",
+)
+VARIABLES: tuple[Var[Any], ...] = (SNAPSHOT_EVERY, LEASE_TTL_SECONDS, DEALER, STREAM)
 
 
 @dataclass(frozen=True)
 class TableServiceConfig:
     platform: PlatformConfig
+    snapshot_every: int
+    lease_ttl_seconds: float
+    dealer: str
+    stream: str
+    replica_id: str
 
 
 def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
-    platform, _ = load_platform_config(SERVICE, environ, VARIABLES)
-    return TableServiceConfig(platform=platform)
+    platform, values = load_platform_config(SERVICE, environ, VARIABLES)
+    return TableServiceConfig(
+        platform=platform,
+        snapshot_every=values[SNAPSHOT_EVERY],
+        lease_ttl_seconds=values[LEASE_TTL_SECONDS],
+        dealer=values[DEALER],
+        stream=values[STREAM],
+        replica_id=f"{socket.gethostname()}-{os.getpid()}",
+    )

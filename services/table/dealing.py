@@ -5,7 +5,7 @@ so asking again returns the same cards and a restarted table continues the same 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
 
@@ -43,3 +43,36 @@ class LocalDealer:
 
     async def reveal(self, deck_id: str) -> str:
         return self._seeds[deck_id].hex()
+
+
+class GrpcDealer:
+    """The dealer service over gRPC (holdem.dealer.v1.DealerService)."""
+
+    def __init__(self, channel: Any) -> None:
+        from holdem.dealer.v1 import dealer_pb2_grpc
+
+        self._stub = dealer_pb2_grpc.DealerServiceStub(channel)
+
+    async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
+        from holdem.dealer.v1 import dealer_pb2
+
+        reply = await self._stub.StartDeck(
+            dealer_pb2.StartDeckRequest(
+                table_id=table_id, hand_id=hand_id, idempotency_key=f"{table_id}:{hand_id}"
+            )
+        )
+        return reply.deck_id, reply.commitment
+
+    async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
+        from holdem.dealer.v1 import dealer_pb2
+
+        reply = await self._stub.DealCards(
+            dealer_pb2.DealCardsRequest(deck_id=deck_id, indexes=list(indexes))
+        )
+        return [(card.rank - 2) * 4 + (card.suit - 1) for card in reply.cards]
+
+    async def reveal(self, deck_id: str) -> str:
+        from holdem.dealer.v1 import dealer_pb2
+
+        reply = await self._stub.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=deck_id))
+        return str(reply.seed)

@@ -1,43 +1,169 @@
-"""Table gRPC servicer (holdem.table.v1.TableService)."""
+"""Table gRPC servicer (holdem.table.v1.TableService): proto <-> domain, nothing more."""
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
+import nats
 from holdem.table.v1 import table_pb2, table_pb2_grpc
+from redis.asyncio import Redis
 
-from libs.platform.errors import NotImplementedYet
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.lease import Leases
+from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.platform.clients import connect_peer
 from libs.platform.server import Context, Endpoint, Mount
-from services.table.app import error_mapper
+from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.table import commands as tc
+from services.table.app import TableApp, error_mapper
 from services.table.config import TableServiceConfig
-
-NOT_YET = "the table service's gRPC surface arrives with the rest of issue 4"
+from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
+from services.table.views import ACTIONS, BAD_REQUEST, config_from_proto, player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+PUBLIC_SUBJECT = "holdem.public.table.{}"
 
 
 class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
+    def __init__(self, app: TableApp) -> None:
+        self.app = app
+
     async def SubmitCommand(
         self, request: table_pb2.SubmitCommandRequest, context: Context
     ) -> table_pb2.SubmitCommandResponse:
-        raise NotImplementedYet("TableService.SubmitCommand", NOT_YET)
+        table_id, key = _ids(request.table_id, request.idempotency_key)
+        now = self.app.clock()
+        which = request.WhichOneof("command")
+        command: tc.TableCommand
+        if which == "open_table":
+            command = tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
+        elif which == "seat_player":
+            seat_msg = request.seat_player
+            state = await self.app.state(table_id)
+            seat = seat_msg.seat if seat_msg.HasField("seat") else _free_seat(state)
+            command = tc.SitDown(
+                seat_msg.player_id,
+                seat,
+                seat_msg.buy_in,
+                post_entry_bet=not seat_msg.wait_for_big_blind,
+                is_bot=seat_msg.is_bot,
+                now=now,
+            )
+        elif which == "leave_seat":
+            command = tc.Leave(request.leave_seat.player_id, now)
+        elif which == "sit_out":
+            command = tc.SitOut(request.sit_out.player_id, now)
+        elif which == "sit_in":
+            command = tc.SitIn(request.sit_in.player_id, now=now)
+        elif which == "start_hand":
+            started = await self.app.drive(table_id)
+            table = await self.app.table(table_id)
+            return (
+                table_pb2.SubmitCommandResponse(sequence=table.sequence)
+                if started
+                else (_refuse_start())
+            )
+        elif which == "close_table":
+            command = tc.CloseTable("closed by owner", now)
+        else:
+            raise InvalidCommand(BAD_REQUEST, "SubmitCommand needs a command")
+        outcome = await self.app.execute(table_id, command, key)
+        return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
 
     async def SubmitAction(
         self, request: table_pb2.SubmitActionRequest, context: Context
     ) -> table_pb2.SubmitActionResponse:
-        raise NotImplementedYet("TableService.SubmitAction", NOT_YET)
+        table_id, key = _ids(request.table_id, request.idempotency_key)
+        action = ACTIONS.get(request.action)
+        if action is None:
+            raise InvalidCommand(BAD_REQUEST, "unknown or missing action")
+        command = tc.Act(
+            request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
+        )
+        outcome = await self.app.execute(table_id, command, key)
+        return table_pb2.SubmitActionResponse(sequence=outcome.sequence)
 
     async def GetTableState(
         self, request: table_pb2.GetTableStateRequest, context: Context
     ) -> table_pb2.GetTableStateResponse:
-        raise NotImplementedYet("TableService.GetTableState", NOT_YET)
+        table = await self.app.table(_ids(request.table_id, "-")[0])
+        return table_pb2.GetTableStateResponse(
+            view=player_view(request.table_id, table.state, table.sequence, None)
+        )
 
     async def GetPlayerView(
         self, request: table_pb2.GetPlayerViewRequest, context: Context
     ) -> table_pb2.GetPlayerViewResponse:
-        raise NotImplementedYet("TableService.GetPlayerView", NOT_YET)
+        table = await self.app.table(_ids(request.table_id, "-")[0])
+        return table_pb2.GetPlayerViewResponse(
+            view=player_view(request.table_id, table.state, table.sequence, request.player_id)
+        )
+
+
+def _ids(table_id: str, key: str) -> tuple[str, str]:
+    if not table_id or any(c in table_id for c in ".*> \t"):
+        raise InvalidCommand(
+            BAD_REQUEST, "a table id without dots, spaces or wildcards is required"
+        )
+    if not key:
+        raise InvalidCommand(BAD_REQUEST, "an idempotency key is required")
+    return table_id, key
+
+
+def _free_seat(state: Any) -> int:
+    if state.config is None:
+        raise IllegalAction("TABLE_NOT_OPEN", "the table is not open")
+    for seat in range(state.config.seats):
+        if seat not in state.seats:
+            return seat
+    raise IllegalAction("TABLE_FULL", "every seat is taken")
+
+
+def _refuse_start() -> Any:
+    raise IllegalAction("NOT_ENOUGH_PLAYERS", "no hand can start now (players, or a hand in play)")
 
 
 async def build(config: TableServiceConfig) -> Mount:
-    servicer = TableServiceServicer()
+    platform = config.platform
+    nc = await nats.connect(platform.nats_url)
+    redis = Redis.from_url(platform.redis_url)
+    events = JetStreamEventStore(nc, stream=config.stream)
+    await events.ensure_stream()
+    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds)
+    await leases.start()
+    channel = None
+    dealer: DealerPort
+    if config.dealer == "service":
+        channel = connect_peer(platform, "dealer")
+        dealer = GrpcDealer(channel)
+    else:
+        dealer = LocalDealer()
+
+    async def publish(table_id: str, payload: bytes) -> None:
+        await nc.publish(PUBLIC_SUBJECT.format(table_id), payload)
+
+    app = TableApp(
+        events,
+        RedisSnapshotStore(redis),
+        dealer,
+        leases=leases,
+        publish=publish,
+        snapshot_every=config.snapshot_every,
+    )
+    await app.start_background()
+    servicer = TableServiceServicer(app)
+
+    async def cleanup() -> None:
+        await app.stop()
+        for key in leases.held():
+            with contextlib.suppress(Exception):
+                await leases.release(key)
+        if channel is not None:
+            await channel.close()
+        await nc.drain()
+        await redis.aclose()
+
     return Mount(
         endpoints=[
             Endpoint(
@@ -46,4 +172,5 @@ async def build(config: TableServiceConfig) -> Mount:
             )
         ],
         error_mapper=error_mapper(),
+        cleanups=[cleanup],
     )

@@ -110,6 +110,15 @@ class EventStoreContract:
 
         self.run_events(body)
 
+    def test_the_same_message_id_in_two_streams_is_two_commits(self) -> None:
+        async def body(store: EventStore) -> None:
+            a = await store.append("s1", b"1", expected_last=0, msg_id="open")
+            b = await store.append("s2", b"1", expected_last=0, msg_id="open")
+            assert not a.duplicate and not b.duplicate and a.sequence != b.sequence
+            assert [c.msg_id for c in await store.read("s2")] == ["open"]
+
+        self.run_events(body)
+
     def test_headers_are_kept(self) -> None:
         async def body(store: EventStore) -> None:
             await store.append(

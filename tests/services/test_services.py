@@ -18,7 +18,6 @@ from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
-from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from tests.services.conftest import (
     ROOT,
@@ -50,14 +49,17 @@ NO_LIMIT_HOLDEM = common_pb2.TableConfig(
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, ServiceProcess]]:
-    """All six services; the gateway is pointed at the lobby."""
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
+) -> Iterator[dict[str, ServiceProcess]]:
+    """All six services on this test session's own NATS and Redis; the gateway finds the lobby."""
     log_dir = tmp_path_factory.mktemp("services")
-    launched = [launch_service("lobby", log_dir)]
+    infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url}
+    launched = [launch_service("lobby", log_dir, infra)]
     running: dict[str, ServiceProcess] = {}
     try:
         running["lobby"] = launched[0].wait_serving()
-        lobby = {"HOLDEM_LOBBY_ADDR": running["lobby"].address}
+        lobby = {**infra, "HOLDEM_LOBBY_ADDR": running["lobby"].address}
         launched += [
             launch_service(name, log_dir, lobby) for name in SERVICE_NAMES if name != "lobby"
         ]
@@ -186,9 +188,6 @@ def test_invalid_table_config_is_invalid_argument(
 
 def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
     calls = {
-        "table": lambda ch: table_pb2_grpc.TableServiceStub(ch).SubmitAction(
-            table_pb2.SubmitActionRequest(), timeout=5
-        ),
         "dealer": lambda ch: dealer_pb2_grpc.DealerServiceStub(ch).StartDeck(
             dealer_pb2.StartDeckRequest(), timeout=5
         ),

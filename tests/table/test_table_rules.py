@@ -37,7 +37,9 @@ def deal_hole(state: TableState, now: float = 0.0) -> TableState:
     n = state.hand.player_count
     k = state.hand.config.variant.hole_card_count
     for p in range(n):
-        state, _ = step_table(state, tc.Deal((DealHoleCards(p, tuple(DECK[p * k : p * k + k])),), now))
+        state, _ = step_table(
+            state, tc.Deal((DealHoleCards(p, tuple(DECK[p * k : p * k + k])),), now)
+        )
     return state
 
 

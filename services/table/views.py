@@ -1,0 +1,168 @@
+"""Proto <-> domain for the table service: table configs, actions, and the view of a table one
+viewer may see (their own cards and the cards shown; nobody else's)."""
+
+from __future__ import annotations
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from holdem.common.v1 import common_pb2 as pb
+
+from libs.poker.config import BettingStructure, RakeRule, Variant
+from libs.poker.engine import legal_actions
+from libs.poker.errors import InvalidCommand
+from libs.poker.pots import build_pots
+from libs.table import TableConfig, TableState
+
+VARIANTS = {
+    pb.VARIANT_HOLDEM: Variant.HOLDEM,
+    pb.VARIANT_OMAHA: Variant.OMAHA,
+    pb.VARIANT_OMAHA_HI_LO: Variant.OMAHA_HI_LO,
+}
+STRUCTURES = {
+    pb.BETTING_STRUCTURE_NO_LIMIT: BettingStructure.NO_LIMIT,
+    pb.BETTING_STRUCTURE_POT_LIMIT: BettingStructure.POT_LIMIT,
+    pb.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
+}
+ACTIONS = {
+    pb.ACTION_TYPE_FOLD: "fold",
+    pb.ACTION_TYPE_CHECK: "check",
+    pb.ACTION_TYPE_CALL: "call",
+    pb.ACTION_TYPE_BET: "bet",
+    pb.ACTION_TYPE_RAISE: "raise",
+    pb.ACTION_TYPE_ALL_IN: "all_in",
+}
+STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+BAD_REQUEST = "BAD_REQUEST"
+
+
+def config_from_proto(msg: pb.TableConfig) -> TableConfig:
+    variant = VARIANTS.get(msg.variant)
+    structure = STRUCTURES.get(msg.betting_structure)
+    if variant is None or structure is None:
+        raise InvalidCommand(
+            BAD_REQUEST, "the table config needs a variant and a betting structure"
+        )
+    kwargs: dict[str, object] = dict(
+        variant=variant,
+        structure=structure,
+        seats=msg.max_seats or 6,
+        ante=msg.ante,
+        straddle=msg.straddle_allowed,
+        min_buy_in=msg.min_buy_in,
+        max_buy_in=msg.max_buy_in,
+        rake=RakeRule(msg.rake_basis_points / 100, msg.rake_cap, msg.rake_no_flop_no_drop),
+        action_seconds=float(msg.action_clock_seconds or 30),
+        time_bank_seconds=float(msg.time_bank_seconds),
+        hand_limit=msg.hand_limit,
+        duration_seconds=float(msg.time_limit_seconds),
+    )
+    if structure is BettingStructure.FIXED_LIMIT:
+        return TableConfig.fixed_limit(msg.big_blind, **kwargs)
+    return TableConfig(small_blind=msg.small_blind, big_blind=msg.big_blind, **kwargs)  # type: ignore[arg-type]
+
+
+def config_to_proto(config: TableConfig) -> pb.TableConfig:
+    variant = {v: k for k, v in VARIANTS.items()}[config.variant]
+    structure = {v: k for k, v in STRUCTURES.items()}[config.structure]
+    return pb.TableConfig(
+        variant=variant,
+        betting_structure=structure,
+        max_seats=config.seats,
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        ante=config.ante,
+        straddle_allowed=config.straddle,
+        min_buy_in=config.min_buy_in,
+        max_buy_in=config.max_buy_in,
+        rake_basis_points=round(config.rake.percent * 100),
+        rake_cap=config.rake.cap,
+        rake_no_flop_no_drop=config.rake.no_flop_no_drop,
+        action_clock_seconds=int(config.action_seconds),
+        time_bank_seconds=int(config.time_bank_seconds),
+        hand_limit=config.hand_limit,
+        time_limit_seconds=int(config.duration_seconds),
+    )
+
+
+def card_to_proto(card: int) -> pb.Card:
+    return pb.Card(rank=(card >> 2) + 2, suit=(card & 3) + 1)  # type: ignore[arg-type]
+
+
+def player_view(
+    table_id: str, state: TableState, sequence: int, viewer: str | None
+) -> pb.PlayerView:
+    """What ``viewer`` (a player id, or None for a spectator) may see of the table."""
+    view = pb.PlayerView(table_id=table_id, sequence=sequence, viewer_player_id=viewer or "")
+    if state.config is not None:
+        view.config.CopyFrom(config_to_proto(state.config))
+    view.table_status = pb.TABLE_STATUS_CLOSED if state.closed else pb.TABLE_STATUS_OPEN
+    viewer_seat = state.seat_of(viewer) if viewer else None
+    if viewer_seat is not None:
+        view.viewer_seat = viewer_seat
+    hand = state.hand if state.hand_in_progress else None
+    if state.button is not None:
+        view.button_seat = state.button
+    if hand is not None:
+        view.hand_id = state.hand_id
+        view.hand_number = state.hands_started
+        view.street = STREETS[hand.street]
+        view.board.extend(card_to_proto(c) for c in hand.board)
+        contenders = [not f and not m for f, m in zip(hand.folded, hand.mucked, strict=True)]
+        for pot in build_pots(hand.committed, hand.antes, contenders, hand.config.dead_antes):
+            view.pots.add(
+                amount=pot.amount, eligible_seats=[state.hand_seats[p] for p in pot.eligible]
+            )
+        acting = state.acting_seat()
+        if acting is not None:
+            view.acting_seat = acting
+            if state.clock_seat == acting:
+                view.action_deadline.CopyFrom(_timestamp(state.deadline))
+        options = legal_actions(hand)
+        if options is not None and viewer_seat is not None and acting == viewer_seat:
+            view.legal_actions.CopyFrom(
+                pb.LegalActions(
+                    can_fold=options.can_fold,
+                    can_check=options.can_check,
+                    can_call=options.can_call,
+                    call_amount=options.call_amount,
+                    can_bet_or_raise=options.can_raise,
+                    min_raise_to=options.min_to,
+                    max_raise_to=options.max_to,
+                    all_in_amount=options.stack + options.bet,
+                )
+            )
+    for number in sorted(state.seats):
+        seat = state.seats[number]
+        seat_view = view.seats.add(
+            seat=number,
+            player_id=seat.player_id,
+            is_bot=seat.is_bot,
+            stack=seat.stack,
+            time_bank_seconds=int(seat.time_bank),
+        )
+        position = state.position_of(number) if hand is not None else None
+        if hand is not None and position is not None:
+            seat_view.stack = hand.stacks[position]
+            seat_view.committed = hand.bets[position]
+            seat_view.hole_card_count = len(hand.hole[position])
+            shown = hand.shown[position]
+            if shown is not None:
+                seat_view.hole_cards.extend(card_to_proto(c) for c in shown)
+            elif number == viewer_seat:
+                seat_view.hole_cards.extend(card_to_proto(c) for c in hand.hole[position])
+            if hand.folded[position]:
+                seat_view.status = pb.SEAT_STATUS_FOLDED
+            elif hand.stacks[position] == 0:
+                seat_view.status = pb.SEAT_STATUS_ALL_IN
+            else:
+                seat_view.status = pb.SEAT_STATUS_ACTIVE
+        elif seat.sitting_out:
+            seat_view.status = pb.SEAT_STATUS_SITTING_OUT
+        elif seat.waiting_for_big_blind:
+            seat_view.status = pb.SEAT_STATUS_WAITING
+        else:
+            seat_view.status = pb.SEAT_STATUS_ACTIVE
+    return view
+
+
+def _timestamp(seconds: float) -> Timestamp:
+    return Timestamp(seconds=int(seconds), nanos=int((seconds % 1) * 1e9))
