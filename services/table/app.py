@@ -35,7 +35,7 @@ from libs.table import apply as apply_table_event
 from libs.table import commands as tc
 from services.table.bots import simple_bot_action
 from services.table.commits import decode_commit, encode_commit, encode_public
-from services.table.dealing import DealerPort
+from services.table.dealing import DealerPort, DeckLost
 
 log = structlog.get_logger("table")
 
@@ -259,6 +259,16 @@ class TableApp:
         return done
 
     async def _next_automatic(self, table_id: str, s: TableState) -> tc.TableCommand | None:
+        try:
+            return await self._next_step(table_id, s)
+        except DeckLost as exc:
+            if s.hand_in_progress:
+                return tc.VoidCurrentHand(f"the dealer lost the deck ({exc})", self.clock())
+            if s.hand_id and s.hand_id not in s.revealed_seeds:
+                return tc.RevealSeed(s.hand_id, "", self.clock())  # nothing left to reveal
+            raise
+
+    async def _next_step(self, table_id: str, s: TableState) -> tc.TableCommand | None:
         now = self.clock()
         if s.config is None:
             return None

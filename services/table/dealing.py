@@ -7,7 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import grpc
+
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
+
+
+class DeckLost(Exception):
+    """The dealer no longer knows this hand's deck (e.g. its store was wiped): the hand cannot be
+    completed and is voided by rule."""
 
 
 class DealerPort(Protocol):
@@ -38,11 +45,17 @@ class LocalDealer:
         return deck_id, commitment(seed)
 
     async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
-        deck = deck_from_seed(self._seeds[deck_id])
+        deck = deck_from_seed(self._seed(deck_id))
         return [deck[i] for i in indexes]
 
     async def reveal(self, deck_id: str) -> str:
-        return self._seeds[deck_id].hex()
+        return self._seed(deck_id).hex()
+
+    def _seed(self, deck_id: str) -> bytes:
+        try:
+            return self._seeds[deck_id]
+        except KeyError:
+            raise DeckLost(deck_id) from None
 
 
 class GrpcDealer:
@@ -66,13 +79,23 @@ class GrpcDealer:
     async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
         from holdem.dealer.v1 import dealer_pb2
 
-        reply = await self._stub.DealCards(
-            dealer_pb2.DealCardsRequest(deck_id=deck_id, indexes=list(indexes))
-        )
+        try:
+            reply = await self._stub.DealCards(
+                dealer_pb2.DealCardsRequest(deck_id=deck_id, indexes=list(indexes))
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise DeckLost(deck_id) from exc
+            raise
         return [(card.rank - 2) * 4 + (card.suit - 1) for card in reply.cards]
 
     async def reveal(self, deck_id: str) -> str:
         from holdem.dealer.v1 import dealer_pb2
 
-        reply = await self._stub.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=deck_id))
+        try:
+            reply = await self._stub.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=deck_id))
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise DeckLost(deck_id) from exc
+            raise
         return str(reply.seed)

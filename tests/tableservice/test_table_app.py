@@ -139,6 +139,33 @@ class TableAppContract:
         self.run(body)
 
 
+def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> None:
+    async def main() -> None:
+        dealer = LocalDealer()
+        app = TableApp(InMemoryEventStore(), InMemorySnapshotStore(), dealer)
+        await app.execute("tv", tc.OpenTable("tv", CONFIG, 0.0), "open")
+        await app.execute("tv", tc.SitDown("a", 0, 100), "sit-a")
+        await app.execute("tv", tc.SitDown("b", 1, 100), "sit-b")
+        state = await app.state("tv")
+        assert state.hand_in_progress and state.hands_started == 1
+        dealer._seeds.clear()  # the dealer's store was wiped mid-hand
+        actor = state.acting_seat()
+        assert actor is not None
+        await app.execute("tv", tc.Act(state.seats[actor].player_id, "call"), "call")
+        other = (await app.state("tv")).acting_seat()
+        assert other is not None
+        outcome = await app.execute("tv", tc.Act(state.seats[other].player_id, "check"), "check")
+        assert outcome.events  # the round closed; dealing the flop failed: the hand is void
+        state = await app.state("tv")
+        assert state.hands_started == 2  # voided, seed marked, and the next hand began
+        assert state.total_chips() == 200
+        commits = await app.events.read("tv")
+        types = [type(e).__name__ for c in commits for e in decode_commit(c.data)[1]]
+        assert "HandVoided" in types
+
+    asyncio.run(main())
+
+
 AbstractStores = Callable[[], "asynccontextmanager[tuple[EventStore, SnapshotStore]]"]
 
 
