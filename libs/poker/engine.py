@@ -132,7 +132,7 @@ def _raise_denial(s: HandState, p: int) -> tuple[str, str] | None:
         s.raise_count >= FIXED_LIMIT_BETS_PER_ROUND
     ):
         return E.CAP_REACHED, "betting is capped (one bet and three raises): call or fold"
-    if s.acted[p] and owed < s.increment:
+    if s.acted[p] and owed < max(s.increment, s.config.street_bet(s.street)):
         return (
             E.ACTION_NOT_REOPENED,
             "an all-in for less than a full raise does not reopen the betting: call or fold",

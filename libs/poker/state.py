@@ -105,6 +105,7 @@ class HandState:
         return self.phase is Phase.COMPLETE
 
     def used_cards(self) -> set[int]:
+        """Every card dealt so far (hole cards, board and burns)."""
         used: set[int] = set(self.board)
         used.update(self.burns)
         for cards in self.hole:
@@ -170,10 +171,16 @@ def _begin_round(s: HandState) -> None:
         s.current_bet = max(top, max(s.bets))
         s.increment = top
         s.raise_count = 1 if top > 0 else 0
-        # Action starts left of the largest blind (the last one, if several are equal).
+        # Action starts left of the largest blind (the last one, if several are equal;
+        # heads-up the big blind is position 0 even when both blinds are equal).
         opener = s.config.big_blind_position
         if opener is None:
-            opener = max(range(n), key=lambda i: (nominal[i], i)) if top > 0 else n - 1
+            if top <= 0:
+                opener = n - 1
+            elif n == 2 and nominal[0] == top:
+                opener = 0
+            else:
+                opener = max(range(n), key=lambda i: (nominal[i], i))
         first = (opener + 1) % n
     else:
         s.current_bet = 0
@@ -183,13 +190,17 @@ def _begin_round(s: HandState) -> None:
     s.last_aggressor = None
     s.acted = [False] * n
     totals = [s.bets[i] + s.stacks[i] if not s.folded[i] else -1 for i in range(n)]
+    top_total = max(totals)
+    leader = totals.index(top_total)
+    second_total = max((t for j, t in enumerate(totals) if j != leader), default=-1)
     actors: list[int] = []
     for k in range(n):
         i = (first + k) % n
         if s.folded[i] or s.stacks[i] == 0:
             continue
         # Someone else must be able to put in more than this player already has in.
-        if max(totals[j] for j in range(n) if j != i) <= s.bets[i]:
+        others_best = second_total if i == leader else top_total
+        if others_best <= s.bets[i]:
             continue
         actors.append(i)
     if len(actors) == 1 and s.bets[actors[0]] >= s.current_bet:
@@ -221,7 +232,8 @@ def _on_action(s: HandState, event: ActionTaken) -> None:
     if kind is ActionKind.BET or kind is ActionKind.RAISE:
         raised_by = event.to - s.current_bet
         n = len(s.stacks)
-        if raised_by >= s.increment:  # a full raise reopens the betting for everyone
+        if raised_by >= max(s.increment, s.config.street_bet(s.street)):
+            # a full raise reopens the betting for everyone
             s.increment = raised_by
             s.acted = [False] * n
         s.current_bet = event.to
