@@ -14,6 +14,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "libs.cli.replay",
     "libs.cli.stack",
+    "libs.cli.verify",
 )
 
 

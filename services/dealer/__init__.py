@@ -1,1 +1,1 @@
-"""Dealer service: CSPRNG seeds, provably-fair deck commitments, dealing by card index."""
+"""Dealer service: CSPRNG seeds, provably-fair deck commitments, dealing by deck position."""

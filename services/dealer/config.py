@@ -1,4 +1,4 @@
-"""Dealer configuration: the shared HOLDEM_* variables (none of its own yet)."""
+"""Dealer configuration: the shared HOLDEM_* variables (it uses HOLDEM_REDIS_URL for seeds)."""
 
 from __future__ import annotations
 

@@ -1,41 +1,93 @@
-"""Dealer gRPC servicer (holdem.dealer.v1.DealerService)."""
+"""Dealer gRPC servicer (holdem.dealer.v1.DealerService): translates messages to and from the use
+cases in app.py. Seeds are kept in Redis (``HOLDEM_REDIS_URL``), connected lazily: the service
+starts without Redis and answers UNAVAILABLE until it can reach it."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import grpc
+from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
-from libs.platform.errors import NotImplementedYet
 from libs.platform.server import Context, Endpoint, Mount
-from services.dealer.app import NOT_YET
+from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
+from services.dealer.store import RedisSeedStore, SeedStoreUnavailable
 
 SERVICE_NAME = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
 
+T = TypeVar("T")
 
-class DealerServiceServicer(dealer_pb2_grpc.DealerServiceServicer):
+
+def card_to_proto(card: int) -> common_pb2.Card:
+    """Card index (rank * 4 + suit, ranks 2..A, suits c d h s) -> Card (RANK_TWO = 2, SUIT_CLUBS
+    = 1, ...)."""
+    return common_pb2.Card(
+        rank=common_pb2.Rank.ValueType((card >> 2) + 2),
+        suit=common_pb2.Suit.ValueType((card & 3) + 1),
+    )
+
+
+def card_from_proto(card: common_pb2.Card) -> int:
+    return (int(card.rank) - 2) * 4 + int(card.suit) - 1
+
+
+async def _unless_unavailable(call: Awaitable[T], context: Context) -> T:
+    try:
+        return await call
+    except SeedStoreUnavailable as exc:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+        raise  # abort raises; this line only satisfies the type checker
+
+
+class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
+    def __init__(self, dealer: Dealer) -> None:
+        self.dealer = dealer
+
     async def StartDeck(
         self, request: dealer_pb2.StartDeckRequest, context: Context
     ) -> dealer_pb2.StartDeckResponse:
-        raise NotImplementedYet("DealerService.StartDeck", NOT_YET)
+        deck = await _unless_unavailable(
+            self.dealer.start_deck(request.table_id, request.hand_id, request.idempotency_key),
+            context,
+        )
+        return dealer_pb2.StartDeckResponse(
+            deck_id=deck.deck_id,
+            commitment=deck.commitment,
+            shuffle_algorithm=deck.algorithm,
+            deck_size=deck.deck_size,
+        )
 
     async def DealCards(
         self, request: dealer_pb2.DealCardsRequest, context: Context
     ) -> dealer_pb2.DealCardsResponse:
-        raise NotImplementedYet("DealerService.DealCards", NOT_YET)
+        cards = await _unless_unavailable(
+            self.dealer.deal(request.deck_id, list(request.indexes)), context
+        )
+        return dealer_pb2.DealCardsResponse(cards=[card_to_proto(c) for c in cards])
 
     async def RevealSeed(
         self, request: dealer_pb2.RevealSeedRequest, context: Context
     ) -> dealer_pb2.RevealSeedResponse:
-        raise NotImplementedYet("DealerService.RevealSeed", NOT_YET)
+        revealed = await _unless_unavailable(self.dealer.reveal(request.deck_id), context)
+        return dealer_pb2.RevealSeedResponse(
+            seed=revealed.seed.hex(),
+            commitment=revealed.commitment,
+            shuffle_algorithm=revealed.algorithm,
+        )
 
 
 async def build(config: DealerConfig) -> Mount:
-    servicer = DealerServiceServicer()
+    store = RedisSeedStore.from_url(config.platform.redis_url)
+    servicer = DealerServicer(Dealer(store))
     return Mount(
         endpoints=[
             Endpoint(
                 SERVICE_NAME,
                 lambda s: dealer_pb2_grpc.add_DealerServiceServicer_to_server(servicer, s),
             )
-        ]
+        ],
+        cleanups=[store.close],
     )

@@ -24,25 +24,25 @@ SNAPSHOT_EVERY = Var(
     "HOLDEM_TABLE_SNAPSHOT_EVERY",
     integer(minimum=1),
     "50",
-    "table: write a Redis snapshot after this many commits (and at every hand end)",
+    "write a Redis snapshot after this many commits (and at every hand end)",
 )
 LEASE_TTL_SECONDS = Var(
     "HOLDEM_TABLE_LEASE_TTL_SECONDS",
     number(minimum=0.5, maximum=300),
     "5",
-    "table: ownership lease lifetime; another replica takes a table over within it",
+    "ownership lease lifetime; another replica takes a table over within it",
 )
 DEALER = Var(
     "HOLDEM_TABLE_DEALER",
     choice("service", "local"),
     "service",
-    "table: where cards come from: the dealer service, or the same algorithm in-process",
+    "where cards come from: the dealer service, or the same algorithm in-process",
 )
 STREAM = Var(
     "HOLDEM_TABLE_STREAM",
     STRING,
     "HOLDEM_TABLES",
-    "table: JetStream stream holding every table's commits (subjects holdem.table.<id>)",
+    "JetStream stream holding every table's commits (subjects holdem.table.<id>)",
 )
 VARIABLES: tuple[Var[Any], ...] = (SNAPSHOT_EVERY, LEASE_TTL_SECONDS, DEALER, STREAM)
 

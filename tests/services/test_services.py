@@ -15,7 +15,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2
-from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
@@ -188,9 +187,6 @@ def test_invalid_table_config_is_invalid_argument(
 
 def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
     calls = {
-        "dealer": lambda ch: dealer_pb2_grpc.DealerServiceStub(ch).StartDeck(
-            dealer_pb2.StartDeckRequest(), timeout=5
-        ),
         "evaluator": lambda ch: evaluator_pb2_grpc.EvaluatorServiceStub(ch).Equity(
             evaluator_pb2.EquityRequest(), timeout=5
         ),

@@ -1,0 +1,131 @@
+"""Dealer use cases on the in-memory seed store: decks per hand, dealing by position, reveal."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import pytest
+
+from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
+from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound
+from services.dealer.app import Dealer, deck_id_for
+from services.dealer.server import card_from_proto, card_to_proto
+from services.dealer.store import InMemorySeedStore
+
+T = TypeVar("T")
+
+
+def run(call: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await call
+
+    return asyncio.run(main())
+
+
+def counting_seeds() -> Dealer:
+    """A dealer whose seeds are 1, 2, 3 ... (32 bytes each), so tests know them."""
+    counter = itertools.count(1)
+    return Dealer(InMemorySeedStore(), new_seed=lambda: next(counter).to_bytes(32, "big"))
+
+
+def test_start_deck_commits_to_a_fresh_seed() -> None:
+    dealer = counting_seeds()
+    deck = run(dealer.start_deck("t1", "h1", "k1"))
+    assert deck.deck_id == deck_id_for("t1", "h1")
+    assert deck.commitment == commitment((1).to_bytes(32, "big"))
+    assert (deck.algorithm, deck.deck_size) == (ALGORITHM, 52)
+    other = run(dealer.start_deck("t1", "h2", "k1"))
+    assert other.deck_id != deck.deck_id and other.commitment != deck.commitment
+
+
+def test_a_repeated_start_deck_returns_the_same_deck() -> None:
+    dealer = counting_seeds()
+    first = run(dealer.start_deck("t1", "h1", "k1"))
+    assert run(dealer.start_deck("t1", "h1", "k1")) == first
+
+
+def test_the_same_hand_with_another_idempotency_key_is_refused() -> None:
+    dealer = counting_seeds()
+    run(dealer.start_deck("t1", "h1", "k1"))
+    with pytest.raises(AlreadyExists, match="already has deck"):
+        run(dealer.start_deck("t1", "h1", "k2"))
+
+
+def test_deck_ids_do_not_collide_by_concatenation() -> None:
+    assert deck_id_for("ab", "c") != deck_id_for("a", "bc")
+    assert len(deck_id_for("t", "h")) == 32
+
+
+def test_cards_are_dealt_by_deck_position_and_repeat_identically() -> None:
+    dealer = counting_seeds()
+    deck_id = run(dealer.start_deck("t1", "h1", "k")).deck_id
+    expected = deck_from_seed((1).to_bytes(32, "big"))
+    assert run(dealer.deal(deck_id, [0, 1, 2])) == expected[:3]
+    assert run(dealer.deal(deck_id, [51, 0, 0])) == (expected[51], expected[0], expected[0])
+    assert run(dealer.deal(deck_id, list(range(52)))) == expected
+
+
+def test_reveal_gives_the_committed_seed_and_the_deck_still_deals_the_same() -> None:
+    dealer = counting_seeds()
+    started = run(dealer.start_deck("t1", "h1", "k"))
+    before = run(dealer.deal(started.deck_id, [5, 9]))
+    revealed = run(dealer.reveal(started.deck_id))
+    assert revealed.seed == (1).to_bytes(32, "big")
+    assert revealed.commitment == started.commitment == commitment(revealed.seed)
+    assert run(dealer.deal(started.deck_id, [5, 9])) == before
+
+
+@pytest.mark.parametrize(
+    ("table_id", "hand_id", "key", "field"),
+    [
+        ("", "h", "k", "table_id"),
+        ("t", "", "k", "hand_id"),
+        ("t\n", "h", "k", "table_id"),
+        ("t", "h" * 129, "k", "hand_id"),
+        ("t", "h", "k\x00", "idempotency_key"),
+    ],
+)
+def test_start_deck_rejects_bad_ids_and_stores_nothing(
+    table_id: str, hand_id: str, key: str, field: str
+) -> None:
+    store = InMemorySeedStore()
+    with pytest.raises(InvalidArgument, match=field):
+        run(Dealer(store).start_deck(table_id, hand_id, key))
+    assert store._records == {}
+
+
+@pytest.mark.parametrize(
+    ("deck_id", "indexes", "match"),
+    [
+        ("", [0], "deck_id is required"),
+        ("not-a-deck", [0], "not a deck id"),
+        (None, [], "at least one"),
+        (None, [52], "0..51"),
+        (None, [0, 99, 3], "got 99"),
+        (None, [0] * 53, "at most 52"),
+    ],
+)
+def test_deal_rejects_bad_input(deck_id: str | None, indexes: list[int], match: str) -> None:
+    dealer = counting_seeds()
+    real = run(dealer.start_deck("t", "h", "k")).deck_id
+    with pytest.raises(InvalidArgument, match=match):
+        run(dealer.deal(real if deck_id is None else deck_id, indexes))
+
+
+def test_an_unknown_deck_is_not_found() -> None:
+    dealer = counting_seeds()
+    with pytest.raises(NotFound, match="no deck"):
+        run(dealer.deal(deck_id_for("t", "h"), [0]))
+    with pytest.raises(NotFound):
+        run(dealer.reveal(deck_id_for("t", "h")))
+
+
+def test_card_indices_map_to_proto_ranks_and_suits() -> None:
+    ace_of_spades = card_to_proto(51)
+    assert (ace_of_spades.rank, ace_of_spades.suit) == (14, 4)  # RANK_ACE, SUIT_SPADES
+    two_of_clubs = card_to_proto(0)
+    assert (two_of_clubs.rank, two_of_clubs.suit) == (2, 1)
+    assert [card_from_proto(card_to_proto(c)) for c in range(52)] == list(range(52))

@@ -1,0 +1,138 @@
+"""The dealer over real gRPC, as a process, with its seeds in a real redis-server."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+
+from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
+from services.dealer.app import deck_id_for
+from services.dealer.server import card_from_proto
+from tests.dealer.conftest import StartDealer
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+Stub = dealer_pb2_grpc.DealerServiceStub
+
+
+def start(
+    stub: Stub, table_id: str, hand_id: str = "h1", key: str = "k1"
+) -> dealer_pb2.StartDeckResponse:
+    request = dealer_pb2.StartDeckRequest(table_id=table_id, hand_id=hand_id, idempotency_key=key)
+    response: dealer_pb2.StartDeckResponse = stub.StartDeck(request, timeout=5)
+    return response
+
+
+def deal(stub: Stub, deck_id: str, indexes: list[int]) -> list[int]:
+    response = stub.DealCards(
+        dealer_pb2.DealCardsRequest(deck_id=deck_id, indexes=indexes), timeout=5
+    )
+    return [card_from_proto(c) for c in response.cards]
+
+
+def fresh_table() -> str:
+    return f"table-{uuid.uuid4().hex[:8]}"
+
+
+def test_start_deck_is_idempotent(dealer: Stub) -> None:
+    table = fresh_table()
+    first = start(dealer, table)
+    assert first.deck_id == deck_id_for(table, "h1")
+    assert (first.shuffle_algorithm, first.deck_size) == (ALGORITHM, 52)
+    assert len(first.commitment) == 64
+    assert start(dealer, table) == first
+    assert start(dealer, table, hand_id="h2").commitment != first.commitment
+
+
+def test_concurrent_start_decks_agree_on_one_deck(dealer: Stub) -> None:
+    table = fresh_table()
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: start(dealer, table), range(16)))
+    assert len({(a.deck_id, a.commitment) for a in answers}) == 1
+
+
+def test_dealt_cards_are_stable_and_follow_the_revealed_seed(dealer: Stub) -> None:
+    started = start(dealer, fresh_table())
+    first = deal(dealer, started.deck_id, [0, 1, 2, 3, 4])
+    assert deal(dealer, started.deck_id, [4, 0]) == [first[4], first[0]]
+    revealed = dealer.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=started.deck_id), timeout=5)
+    seed = bytes.fromhex(revealed.seed)
+    assert revealed.commitment == started.commitment == commitment(seed)
+    assert revealed.shuffle_algorithm == ALGORITHM
+    assert deal(dealer, started.deck_id, list(range(52))) == list(deck_from_seed(seed))
+
+
+def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> None:
+    table = fresh_table()
+    before = start_dealer()
+    with grpc.insecure_channel(before.address) as channel:
+        stub = Stub(channel)
+        started = start(stub, table)
+        cards = deal(stub, started.deck_id, list(range(52)))
+    assert before.terminate() == 0
+    after = start_dealer()
+    with grpc.insecure_channel(after.address) as channel:
+        stub = Stub(channel)
+        assert deal(stub, started.deck_id, list(range(52))) == cards
+        assert start(stub, table) == started
+
+
+@pytest.mark.parametrize(
+    ("method", "request_", "status", "message"),
+    [
+        ("StartDeck", dealer_pb2.StartDeckRequest(hand_id="h"), "INVALID_ARGUMENT", "table_id"),
+        ("StartDeck", dealer_pb2.StartDeckRequest(table_id="t"), "INVALID_ARGUMENT", "hand_id"),
+        ("DealCards", dealer_pb2.DealCardsRequest(indexes=[0]), "INVALID_ARGUMENT", "deck_id"),
+        (
+            "DealCards",
+            dealer_pb2.DealCardsRequest(deck_id="zz", indexes=[0]),
+            "INVALID_ARGUMENT",
+            "not a deck id",
+        ),
+        (
+            "DealCards",
+            dealer_pb2.DealCardsRequest(deck_id="0" * 32, indexes=[0]),
+            "NOT_FOUND",
+            "no deck",
+        ),
+        ("RevealSeed", dealer_pb2.RevealSeedRequest(deck_id="0" * 32), "NOT_FOUND", "no deck"),
+        ("RevealSeed", dealer_pb2.RevealSeedRequest(), "INVALID_ARGUMENT", "deck_id"),
+    ],
+)
+def test_bad_requests_get_the_right_status(
+    dealer: Stub, method: str, request_: object, status: str, message: str
+) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        getattr(dealer, method)(request_, timeout=5)
+    assert caught.value.code().name == status
+    assert message in str(caught.value.details())
+
+
+def test_bad_card_positions_are_invalid_and_the_deck_is_unchanged(dealer: Stub) -> None:
+    started = start(dealer, fresh_table())
+    before = deal(dealer, started.deck_id, list(range(52)))
+    for indexes in ([52], [], [0, 1000]):
+        with pytest.raises(grpc.RpcError) as caught:
+            deal(dealer, started.deck_id, indexes)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert deal(dealer, started.deck_id, list(range(52))) == before
+
+
+def test_another_idempotency_key_for_a_started_hand_already_exists(dealer: Stub) -> None:
+    table = fresh_table()
+    first = start(dealer, table, key="a")
+    with pytest.raises(grpc.RpcError) as caught:
+        start(dealer, table, key="b")
+    assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert start(dealer, table, key="a") == first
+
+
+def test_without_redis_the_dealer_answers_unavailable(start_dealer: StartDealer) -> None:
+    dealer = start_dealer(redis_url="redis://127.0.0.1:1/0")
+    with grpc.insecure_channel(dealer.address) as channel, pytest.raises(grpc.RpcError) as caught:
+        start(Stub(channel), fresh_table())
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
