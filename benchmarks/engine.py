@@ -32,7 +32,7 @@ from libs.poker import (
     Call,
     Check,
     DealBoard,
-    DealHoleCards,
+    DealHands,
     Fold,
     HandConfig,
     Phase,
@@ -94,8 +94,8 @@ def ours_hands(count: int, seed: int, tally: Tally) -> None:
         deck = list(DECK)
         rng.shuffle(deck)
         state = new_hand(config, stacks)
-        for player in range(PLAYERS):
-            state, _ = step(state, DealHoleCards(player, (deck[player], deck[player + PLAYERS])))
+        holes = tuple((deck[player], deck[player + PLAYERS]) for player in range(PLAYERS))
+        state, _ = step(state, DealHands(holes))  # hole cards dealt one at a time clockwise
         top = 2 * PLAYERS
         while True:
             phase = state.phase

@@ -14,6 +14,13 @@ class DealHoleCards:
 
 
 @dataclass(frozen=True, slots=True)
+class DealHands:
+    """Every player's hole cards at once (``holes[p]`` for position p): one command, one step."""
+
+    holes: tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DealBoard:
     cards: tuple[Card, ...]
     burn: Card | None = None
@@ -70,5 +77,7 @@ class VoidHand:
 
 
 Command = (
-    DealHoleCards | DealBoard | Fold | Check | Call | BetOrRaise | AllIn | Show | Muck | VoidHand
+    DealHoleCards
+    | DealHands
+    | DealBoard | Fold | Check | Call | BetOrRaise | AllIn | Show | Muck | VoidHand
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import errors as E
 from .cards import Card
@@ -19,6 +20,7 @@ from .commands import (
     Check,
     Command,
     DealBoard,
+    DealHands,
     DealHoleCards,
     Fold,
     Muck,
@@ -54,9 +56,11 @@ FIXED_LIMIT_BETS_PER_ROUND = 4  # one bet and three raises (preflop the big blin
 BOARD_SIZES = {1: 3, 2: 1, 3: 1}
 
 
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """What the player to act may do. Amounts are totals on this street (``to``)."""
+class LegalActions(NamedTuple):
+    """What the player to act may do. Amounts are totals on this street (``to``).
+
+    (A named tuple: immutable, and cheap to build on the hot path.)
+    """
 
     player: int
     can_fold: bool
@@ -245,6 +249,13 @@ def step(
         _decide_action(s, command, emit)
     elif isinstance(command, DealHoleCards):
         _decide_hole(s, command, emit)
+    elif isinstance(command, DealHands):
+        if len(command.holes) != len(s.stacks):
+            raise E.InvalidCommand(
+                E.BAD_CARDS, f"{len(command.holes)} hands for {len(s.stacks)} players"
+            )
+        for player, cards in enumerate(command.holes):
+            _decide_hole(s, DealHoleCards(player, cards), emit)
     elif isinstance(command, DealBoard):
         _decide_board(s, command, emit)
     elif isinstance(command, (Show, Muck)):
@@ -263,11 +274,11 @@ def _check_player(s: HandState, player: int) -> None:
 def _check_new_cards(s: HandState, cards: Sequence[Card]) -> None:
     if len(set(cards)) != len(cards):
         raise E.InvalidCommand(E.DUPLICATE_CARD, "the same card twice in one deal")
-    used = s.used_cards()
+    dealt = s.dealt_mask
     for card in cards:
         if not isinstance(card, int) or not 0 <= card < 52:
             raise E.InvalidCommand(E.BAD_CARDS, f"not a card: {card!r}")
-        if card in used:
+        if dealt >> card & 1:
             raise E.InvalidCommand(E.DUPLICATE_CARD, f"{Card(card)} has already been dealt")
 
 

@@ -78,6 +78,7 @@ class HandState:
     mucked: list[bool] = field(default_factory=list)
     rake: int = 0
     flop_seen: bool = False
+    dealt_mask: int = 0  # bit c set once card c is dealt (hole, board or burn)
 
     @property
     def player_count(self) -> int:
@@ -250,6 +251,8 @@ def _on_action(s: HandState, event: ActionTaken) -> None:
 
 def _on_hole(s: HandState, event: HoleCardsDealt) -> None:
     s.hole[event.player] = event.cards
+    for card in event.cards:
+        s.dealt_mask |= 1 << card
     if all(s.hole):
         _begin_round(s)
 
@@ -274,6 +277,9 @@ def _on_round_end(s: HandState, event: BettingRoundEnded) -> None:
 def _on_street(s: HandState, event: StreetDealt) -> None:
     if event.burn is not None:
         s.burns.append(event.burn)
+        s.dealt_mask |= 1 << event.burn
+    for card in event.cards:
+        s.dealt_mask |= 1 << card
     s.board.extend(event.cards)
     s.street = event.street
     s.flop_seen = True
