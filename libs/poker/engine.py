@@ -199,10 +199,19 @@ def _contenders(s: HandState) -> list[bool]:
     return [not s.folded[i] and not s.mucked[i] for i in range(len(s.stacks))]
 
 
+def _pots(s: HandState) -> list[Pot]:
+    """The pots' shape: who paid how much and did not fold. Mucking does not change it (each pot
+    is still awarded separately), it only takes the mucked hand out of contention."""
+    return build_pots(s.committed, s.antes, [not f for f in s.folded], s.config.dead_antes)
+
+
 def _can_muck(s: HandState, p: int) -> bool:
     """A player may muck unless they are the last one left in some pot (they win it unshown)."""
-    pots = build_pots(s.committed, s.antes, _contenders(s), s.config.dead_antes)
-    return all(len(pot.eligible) > 1 for pot in pots if p in pot.eligible)
+    return all(
+        any(q != p and not s.mucked[q] for q in pot.eligible)
+        for pot in _pots(s)
+        if p in pot.eligible
+    )
 
 
 # --------------------------------------------------------------------------- decide
@@ -437,8 +446,7 @@ def _close_round(s: HandState, emit: _Emit) -> None:
 
 
 def _award(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
-    contenders = _contenders(s)
-    pots = build_pots(s.committed, s.antes, contenders, s.config.dead_antes)
+    pots = _pots(s)
     rake = rake_amount(sum(p.amount for p in pots), s.config.rake, s.flop_seen)
     if rake:
         emit(RakeTaken(rake))
@@ -450,7 +458,7 @@ def _award(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
 
 
 def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) -> list[PotAwarded]:
-    eligible = pot.eligible
+    eligible = tuple(p for p in pot.eligible if not s.mucked[p])
     if len(eligible) == 1:
         return [PotAwarded(index, pot.amount, "whole", ((eligible[0], pot.amount),), eligible)]
     variant = s.config.variant

@@ -54,6 +54,7 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         time_bank_seconds=float(msg.time_bank_seconds),
         hand_limit=msg.hand_limit,
         duration_seconds=float(msg.time_limit_seconds),
+        min_players_to_start=msg.min_players_to_start or 2,
     )
     if structure is BettingStructure.FIXED_LIMIT:
         return TableConfig.fixed_limit(msg.big_blind, **kwargs)
@@ -80,6 +81,7 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         time_bank_seconds=int(config.time_bank_seconds),
         hand_limit=config.hand_limit,
         time_limit_seconds=int(config.duration_seconds),
+        min_players_to_start=config.min_players_to_start,
     )
 
 
@@ -106,8 +108,8 @@ def player_view(
         view.hand_number = state.hands_started
         view.street = STREETS[hand.street]
         view.board.extend(card_to_proto(c) for c in hand.board)
-        contenders = [not f and not m for f, m in zip(hand.folded, hand.mucked, strict=True)]
-        for pot in build_pots(hand.committed, hand.antes, contenders, hand.config.dead_antes):
+        in_hand = [not folded for folded in hand.folded]
+        for pot in build_pots(hand.committed, hand.antes, in_hand, hand.config.dead_antes):
             view.pots.add(
                 amount=pot.amount, eligible_seats=[state.hand_seats[p] for p in pot.eligible]
             )
