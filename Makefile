@@ -50,7 +50,7 @@ lint: setup
 	$(VENV)/bin/mypy libs
 
 typecheck: setup
-	$(VENV)/bin/mypy libs services
+	$(VENV)/bin/mypy libs services benchmarks
 
 bench: setup
 	$(PY) -m benchmarks

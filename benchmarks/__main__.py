@@ -15,9 +15,11 @@ from types import ModuleType
 from benchmarks import Result
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
+from benchmarks import evaluator as evaluator_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
-    module.NAME: module for module in (engine_benchmark, dealer_benchmark)
+    module.NAME: module
+    for module in (engine_benchmark, dealer_benchmark, evaluator_benchmark)
 }
 
 

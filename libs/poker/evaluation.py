@@ -197,4 +197,7 @@ class ReferenceEvaluator:
         return omaha_low_value(hole, board)
 
 
-DEFAULT_EVALUATOR: HandEvaluator = ReferenceEvaluator()
+# The table-driven evaluator returns exactly the reference's values (tests/evaluator prove it).
+from .fast import FastEvaluator  # noqa: E402  (it builds its tables from the functions above)
+
+DEFAULT_EVALUATOR: HandEvaluator = FastEvaluator()

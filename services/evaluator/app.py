@@ -1,10 +1,203 @@
-"""Evaluator use cases (to come): rank hands with the engine's evaluator (libs/poker), split pots
-at showdown, estimate equity by enumeration or Monte Carlo within a sample/time budget.
+"""Evaluator use cases: rank hands, split pots at showdown, estimate equity within a budget.
 
-Not implemented in this release: every EvaluatorService method answers UNIMPLEMENTED.
+Plain Python over libs/poker (the fast evaluator and ``libs.poker.equity``); the servicer only
+translates protobuf to these types and back. Invalid requests raise ``InvalidArgument``.
 """
 
 from __future__ import annotations
 
-#: Why the methods answer UNIMPLEMENTED, for the status message.
-NOT_YET = "it arrives with the hand evaluator in libs/poker (a later issue)"
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from libs.platform.errors import InvalidArgument
+from libs.poker.config import Variant
+from libs.poker.equity import EquityResult, equity
+from libs.poker.evaluation import describe_high, describe_low, omaha_low_value
+from libs.poker.fast import FastEvaluator, tables
+from libs.poker.fast.tables import omaha_tables
+from libs.poker.pots import split_evenly
+
+EVALUATOR = FastEvaluator()
+DEFAULT_MAX_SAMPLES = 200_000
+DEFAULT_TIME_BUDGET_MS = 1_000
+MAX_TIME_BUDGET_MS = 30_000
+MAX_SAMPLES = 20_000_000
+
+
+def warm_up() -> None:
+    """Build the lookup tables now rather than on the first request."""
+    tables()
+    omaha_tables()
+    EVALUATOR.high([0, 5, 10, 15, 20])
+
+
+@dataclass(frozen=True)
+class HighResult:
+    value: int
+    best_five: tuple[int, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class LowResult:
+    value: int
+    best_five: tuple[int, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class HandResult:
+    high: HighResult
+    low: LowResult | None
+
+
+def _check_cards(cards: Sequence[int]) -> None:
+    if len(set(cards)) != len(cards):
+        raise InvalidArgument("duplicate_card", "a card appears more than once")
+
+
+def evaluate(variant: Variant, hole: Sequence[int], board: Sequence[int]) -> HandResult:
+    """Best high (and, in hi-lo, the best qualifying low) of one holding."""
+    _check_cards([*hole, *board])
+    if variant is Variant.HOLDEM:
+        cards = [*hole, *board]
+        if not 5 <= len(cards) <= 7:
+            raise InvalidArgument(
+                "card_count", f"a hold'em hand has 5 to 7 cards, not {len(cards)}"
+            )
+        value = EVALUATOR.high(cards)
+        best = next(c for c in combinations(cards, 5) if EVALUATOR.high(c) == value)
+        return HandResult(HighResult(value, best, describe_high(value)), None)
+    if len(hole) != 4 or not 3 <= len(board) <= 5:
+        raise InvalidArgument("card_count", "an Omaha hand has 4 hole cards and 3 to 5 board cards")
+    value = EVALUATOR.omaha_high(hole, board)
+    best = next(
+        p + t
+        for p in combinations(hole, 2)
+        for t in combinations(board, 3)
+        if EVALUATOR.high(p + t) == value
+    )
+    high = HighResult(value, best, describe_high(value))
+    if variant is not Variant.OMAHA_HI_LO:
+        return HandResult(high, None)
+    low_value = EVALUATOR.omaha_low(hole, board)
+    if low_value is None:
+        return HandResult(high, None)
+    low_best = next(
+        p + t
+        for p in combinations(hole, 2)
+        for t in combinations(board, 3)
+        if omaha_low_value(p, t) == low_value
+    )
+    return HandResult(high, LowResult(low_value, low_best, describe_low(low_value)))
+
+
+@dataclass(frozen=True)
+class PotToSplit:
+    amount: int
+    eligible: tuple[int, ...]  # seats
+
+
+@dataclass(frozen=True)
+class Award:
+    pot_index: int
+    seat: int
+    amount: int
+    share: str  # "whole", "high" or "low"
+    description: str
+
+
+def resolve_showdown(
+    variant: Variant,
+    board: Sequence[int],
+    contenders: Mapping[int, Sequence[int]],
+    pots: Sequence[PotToSplit],
+    odd_chip_order: Sequence[int],
+) -> tuple[list[Award], dict[int, HandResult]]:
+    """Split every pot among its eligible contenders; odd chips one at a time in
+    ``odd_chip_order`` (seats from the button's left; default: ascending seats). In hi-lo the odd
+    chip of the high/low split goes to the high half."""
+    if len(board) != 5:
+        raise InvalidArgument("board", f"a showdown needs a 5-card board, got {len(board)}")
+    count = variant.hole_card_count
+    for seat, hole in contenders.items():
+        if len(hole) != count:
+            raise InvalidArgument("card_count", f"seat {seat} shows {len(hole)} cards, not {count}")
+    _check_cards([*board, *(c for hole in contenders.values() for c in hole)])
+    order = list(odd_chip_order) or sorted(contenders)
+    position = {seat: i for i, seat in enumerate(order)}
+    if len(position) != len(order) or not set(contenders) <= set(position):
+        raise InvalidArgument(
+            "odd_chip_order", "odd_chip_order must list every contender's seat once"
+        )
+    results = {seat: evaluate(variant, hole, board) for seat, hole in contenders.items()}
+    awards: list[Award] = []
+    for index, pot in enumerate(pots):
+        if pot.amount < 0:
+            raise InvalidArgument("pot", f"pot {index} has a negative amount")
+        if not pot.eligible or not set(pot.eligible) <= set(contenders):
+            raise InvalidArgument(
+                "pot", f"pot {index} must be eligible to contenders only, and to at least one"
+            )
+        high_best = max(results[s].high.value for s in pot.eligible)
+        high_winners = [s for s in pot.eligible if results[s].high.value == high_best]
+        lows = {s: low.value for s in pot.eligible if (low := results[s].low) is not None}
+        if not lows:
+            awards += _split(index, pot.amount, high_winners, position, "whole", results, False)
+            continue
+        low_best = min(lows.values())
+        low_winners = [s for s, v in lows.items() if v == low_best]
+        low_half = pot.amount // 2
+        awards += _split(
+            index, pot.amount - low_half, high_winners, position, "high", results, False
+        )
+        awards += _split(index, low_half, low_winners, position, "low", results, True)
+    return awards, results
+
+
+def _split(
+    pot_index: int,
+    amount: int,
+    winners: Sequence[int],
+    position: Mapping[int, int],
+    share: str,
+    results: Mapping[int, HandResult],
+    low: bool,
+) -> list[Award]:
+    seat_at = {position[s]: s for s in winners}
+    out = []
+    for pos, chips in split_evenly(amount, [position[s] for s in winners]):
+        seat = seat_at[pos]
+        hand = results[seat]
+        text = hand.low.description if low and hand.low else hand.high.description
+        out.append(Award(pot_index, seat, chips, share, text))
+    return out
+
+
+def estimate_equity(
+    variant: Variant,
+    players: Sequence[Sequence[int]],
+    board: Sequence[int],
+    dead: Sequence[int],
+    max_samples: int,
+    time_budget_ms: int,
+    seed: int,
+    target_std_error: float,
+) -> EquityResult:
+    """Equity within the budget (0 = the service default; the time budget is capped)."""
+    if max_samples == 0 and time_budget_ms == 0:
+        max_samples, time_budget_ms = DEFAULT_MAX_SAMPLES, DEFAULT_TIME_BUDGET_MS
+    try:
+        return equity(
+            variant,
+            players,
+            board,
+            dead,
+            max_samples=min(max_samples, MAX_SAMPLES) if max_samples else None,
+            time_budget=min(time_budget_ms or MAX_TIME_BUDGET_MS, MAX_TIME_BUDGET_MS) / 1000,
+            target_std_error=target_std_error or None,
+            seed=seed or None,
+        )
+    except ValueError as error:
+        raise InvalidArgument("equity", str(error)) from error

@@ -1,35 +1,160 @@
-"""Evaluator gRPC servicer (holdem.evaluator.v1.EvaluatorService)."""
+"""Evaluator gRPC servicer (holdem.evaluator.v1.EvaluatorService): proto <-> app types.
+
+CPU-bound work runs in a worker thread (numpy releases the GIL for most of it) so the event loop
+keeps answering health checks during a long equity estimate.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
+
+from holdem.common.v1 import common_pb2
 from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 
-from libs.platform.errors import NotImplementedYet
+from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
-from services.evaluator.app import NOT_YET
+from libs.poker.config import Variant
+from services.evaluator import app
 from services.evaluator.config import EvaluatorConfig
 
 SERVICE_NAME = evaluator_pb2.DESCRIPTOR.services_by_name["EvaluatorService"].full_name
+
+_VARIANTS = {
+    common_pb2.VARIANT_HOLDEM: Variant.HOLDEM,
+    common_pb2.VARIANT_OMAHA: Variant.OMAHA,
+    common_pb2.VARIANT_OMAHA_HI_LO: Variant.OMAHA_HI_LO,
+}
+_SHARES = {
+    "whole": common_pb2.POT_SHARE_WHOLE,
+    "high": common_pb2.POT_SHARE_HIGH,
+    "low": common_pb2.POT_SHARE_LOW,
+}
+
+
+def variant_from_proto(variant: common_pb2.Variant.ValueType) -> Variant:
+    try:
+        return _VARIANTS[variant]
+    except KeyError:
+        raise InvalidArgument("variant", "variant is required") from None
+
+
+def card_from_proto(card: common_pb2.Card) -> int:
+    rank, suit = int(card.rank), int(card.suit)
+    if not (2 <= rank <= 14 and 1 <= suit <= 4):
+        raise InvalidArgument("card", f"not a card: rank {rank}, suit {suit}")
+    return (rank - 2) * 4 + suit - 1
+
+
+def cards_from_proto(cards: Iterable[common_pb2.Card]) -> list[int]:
+    return [card_from_proto(c) for c in cards]
+
+
+def card_to_proto(card: int) -> common_pb2.Card:
+    return common_pb2.Card(
+        rank=common_pb2.Rank.ValueType((card >> 2) + 2),
+        suit=common_pb2.Suit.ValueType((card & 3) + 1),
+    )
+
+
+def hand_value_to_proto(result: app.HandResult) -> evaluator_pb2.HandValue:
+    high = result.high
+    value = evaluator_pb2.HandValue(
+        high=evaluator_pb2.HighHand(
+            category=evaluator_pb2.HandCategory.ValueType((high.value >> 20) + 1),
+            strength=high.value,
+            best_five=[card_to_proto(c) for c in high.best_five],
+            description=high.description,
+        )
+    )
+    if result.low is not None:
+        value.low.CopyFrom(
+            evaluator_pb2.LowHand(
+                strength=result.low.value,
+                best_five=[card_to_proto(c) for c in result.low.best_five],
+                description=result.low.description,
+            )
+        )
+    return value
 
 
 class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     async def EvaluateBatch(
         self, request: evaluator_pb2.EvaluateBatchRequest, context: Context
     ) -> evaluator_pb2.EvaluateBatchResponse:
-        raise NotImplementedYet("EvaluatorService.EvaluateBatch", NOT_YET)
+        variant = variant_from_proto(request.variant)
+        holdings = [
+            (cards_from_proto(h.hole_cards), cards_from_proto(h.board)) for h in request.holdings
+        ]
+
+        def run() -> list[app.HandResult]:
+            return [app.evaluate(variant, hole, board) for hole, board in holdings]
+
+        results = await asyncio.to_thread(run)
+        return evaluator_pb2.EvaluateBatchResponse(values=[hand_value_to_proto(r) for r in results])
 
     async def ResolveShowdown(
         self, request: evaluator_pb2.ResolveShowdownRequest, context: Context
     ) -> evaluator_pb2.ResolveShowdownResponse:
-        raise NotImplementedYet("EvaluatorService.ResolveShowdown", NOT_YET)
+        variant = variant_from_proto(request.variant)
+        contenders: dict[int, list[int]] = {}
+        for contender in request.contenders:
+            if contender.seat in contenders:
+                raise InvalidArgument("contenders", f"seat {contender.seat} appears twice")
+            contenders[contender.seat] = cards_from_proto(contender.hole_cards)
+        pots = [app.PotToSplit(p.amount, tuple(p.eligible_seats)) for p in request.pots]
+        awards, results = app.resolve_showdown(
+            variant,
+            cards_from_proto(request.board),
+            contenders,
+            pots,
+            list(request.odd_chip_order),
+        )
+        return evaluator_pb2.ResolveShowdownResponse(
+            awards=[
+                evaluator_pb2.Award(
+                    pot_index=a.pot_index,
+                    seat=a.seat,
+                    amount=a.amount,
+                    share=_SHARES[a.share],
+                    description=a.description,
+                )
+                for a in awards
+            ],
+            # In the order of the request's contenders.
+            values=[hand_value_to_proto(results[c.seat]) for c in request.contenders],
+        )
 
     async def Equity(
         self, request: evaluator_pb2.EquityRequest, context: Context
     ) -> evaluator_pb2.EquityResponse:
-        raise NotImplementedYet("EvaluatorService.Equity", NOT_YET)
+        variant = variant_from_proto(request.variant)
+        players = [cards_from_proto(p.hole_cards) for p in request.players]
+        result = await asyncio.to_thread(
+            app.estimate_equity,
+            variant,
+            players,
+            cards_from_proto(request.board),
+            cards_from_proto(request.dead_cards),
+            request.max_samples,
+            request.time_budget_ms,
+            request.seed,
+            request.target_std_error,
+        )
+        return evaluator_pb2.EquityResponse(
+            players=[
+                evaluator_pb2.PlayerEquity(
+                    equity=p.equity, win=p.win, tie=p.tie, std_error=p.std_error
+                )
+                for p in result.players
+            ],
+            samples=result.samples,
+            exact=result.exact,
+        )
 
 
 async def build(config: EvaluatorConfig) -> Mount:
+    await asyncio.to_thread(app.warm_up)
     servicer = EvaluatorServiceServicer()
     return Mount(
         endpoints=[
