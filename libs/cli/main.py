@@ -6,6 +6,11 @@ Each command module exposes ``register(subparsers)``, which adds its parser and 
 
 from __future__ import annotations
 
+import os
+
+# gRPC's core logs an INFO line whenever a tool forks a process while channels exist; quiet it.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import argparse
 import importlib
 import sys
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "libs.cli.replay",
     "libs.cli.stack",
+    "libs.cli.chaos",
     "libs.cli.verify",
 )
 

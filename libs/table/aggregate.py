@@ -6,8 +6,8 @@ The hand itself is libs.poker's: the table maps seats to hand positions (positio
 seat left of the button, the button is last) and passes commands through.
 
 Choices where the rules are silent (documented here, tested in tests/table):
-- The first hands of a table need no entry bet: while fewer than two players are active, a new
-  player is active at once. Later, a new player either posts an entry bet (a live big blind, in
+- Until the first hand, and while fewer than two players are active, a new player is active at
+  once (no entry bet). Later, a new player either posts an entry bet (a live big blind, in
   the next hand) or waits until the big blind reaches their seat.
 - A player who sat out comes back the same way: a live big blind, or waiting for the big blind.
   (Missed small blinds are not charged as dead money.)
@@ -271,6 +271,8 @@ def plan_hand(s: TableState) -> HandPlan | None:
             return None
         sb, bb = button, _after(button, waiting, size)
     dealt = set(active) | {bb}
+    if len(dealt) < cfg.min_players_to_start:
+        return None
     order = [(button + k) % size for k in range(1, size + 1) if (button + k) % size in dealt]
     n = len(order)
     blinds = [0] * n
@@ -391,7 +393,7 @@ def _sit_down(x: _Scratch, c: tc.SitDown) -> None:
             BUY_IN_OUT_OF_RANGE,
             f"the buy-in must be within {s.config.min_buy_in}..{s.config.max_buy_in}",
         )
-    starting = _active_count(s) < 2
+    starting = s.hands_started == 0 or _active_count(s) < 2
     x.emit(
         PlayerSeated(
             c.seat,

@@ -18,6 +18,7 @@ class TableConfig:
 
     Buy-ins default to 20 and 100 big blinds; fixed-limit tables require at least 10 small bets.
     ``hand_limit`` (hands) and ``duration_seconds`` close the room after the hand in progress.
+    Hands start automatically while at least ``min_players_to_start`` players are ready.
     """
 
     variant: Variant = Variant.HOLDEM
@@ -35,6 +36,7 @@ class TableConfig:
     timeouts_before_sit_out: int = 2
     hand_limit: int = 0
     duration_seconds: float = 0.0
+    min_players_to_start: int = 2
 
     def __post_init__(self) -> None:
         def bad(message: str) -> InvalidCommand:
@@ -65,6 +67,8 @@ class TableConfig:
             raise bad("the action clock must be positive and the time bank not negative")
         if self.timeouts_before_sit_out < 1:
             raise bad("timeouts_before_sit_out must be at least 1")
+        if not 2 <= self.min_players_to_start <= self.seats:
+            raise bad(f"min_players_to_start must be within 2..{self.seats}")
         if self.hand_limit < 0 or self.duration_seconds < 0:
             raise bad("room limits must not be negative")
 

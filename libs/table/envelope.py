@@ -1,5 +1,7 @@
-"""Commit envelopes: the protobuf message one command's events are appended as, and the public
-projection published for clients (no hidden cards)."""
+"""Commit envelopes, the table stream's storage format: the protobuf message one command's events
+are appended as (``holdem.events.v1.Commit``), and the public projection published for clients
+(no hidden cards). The domain modules beside this one stay free of protobuf; this one is shared by
+the table service and the tools that read its stream (``holdem chaos``, ``holdem verify``)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, StreetDealt
-from libs.table import codec
+
+from . import codec
 
 SCHEMA_VERSION = 1
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import time
 from collections import OrderedDict
@@ -33,8 +34,8 @@ from libs.poker.state import Phase
 from libs.table import TableState, can_start_hand, codec, step_table
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
+from libs.table.envelope import decode_commit, encode_commit, encode_public
 from services.table.bots import simple_bot_action
-from services.table.commits import decode_commit, encode_commit, encode_public
 from services.table.dealing import DealerPort, DeckLost
 
 log = structlog.get_logger("table")
@@ -146,17 +147,14 @@ class TableApp:
             raise NotOwner(table_id, await self.leases.holder(table_id))
 
     async def _load(self, table_id: str) -> _Table:
-        state, sequence, from_snapshot = TableState(), 0, False
+        table = _Table(TableState(), 0, 0)
+        from_snapshot = False
         if self.snapshots is not None:
             snapshot = await self.snapshots.load(table_id)
             if snapshot is not None:
-                state, sequence, from_snapshot = (
-                    codec.state_loads(snapshot.data),
-                    snapshot.sequence,
-                    True,
-                )
-        table = _Table(state, sequence, 0)
-        for commit in await self.events.read(table_id, after=sequence):
+                table = _decode_snapshot(snapshot.data, snapshot.sequence)
+                from_snapshot = True
+        for commit in await self.events.read(table_id, after=table.sequence):
             _, events = decode_commit(commit.data)
             for event in events:
                 apply_table_event(table.state, event)
@@ -232,7 +230,7 @@ class TableApp:
                     hand_over or table.since_snapshot >= self.snapshot_every
                 ):
                     await self.snapshots.save(
-                        table_id, table.sequence, codec.state_dumps(table.state)
+                        table_id, table.sequence, _encode_snapshot(table)
                     )
                     table.since_snapshot = 0
                 if self.publish is not None:
@@ -342,6 +340,26 @@ class TableApp:
                 pass
             except Exception:
                 log.exception("lease_loop_error")
+
+
+SNAPSHOT_KEYS = 512
+
+
+def _encode_snapshot(table: _Table) -> bytes:
+    """The table state plus the idempotency keys of its latest commits, so that a command retried
+    after a restart is still recognised when its commit is older than the snapshot."""
+    keys = [[key, outcome.sequence] for key, outcome in table.recent.items()][-SNAPSHOT_KEYS:]
+    state = json.loads(codec.state_dumps(table.state))
+    return json.dumps({"v": 1, "state": state, "keys": keys}, separators=(",", ":")).encode()
+
+
+def _decode_snapshot(payload: bytes, sequence: int) -> _Table:
+    data = json.loads(payload)
+    state = codec.state_loads(json.dumps(data["state"]).encode())
+    table = _Table(state, sequence, 0)
+    for key, seq in data.get("keys", []):
+        table.recent[key] = Outcome(int(seq), [])
+    return table
 
 
 def _cards(indexes: list[int]) -> list[Card]:

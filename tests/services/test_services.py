@@ -15,7 +15,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2
-from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from tests.services.conftest import (
@@ -187,9 +186,6 @@ def test_invalid_table_config_is_invalid_argument(
 
 def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
     calls = {
-        "evaluator": lambda ch: evaluator_pb2_grpc.EvaluatorServiceStub(ch).Equity(
-            evaluator_pb2.EquityRequest(), timeout=5
-        ),
         "ai": lambda ch: ai_pb2_grpc.AiServiceStub(ch).Decide(ai_pb2.DecideRequest(), timeout=5),
     }
     for name, call in calls.items():

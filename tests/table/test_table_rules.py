@@ -47,6 +47,13 @@ def seated(n: int, stack: int = 100, config: TableConfig | None = None) -> Table
     return given(*(tc.SitDown(f"p{i}", i, stack) for i in range(n)), config=config)
 
 
+def after_a_hand(state: TableState) -> TableState:
+    """The table once a first hand was played (voided here): newcomers no longer join freely."""
+    state, _ = step_table(state, tc.StartHand("h0", "c", 0.5))
+    state, _ = step_table(state, tc.VoidCurrentHand("test"))
+    return state
+
+
 def test_a_buy_in_must_be_within_the_table_limits() -> None:
     state = given()
     with pytest.raises(InvalidCommand) as err:
@@ -73,17 +80,18 @@ def test_a_seat_holds_one_player_and_a_player_one_seat() -> None:
 
 
 def test_the_first_players_play_at_once_later_ones_wait_for_the_big_blind() -> None:
-    state = seated(3)
+    state, events = when(seated(2), tc.SitDown("early", 4, 100))
+    assert events == [PlayerSeated(4, "early", 100, waits_for_big_blind=False)]
+    state = after_a_hand(seated(4))  # button 0 played; next: button 1, SB 2, BB 3
     state, events = when(state, tc.SitDown("late", 5, 100))
     assert events == [PlayerSeated(5, "late", 100, waits_for_big_blind=True)]
     state, events = when(state, tc.StartHand("h1", "c1", 1.0))
     began = events[0]
-    # button 0, small blind 1, big blind 2: seat 5 waits
-    assert isinstance(began, HandBegan) and began.seats == (1, 2, 0)
+    assert isinstance(began, HandBegan) and began.button == 1 and began.seats == (2, 3, 0, 1)
 
 
 def test_a_waiting_player_is_dealt_in_when_the_big_blind_reaches_them() -> None:
-    state = seated(3)
+    state = after_a_hand(seated(3))
     state, _ = when(state, tc.SitDown("late", 3, 100))
     seen = []
     for k in range(4):
@@ -99,7 +107,7 @@ def test_a_waiting_player_is_dealt_in_when_the_big_blind_reaches_them() -> None:
 
 
 def test_an_entry_bet_is_a_live_big_blind_in_the_next_hand() -> None:
-    state = seated(3)
+    state = after_a_hand(seated(3))
     state, _ = when(state, tc.SitDown("late", 4, 100, post_entry_bet=True))
     state, _ = when(state, tc.StartHand("h1", "c", 1.0))
     assert state.hand is not None

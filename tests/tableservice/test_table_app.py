@@ -16,8 +16,8 @@ from libs.poker import IllegalAction
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
+from libs.table.envelope import decode_commit
 from services.table.app import TableApp
-from services.table.commits import decode_commit
 from services.table.dealing import LocalDealer
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
