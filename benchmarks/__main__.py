@@ -16,10 +16,11 @@ from benchmarks import Result
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
+from benchmarks import table as table_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
     module.NAME: module
-    for module in (engine_benchmark, dealer_benchmark, evaluator_benchmark)
+    for module in (engine_benchmark, dealer_benchmark, evaluator_benchmark, table_benchmark)
 }
 
 
@@ -45,8 +46,10 @@ def format_table(results: Sequence[Result]) -> str:
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [
-        "  ".join(cell.ljust(w) if i in (0, 2) else cell.rjust(w) for i, (cell, w) in
-                  enumerate(zip(row, widths, strict=True)))
+        "  ".join(
+            cell.ljust(w) if i in (0, 2) else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
         for row in [header, *rows]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -59,9 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.benchmark is None:
         names = list(BENCHMARKS)
         # Each benchmark's own defaults.
-        per_benchmark = {
-            name: _parser().parse_args([name]) for name in names
-        }
+        per_benchmark = {name: _parser().parse_args([name]) for name in names}
     else:
         names = [args.benchmark]
         per_benchmark = {args.benchmark: args}

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "libs.cli.stack",
     "libs.cli.chaos",
     "libs.cli.verify",
+    "libs.cli.bench",
 )
 
 

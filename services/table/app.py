@@ -148,12 +148,10 @@ class TableApp:
 
     async def _load(self, table_id: str) -> _Table:
         table = _Table(TableState(), 0, 0)
-        from_snapshot = False
         if self.snapshots is not None:
             snapshot = await self.snapshots.load(table_id)
             if snapshot is not None:
                 table = _decode_snapshot(snapshot.data, snapshot.sequence)
-                from_snapshot = True
         for commit in await self.events.read(table_id, after=table.sequence):
             _, events = decode_commit(commit.data)
             for event in events:
@@ -161,13 +159,6 @@ class TableApp:
             table.sequence = commit.sequence
             table.since_snapshot += 1
             table.recent[commit.msg_id] = Outcome(commit.sequence, events)
-        log.debug(
-            "table_loaded",
-            table_id=table_id,
-            sequence=table.sequence,
-            from_snapshot=from_snapshot,
-            replayed=table.since_snapshot,
-        )
         return table
 
     async def table(self, table_id: str) -> _Table:
