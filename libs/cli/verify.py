@@ -333,8 +333,70 @@ def verify_text(text: str, path: str = "-") -> Outcome:
     return Outcome(path, tuple(check(hand)), hand.card_count)
 
 
+def outcomes_from_stream(events: Sequence[Any]) -> list[Outcome]:
+    """One outcome per hand of a table's event stream (``libs.table`` and engine events)."""
+    from libs.poker.events import HandEnded, HandVoided
+    from libs.table.events import HandBegan, SeedRevealed
+
+    seeds = {e.hand_id: e.seed for e in events if isinstance(e, SeedRevealed)}
+    outcomes: list[Outcome] = []
+    began: Any = None
+    hand_events: list[Any] = []
+    for event in events:
+        if isinstance(event, HandBegan):
+            began, hand_events = event, []
+        elif began is not None:
+            hand_events.append(event)
+            if isinstance(event, (HandEnded, HandVoided)):
+                path = f"hand {began.hand_id}"
+                seed = seeds.get(began.hand_id, "")
+                if not seed:
+                    why = (
+                        "voided and its seed was lost"
+                        if isinstance(event, HandVoided)
+                        else ("no seed revealed")
+                    )
+                    outcomes.append(Outcome(path, (f"cannot verify: {why}",)))
+                else:
+                    dealt = dealt_from_events(hand_events, Reveal(seed, began.commitment))
+                    outcomes.append(Outcome(path, tuple(check(dealt)), dealt.card_count))
+                began = None
+    return outcomes
+
+
+async def _read_table(nats_url: str, stream: str, table_id: str) -> list[Any]:
+    import nats
+
+    from libs.eventstore.jetstream import JetStreamEventStore
+    from libs.table.envelope import decode_commit
+
+    nc = await nats.connect(nats_url)
+    try:
+        commits = await JetStreamEventStore(nc, stream=stream).read(table_id)
+    finally:
+        await nc.close()
+    return [event for commit in commits for event in decode_commit(commit.data)[1]]
+
+
 def run(args: argparse.Namespace) -> int:
     outcomes: list[Outcome] = []
+    if args.table:
+        import asyncio
+
+        try:
+            events = asyncio.run(_read_table(args.nats, args.stream, args.table))
+        except Exception as exc:  # unreachable server, missing stream: say so plainly
+            print(f"holdem verify: cannot read table {args.table}: {exc}", file=sys.stderr)
+            return 2
+        outcomes = outcomes_from_stream(events)
+        if args.hand:
+            outcomes = [o for o in outcomes if o.path == f"hand {args.hand}"]
+        if not outcomes:
+            print(f"holdem verify: no finished hand found for table {args.table}", file=sys.stderr)
+            return 2
+    elif not args.hands:
+        print("holdem verify: name hand files, or --table TABLE_ID", file=sys.stderr)
+        return 2
     for name in args.hands:
         try:
             text = Path(name).read_text(encoding="utf-8")
@@ -378,11 +440,18 @@ def register(subparsers: Any) -> None:
             "1 on any difference, 2 if a file cannot be read."
         ),
         epilog=(
-            "Not yet: verifying hands straight from a table's event stream "
-            "(--table TABLE_ID --nats URL) arrives with the table service (a later issue); "
-            "until then export the hand to a file first."
+            "With --table, the hands come straight from the table's event stream in JetStream "
+            "(every finished hand, or --hand N)."
         ),
     )
-    parser.add_argument("hands", nargs="+", metavar="HAND", help="hand history file (PHH or JSON)")
+    parser.add_argument("hands", nargs="*", metavar="HAND", help="hand history file (PHH or JSON)")
+    parser.add_argument("--table", help="verify the hands of this table's event stream")
+    parser.add_argument("--hand", help="with --table: only this hand id")
+    parser.add_argument(
+        "--nats", default="nats://127.0.0.1:4222", help="with --table: the NATS server URL"
+    )
+    parser.add_argument(
+        "--stream", default="HOLDEM_TABLES", help="with --table: the JetStream stream"
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
