@@ -253,3 +253,25 @@ def test_events_rebuild_the_same_table() -> None:
     assert rebuilt.seats == state.seats
     assert rebuilt.hand is not None and state.hand is not None
     assert rebuilt.hand.stacks == state.hand.stacks and rebuilt.clock_seat == state.clock_seat
+
+
+def test_when_players_leave_the_table_goes_heads_up_with_the_button_on_the_small_blind() -> None:
+    state = seated(3)
+    state, _ = when(state, tc.StartHand("h1", "c", 0.0))
+    state, _ = when(state, tc.VoidCurrentHand("test"))
+    state, events = when(state, tc.Leave("p2"))
+    assert events == [PlayerLeft(2, "p2", 100)]
+    state, events = when(state, tc.StartHand("h2", "c", 1.0))
+    began = events[0]
+    assert isinstance(began, HandBegan) and len(began.seats) == 2
+    assert state.hand is not None
+    button_position = began.seats.index(began.button)
+    assert button_position == 1 and state.hand.bets == [2, 1]  # the button posts the small blind
+
+
+def test_a_player_left_alone_waits_and_no_hand_starts() -> None:
+    state = seated(2)
+    state, _ = when(state, tc.Leave("p1"))
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.StartHand("h", "c", 1.0))
+    assert err.value.code == "NOT_ENOUGH_PLAYERS"
