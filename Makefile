@@ -56,10 +56,12 @@ bench: setup
 	$(PY) -m benchmarks
 
 # The whole platform as local processes (nats-server, redis-server, six services; docs/stack.md).
-# run: in the foreground until Ctrl-C. up: in the background, returns once all are SERVING;
-# `make down` (or `holdem stack down`) stops it. Both keep their state in .stack/.
+# run: in the foreground, with a table of six bots playing $(HANDS) hands (default 5) printed as
+# they happen; then it keeps running until Ctrl-C, or exits when HANDS was given.
+# up: in the background, returns once all are SERVING; `make down` (or `holdem stack down`)
+# stops it. Both keep their state in .stack/.
 run: setup
-	$(VENV)/bin/holdem stack up
+	$(VENV)/bin/holdem stack up --demo-hands $(or $(HANDS),5) $(if $(HANDS),--exit-after-demo)
 
 up: setup
 	$(VENV)/bin/holdem stack up --detach

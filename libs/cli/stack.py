@@ -14,6 +14,7 @@ and each service's address, pid and log file.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import os
@@ -139,6 +140,14 @@ def _up_foreground(args: argparse.Namespace) -> int:
         state = stack.state()
         write_state(state_dir, state)
         _print_summary(state, state_dir)
+        if args.demo_hands:
+            from libs.cli.demo import play_demo
+
+            played = asyncio.run(play_demo(stack.address("table"), stack.nats_url, args.demo_hands))
+            print(f"\n{played} hands played at table 'demo'", flush=True)
+            if args.exit_after_demo:
+                return 0 if played == args.demo_hands else 1
+            print("the stack keeps running: stop with Ctrl-C or `holdem stack down`", flush=True)
         while True:
             exited = stack.exited()
             if exited:
@@ -328,6 +337,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")
     up.add_argument(
         "--log-format", default="json", choices=("json", "console"), help="HOLDEM_LOG_FORMAT"
+    )
+    up.add_argument(
+        "--demo-hands",
+        type=int,
+        default=0,
+        help="once up, seat six bots at a table and print N hands as they are played",
+    )
+    up.add_argument(
+        "--exit-after-demo", action="store_true", help="stop the stack after the demo hands"
     )
     up.set_defaults(func=_cmd_up)
 

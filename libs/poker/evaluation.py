@@ -165,17 +165,49 @@ def omaha_low_value(hole: Sequence[int], board: Sequence[int]) -> int | None:
     return best
 
 
+_PLURALS = (
+    "2s",
+    "3s",
+    "4s",
+    "5s",
+    "6s",
+    "7s",
+    "8s",
+    "9s",
+    "10s",
+    "jacks",
+    "queens",
+    "kings",
+    "aces",
+)
+
+
 def describe_high(value: int) -> str:
-    """Human description, e.g. ``"full house, K over 7"``."""
+    """Human description, e.g. ``"full house, kings full of 7s"``."""
     category = value >> 20
     ranks = [value >> (16 - 4 * i) & 0xF for i in range(5)]
-    name = CATEGORY_NAMES[category]
-    if category in (STRAIGHT, STRAIGHT_FLUSH):
-        return f"{name}, {_RANK_NAMES[ranks[0]]} high"
-    if category in (FULL_HOUSE,):
-        return f"{name}, {_RANK_NAMES[ranks[0]]} over {_RANK_NAMES[ranks[1]]}"
-    width = {HIGH_CARD: 5, FLUSH: 5, ONE_PAIR: 4, TWO_PAIR: 3, THREE_OF_A_KIND: 3}.get(category, 2)
-    return f"{name}, " + "".join(_RANK_NAMES[r] for r in ranks[:width])
+    names = [_RANK_NAMES[r] for r in ranks]
+
+    def kickers(rs: list[str]) -> str:
+        return "-".join(rs)
+
+    if category == STRAIGHT_FLUSH:
+        return "royal flush" if ranks[0] == 12 else f"straight flush, {names[0]} high"
+    if category == FOUR_OF_A_KIND:
+        return f"four {_PLURALS[ranks[0]]}, {names[1]} kicker"
+    if category == FULL_HOUSE:
+        return f"full house, {_PLURALS[ranks[0]]} full of {_PLURALS[ranks[1]]}"
+    if category == FLUSH:
+        return f"flush, {kickers(names)}"
+    if category == STRAIGHT:
+        return f"straight, {names[0]} high"
+    if category == THREE_OF_A_KIND:
+        return f"three {_PLURALS[ranks[0]]}, {kickers(names[1:3])}"
+    if category == TWO_PAIR:
+        return f"two pair, {_PLURALS[ranks[0]]} and {_PLURALS[ranks[1]]}, {names[2]} kicker"
+    if category == ONE_PAIR:
+        return f"pair of {_PLURALS[ranks[0]]}, {kickers(names[1:4])}"
+    return f"high card, {kickers(names)}"
 
 
 def describe_low(value: int) -> str:

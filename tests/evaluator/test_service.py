@@ -64,7 +64,7 @@ def test_evaluate_batch_ranks_describes_and_picks_the_best_five(
     assert royal.high.category == evaluator_pb2.HAND_CATEGORY_STRAIGHT_FLUSH
     assert faces(royal.high.best_five) == {"Ah", "Kh", "Qh", "Jh", "Th"}
     assert boat.high.category == evaluator_pb2.HAND_CATEGORY_FULL_HOUSE
-    assert boat.high.description == "full house, 7 over 2"
+    assert boat.high.description == "full house, 7s full of 2s"
     assert royal.high.strength > boat.high.strength
     assert not royal.HasField("low")
 

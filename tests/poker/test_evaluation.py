@@ -66,7 +66,7 @@ def test_best_five_of_seven_may_play_the_board() -> None:
 
 
 def test_descriptions() -> None:
-    assert describe_high(high_value(parse_cards("3c3d3h2s2cJdKh"))) == "full house, 3 over 2"
+    assert describe_high(high_value(parse_cards("3c3d3h2s2cJdKh"))) == "full house, 3s full of 2s"
     assert describe_high(high_value(parse_cards("Ac2d3h4s5cJdKh"))) == "straight, 5 high"
     low = omaha_low_value(parse_cards("As2c9d9h"), parse_cards("3h4h8cKsKd"))
     assert low is not None and describe_low(low) == "8-4-3-2-A low"

@@ -1,0 +1,137 @@
+"""A table in play for ``make run``: six bots at a no-limit hold'em table on the local stack,
+each hand printed as it happens from the table's public projection (what any spectator sees:
+no hole cards until they are shown)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+import grpc
+import nats
+from holdem.common.v1 import common_pb2
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+from libs.poker.cards import format_cards
+from libs.poker.events import (
+    ActionKind,
+    ActionTaken,
+    BlindPosted,
+    HandEnded,
+    HandShown,
+    HandVoided,
+    PotAwarded,
+    StreetDealt,
+)
+from libs.table.envelope import decode_commit
+from libs.table.events import HandBegan, PlayerSeated, SeedRevealed, TableClosed
+
+TABLE_ID = "demo"
+STREETS = {1: "flop", 2: "turn", 3: "river"}
+
+
+class _Printer:
+    def __init__(self, nats_url: str) -> None:
+        self.nats_url = nats_url
+        self.seats: tuple[int, ...] = ()
+        self.names: dict[int, str] = {}
+        self.hands_done = 0
+
+    def who(self, position: int) -> str:
+        seat = self.seats[position] if position < len(self.seats) else position
+        return self.names.get(seat, f"seat {seat}")
+
+    def line(self, event: Any) -> str | None:
+        if isinstance(event, PlayerSeated):
+            self.names[event.seat] = event.player_id
+            return f"{event.player_id} sits in seat {event.seat} with {event.stack}"
+        if isinstance(event, HandBegan):
+            self.seats = event.seats
+            return (
+                f"\n-- hand {event.hand_number} - button {self.names.get(event.button)} - "
+                f"deck commitment {event.commitment[:16]}..."
+            )
+        if isinstance(event, BlindPosted):
+            return f"   {self.who(event.player)} posts {event.amount}"
+        if isinstance(event, ActionTaken):
+            verb = {
+                ActionKind.FOLD: "folds",
+                ActionKind.CHECK: "checks",
+                ActionKind.CALL: f"calls {event.amount}",
+                ActionKind.BET: f"bets {event.to}",
+                ActionKind.RAISE: f"raises to {event.to}",
+            }[event.kind]
+            return f"   {self.who(event.player)} {verb}{' (all-in)' if event.all_in else ''}"
+        if isinstance(event, StreetDealt):
+            return f"   {STREETS[event.street]}: {format_cards(event.cards)}"
+        if isinstance(event, HandShown):
+            return f"   {self.who(event.player)} shows {format_cards(event.cards)}"
+        if isinstance(event, PotAwarded):
+            winners = ", ".join(f"{self.who(p)} wins {a}" for p, a in event.winners)
+            return f"   {winners}{f' ({event.description})' if event.description else ''}"
+        if isinstance(event, (HandEnded, HandVoided)):
+            self.hands_done += 1
+            stacks = "  ".join(f"{self.who(p)} {s}" for p, s in enumerate(event.stacks))
+            return f"   stacks: {stacks}" + (" (voided)" if isinstance(event, HandVoided) else "")
+        if isinstance(event, SeedRevealed) and event.seed:
+            return (
+                f"   seed revealed {event.seed[:16]}... (check the deck: holdem verify "
+                f"--table {TABLE_ID} --hand {event.hand_id} --nats {self.nats_url})"
+            )
+        if isinstance(event, TableClosed):
+            return f"table closed: {event.reason}"
+        return None
+
+
+async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
+    """Open the demo table, seat six bots, print its hands; return the hands played."""
+    printer = _Printer(nats_url)
+    done = asyncio.Event()
+    nc = await nats.connect(nats_url)
+
+    async def on_commit(msg: Any) -> None:
+        for event in decode_commit(msg.data)[1]:
+            text = printer.line(event)
+            if text is not None:
+                print(text, flush=True)
+            if isinstance(event, TableClosed):
+                done.set()
+
+    await nc.subscribe(f"holdem.public.table.{TABLE_ID}", cb=on_commit)
+    config = common_pb2.TableConfig(
+        variant=common_pb2.VARIANT_HOLDEM,
+        betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+        max_seats=6,
+        small_blind=1,
+        big_blind=2,
+        hand_limit=hands,
+        min_players_to_start=6,
+    )
+    async with grpc.aio.insecure_channel(table_addr) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        await stub.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=TABLE_ID,
+                idempotency_key=f"open-{time.time()}",
+                open_table=table_pb2.OpenTable(name="demo", config=config),
+            ),
+            timeout=30,
+        )
+        for seat in range(6):
+            await stub.SubmitCommand(
+                table_pb2.SubmitCommandRequest(
+                    table_id=TABLE_ID,
+                    idempotency_key=f"seat-{seat}",
+                    seat_player=table_pb2.SeatPlayer(
+                        player_id=f"bot{seat + 1}", seat=seat, buy_in=200, is_bot=True
+                    ),
+                ),
+                timeout=120,
+            )
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(done.wait(), timeout=120)
+    await asyncio.sleep(0.2)  # the last commits' messages
+    await nc.close()
+    return printer.hands_done
