@@ -33,7 +33,6 @@ def _table(start: Starter, nats_url: str, redis_url: str, **env: str) -> Service
             "HOLDEM_NATS_URL": nats_url,
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_TABLE_DEALER": "local",
-            "HOLDEM_TABLE_STREAM": "TABLES_GRPC_TEST",
             **env,
         },
     )
