@@ -41,19 +41,26 @@ class HandRange:
 
     @staticmethod
     def parse(text: str) -> HandRange:
-        """Hold'em range notation: ``"QQ AKs AKo AK"`` (pairs, suited, offsuit, both)."""
+        """Hold'em range notation: pairs ``QQ``, suited ``AKs``, offsuit ``AKo``, both ``AK``;
+        ``+`` for "and better" (``TT+`` = TT..AA, ``ATs+`` = ATs..AKs); dashes for spans
+        (``22-55``, ``A2s-A5s``); explicit combos (``AhKh``). Comma or space separated."""
         combos: set[tuple[int, ...]] = set()
         for token in text.replace(",", " ").split():
-            hi, lo = _RANKS.index(token[0].upper()), _RANKS.index(token[1].upper())
-            kind = token[2:].lower()
-            if kind not in ("", "s", "o") or (hi == lo and kind):
-                raise ValueError(f"not a range token: {token!r}")
-            for s1 in range(4):
-                for s2 in range(4):
-                    a, b = hi * 4 + s1, lo * 4 + s2
-                    if a == b or (kind == "s" and s1 != s2) or (kind == "o" and s1 == s2):
-                        continue
+            for hi, lo, kind in _expand(token):
+                if len(kind) == 2:  # explicit suits
+                    a, b = hi * 4 + "cdhs".index(kind[0]), lo * 4 + "cdhs".index(kind[1])
+                    if a == b:
+                        raise ValueError(f"not a hand: {token!r}")
                     combos.add((max(a, b), min(a, b)))
+                    continue
+                for s1 in range(4):
+                    for s2 in range(4):
+                        a, b = hi * 4 + s1, lo * 4 + s2
+                        if a == b or (kind == "s" and s1 != s2) or (kind == "o" and s1 == s2):
+                            continue
+                        if hi == lo and a < b:
+                            continue
+                        combos.add((max(a, b), min(a, b)))
         return HandRange(tuple(sorted(combos)))
 
 
@@ -70,6 +77,43 @@ class EquityResult:
     players: tuple[PlayerEquity, ...]
     samples: int
     exact: bool
+
+
+def _expand(token: str) -> list[tuple[int, int, str]]:
+    """(high rank, low rank, kind) for one range token; kind is "", "s", "o" or two suits."""
+
+    def one(tok: str) -> tuple[int, int, str]:
+        try:
+            if len(tok) == 4 and tok[1].lower() in "cdhs" and tok[3].lower() in "cdhs":
+                a = (_RANKS.index(tok[0].upper()), tok[1].lower())
+                b = (_RANKS.index(tok[2].upper()), tok[3].lower())
+                (hi, s1), (lo, s2) = sorted((a, b), reverse=True)
+                return hi, lo, s1 + s2
+            hi, lo = _RANKS.index(tok[0].upper()), _RANKS.index(tok[1].upper())
+        except (ValueError, IndexError):
+            raise ValueError(f"not a range token: {token!r}") from None
+        kind = tok[2:].lower()
+        if kind not in ("", "s", "o") or (hi == lo and kind):
+            raise ValueError(f"not a range token: {token!r}")
+        return max(hi, lo), min(hi, lo), kind
+
+    if "-" in token:
+        first, last = (one(t) for t in token.split("-", 1))
+        if first[2] != last[2] or (first[0] == first[1]) != (last[0] == last[1]):
+            raise ValueError(f"not a range span: {token!r}")
+        if first[0] == first[1]:  # pairs: 22-55
+            low, high = sorted((first[0], last[0]))
+            return [(r, r, "") for r in range(low, high + 1)]
+        if first[0] != last[0]:
+            raise ValueError(f"a span keeps its top card: {token!r}")
+        low, high = sorted((first[1], last[1]))
+        return [(first[0], r, first[2]) for r in range(low, high + 1)]
+    if token.endswith("+"):
+        hi, lo, kind = one(token[:-1])
+        if hi == lo:
+            return [(r, r, "") for r in range(hi, len(_RANKS))]
+        return [(hi, r, kind) for r in range(lo, hi)]
+    return [one(token)]
 
 
 Holding = Sequence[int] | HandRange

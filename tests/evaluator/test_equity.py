@@ -124,3 +124,17 @@ def test_target_standard_error_stops_early() -> None:
 def test_bad_requests_are_refused(players: list[list[int]], board: list[int]) -> None:
     with pytest.raises(ValueError):
         equity(Variant.HOLDEM, players, board)
+
+
+def test_range_notation_expands_to_the_right_combos() -> None:
+    from libs.poker.equity import HandRange
+
+    counts = {
+        "QQ": 6, "AKs": 4, "AKo": 12, "AK": 16, "TT+": 30, "ATs+": 16, "KQo+": 12,
+        "22-55": 24, "A2s-A5s": 16, "AhKh": 1, "QQ+, AKs": 22,
+    }  # fmt: skip
+    for text, expected in counts.items():
+        assert len(HandRange.parse(text).combos) == expected, text
+    for bad in ("AKx", "QQs", "A", "A2s-K5s", "22-A5s"):
+        with pytest.raises(ValueError):
+            HandRange.parse(bad)
