@@ -24,6 +24,7 @@ import structlog
 
 from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
 from libs.eventstore.lease import LeaseLost, Leases
+from libs.eventstore.registry import Registry
 from libs.fairdeck import DealLayout
 from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.poker import commands as hc
@@ -35,6 +36,7 @@ from libs.table import TableState, can_start_hand, codec, step_table
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
 from libs.table.envelope import decode_commit, encode_commit, encode_public
+from libs.table.events import TableClosed, TableOpened
 from services.table.bots import simple_bot_action
 from services.table.dealing import DealerPort, DeckLost
 
@@ -109,6 +111,7 @@ class TableApp:
         snapshot_every: int = 50,
         clock: Callable[[], float] = time.time,
         auto_start: bool = True,
+        registry: Registry | None = None,
     ) -> None:
         self.events = events
         self.snapshots = snapshots
@@ -118,6 +121,7 @@ class TableApp:
         self.snapshot_every = snapshot_every
         self.clock = clock
         self.auto_start = auto_start
+        self.registry = registry
         self._tables: dict[str, _Table] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.commits = 0
@@ -128,6 +132,8 @@ class TableApp:
         self._tasks.append(asyncio.create_task(self._clock_loop(tick_interval)))
         if self.leases is not None:
             self._tasks.append(asyncio.create_task(self._lease_loop()))
+            if self.registry is not None:
+                self._tasks.append(asyncio.create_task(self._adopt_loop()))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -216,6 +222,11 @@ class TableApp:
                 table.recent[key] = outcome
                 while len(table.recent) > RECENT_KEYS:
                     table.recent.popitem(last=False)
+                if self.registry is not None:
+                    if any(isinstance(e, TableOpened) for e in events):
+                        await self.registry.add(table_id)
+                    if any(isinstance(e, TableClosed) for e in events):
+                        await self.registry.remove(table_id)
                 hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
                 if self.snapshots is not None and (
                     hand_over or table.since_snapshot >= self.snapshot_every
@@ -318,6 +329,39 @@ class TableApp:
                 await self.tick()
             except Exception:  # keep the clock alive; the error is logged
                 log.exception("clock_loop_error")
+
+    async def adopt(self) -> list[str]:
+        """Take over tables that nobody serves (their owner died), up to a fair share: the
+        registered tables divided by the replicas currently holding some. Return the taken."""
+        if self.leases is None or self.registry is None:
+            return []
+        tables = await self.registry.all()
+        held = set(self.leases.held())
+        holders: dict[str, str | None] = {}
+        for table_id in tables:
+            if table_id not in held:
+                holders[table_id] = await self.leases.holder(table_id)
+        replicas = {h for h in holders.values() if h is not None} | {self.leases.owner}
+        share = -(-len(tables) // len(replicas))
+        taken = []
+        for table_id, holder in holders.items():
+            if holder is not None or len(held) >= share:
+                continue
+            if await self.leases.acquire(table_id):
+                held.add(table_id)
+                taken.append(table_id)
+                log.info("table_adopted", table_id=table_id)
+                await self.drive(table_id)
+        return taken
+
+    async def _adopt_loop(self) -> None:
+        assert self.leases is not None
+        while True:
+            await asyncio.sleep(self.leases.ttl / 2)
+            try:
+                await self.adopt()
+            except Exception:
+                log.exception("adopt_loop_error")
 
     async def _lease_loop(self) -> None:
         assert self.leases is not None

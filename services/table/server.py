@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import IllegalAction, InvalidCommand
@@ -132,6 +133,8 @@ async def build(config: TableServiceConfig) -> Mount:
     await events.ensure_stream()
     leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds)
     await leases.start()
+    registry = Registry(nc)
+    await registry.start()
     channel = None
     dealer: DealerPort
     if config.dealer == "service":
@@ -150,6 +153,7 @@ async def build(config: TableServiceConfig) -> Mount:
         leases=leases,
         publish=publish,
         snapshot_every=config.snapshot_every,
+        registry=registry,
     )
     await app.start_background()
     servicer = TableServiceServicer(app)

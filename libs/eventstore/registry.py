@@ -1,0 +1,46 @@
+"""Which aggregates exist (e.g. the open tables), in a NATS KV bucket, so that replicas can find
+tables nobody serves any more and take them over."""
+
+from __future__ import annotations
+
+import contextlib
+
+from nats.aio.client import Client as NATS
+from nats.js.api import KeyValueConfig, StorageType
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NoKeysError
+from nats.js.kv import KeyValue
+
+
+class Registry:
+    def __init__(self, nc: NATS, bucket: str = "holdem_tables") -> None:
+        self._nc = nc
+        self.bucket = bucket
+        self._kv: KeyValue | None = None
+
+    async def start(self) -> None:
+        js = self._nc.jetstream()
+        try:
+            self._kv = await js.key_value(self.bucket)
+        except BucketNotFoundError:
+            self._kv = await js.create_key_value(
+                KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
+            )
+
+    @property
+    def kv(self) -> KeyValue:
+        if self._kv is None:
+            raise RuntimeError("Registry.start() was not called")
+        return self._kv
+
+    async def add(self, key: str) -> None:
+        await self.kv.put(key, b"1")
+
+    async def remove(self, key: str) -> None:
+        with contextlib.suppress(KeyNotFoundError):
+            await self.kv.delete(key)
+
+    async def all(self) -> list[str]:
+        try:
+            return sorted(await self.kv.keys())
+        except NoKeysError:
+            return []
