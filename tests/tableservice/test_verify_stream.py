@@ -25,7 +25,8 @@ pytestmark = pytest.mark.integration
 def test_every_hand_of_a_table_verifies_and_a_forged_card_is_caught(
     nats_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    stream = f"V{uuid.uuid4().hex[:10]}"
+    stream = "HOLDEM_TABLES"  # the table service's stream (a second one over its subjects fails)
+    table_id = f"v{uuid.uuid4().hex[:10]}"
 
     async def play() -> list[object]:
         import nats
@@ -37,19 +38,18 @@ def test_every_hand_of_a_table_verifies_and_a_forged_card_is_caught(
         await store.ensure_stream()
         app = TableApp(store, None, LocalDealer(), auto_start=False)
         config = TableConfig(seats=4, hand_limit=3, min_players_to_start=3)
-        await app.execute("vt", tc.OpenTable("vt", config, 0.0), "open")
+        await app.execute(table_id, tc.OpenTable(table_id, config, 0.0), "open")
         for i in range(3):
-            await app.execute("vt", tc.SitDown(f"bot{i}", i, 100, is_bot=True), f"s{i}")
+            await app.execute(table_id, tc.SitDown(f"bot{i}", i, 100, is_bot=True), f"s{i}")
         app.auto_start = True
-        await app.drive("vt")
-        events = [e for c in await store.read("vt") for e in decode_commit(c.data)[1]]
+        await app.drive(table_id)
+        events = [e for c in await store.read(table_id) for e in decode_commit(c.data)[1]]
         await nc.close()
         return events
 
     events = asyncio.run(play())
-    assert (
-        holdem(["verify", "--table", "vt", "--nats", nats_url, "--stream", stream, "--json"]) == 0
-    )
+    command = ["verify", "--table", table_id, "--nats", nats_url, "--stream", stream, "--json"]
+    assert holdem(command) == 0
     report = json.loads(capsys.readouterr().out)
     assert [r["path"] for r in report] == ["hand 1", "hand 2", "hand 3"]
     assert all(r["ok"] and r["cards"] >= 6 for r in report)
