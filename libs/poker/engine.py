@@ -166,13 +166,18 @@ def _raise_bounds(s: HandState, p: int) -> tuple[int, int]:
 
 def legal_actions(s: HandState) -> LegalActions | None:
     """Exactly what the player to act may do, with amount bounds; None outside betting."""
+    cached: LegalActions | None = s.__dict__.get("_legal")
+    if cached is not None:
+        return cached
     p = s.actor
     if p is None:
         return None
     owed = s.current_bet - s.bets[p]
     can_raise = _raise_denial(s, p) is None
     min_to, max_to = _raise_bounds(s, p) if can_raise else (0, 0)
-    return LegalActions(
+    # States are never changed once built, so the answer is kept with the state: ``step`` then
+    # reuses the bounds a client just asked for instead of computing them again.
+    s.__dict__["_legal"] = legal = LegalActions(
         player=p,
         can_fold=owed > 0,
         can_check=owed <= 0,
@@ -185,6 +190,7 @@ def legal_actions(s: HandState) -> LegalActions | None:
         stack=s.stacks[p],
         bet=s.bets[p],
     )
+    return legal
 
 
 def showdown_turn(s: HandState) -> ShowdownTurn | None:
@@ -255,7 +261,7 @@ def step(
         events.append(event)
 
     if isinstance(command, (Fold, Check, Call, BetOrRaise, AllIn)):
-        _decide_action(s, command, emit)
+        _decide_action(s, command, emit, state.__dict__.get("_legal"))
     elif isinstance(command, DealHoleCards):
         _decide_hole(s, command, emit)
     elif isinstance(command, DealHands):
@@ -324,7 +330,10 @@ def _decide_board(s: HandState, command: DealBoard, emit: _Emit) -> None:
 
 
 def _decide_action(
-    s: HandState, command: Fold | Check | Call | BetOrRaise | AllIn, emit: _Emit
+    s: HandState,
+    command: Fold | Check | Call | BetOrRaise | AllIn,
+    emit: _Emit,
+    known: LegalActions | None = None,
 ) -> None:
     if s.phase is not Phase.BETTING or not s.actors:
         raise E.IllegalAction(E.WRONG_PHASE, "nobody is to act: the betting round is not open")
@@ -352,14 +361,20 @@ def _decide_action(
         amount = min(owed, s.stacks[p])
         emit(ActionTaken(p, ActionKind.CALL, amount, s.bets[p] + amount, amount == s.stacks[p]))
     else:
-        denial = _raise_denial(s, p)
+        if known is not None and known.player == p and known.can_raise:
+            denial = None
+        else:
+            denial = _raise_denial(s, p)
         if denial is not None:
             raise E.IllegalAction(*denial)
         to = command.to
         all_in = s.stacks[p] + s.bets[p]
         if to > all_in:
             raise E.IllegalAction(E.ABOVE_STACK, f"raise to {to} is more than your {all_in} chips")
-        min_to, max_to = _raise_bounds(s, p)
+        if known is not None and known.player == p and known.can_raise:
+            min_to, max_to = known.min_to, known.max_to
+        else:
+            min_to, max_to = _raise_bounds(s, p)
         if to < min_to:
             raise E.IllegalAction(E.BELOW_MINIMUM, f"the minimum is {min_to}, not {to}")
         if to > max_to:

@@ -118,6 +118,7 @@ class HandState:
         new = object.__new__(HandState)
         d = new.__dict__
         d.update(self.__dict__)
+        d.pop("_legal", None)  # what the old state's player could do (engine.legal_actions)
         for name in _LIST_FIELDS:
             d[name] = d[name][:]
         return new
@@ -370,6 +371,7 @@ _APPLY: dict[type, Callable[[HandState, Any], None]] = {
 
 def apply(s: HandState, event: Event) -> None:
     """Apply ``event`` to ``s`` in place (the engine's private copy)."""
+    s.__dict__.pop("_legal", None)  # a cached engine.legal_actions answer no longer holds
     _APPLY[type(event)](s, event)
 
 

@@ -305,3 +305,14 @@ def test_an_entry_bet_is_live_but_the_big_blind_closes_the_action() -> None:
     s, _ = play(s, Check(3), Call(4), Call(0))
     options = legal_actions(s)
     assert options is not None and options.player == 1 and options.can_raise
+
+
+def test_legal_actions_follow_a_state_that_events_change_in_place() -> None:
+    from libs.poker.state import apply
+
+    s = deal(holdem([100] * 3), "AsKs", "QdQh", "2c7d")
+    first = legal_actions(s)
+    assert first is not None and first.player == 2
+    apply(s, ActionTaken(2, ActionKind.CALL, 2, 2, False))
+    again = legal_actions(s)
+    assert again is not None and again.player == 0 and again.call_amount == 1
