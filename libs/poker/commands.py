@@ -79,5 +79,13 @@ class VoidHand:
 Command = (
     DealHoleCards
     | DealHands
-    | DealBoard | Fold | Check | Call | BetOrRaise | AllIn | Show | Muck | VoidHand
+    | DealBoard
+    | Fold
+    | Check
+    | Call
+    | BetOrRaise
+    | AllIn
+    | Show
+    | Muck
+    | VoidHand
 )

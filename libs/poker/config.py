@@ -63,6 +63,9 @@ class HandConfig:
     one when several are equal). The table sets it when a player posts an entry bet the size
     of the big blind elsewhere: that bet is live, but the big blind still closes the action.
 
+    ``dead_blinds`` (by position) are posted before the deal as dead money into the main pot:
+    the table charges a returning player's missed small blind this way.
+
     Antes normally count toward what each player has put in (a player all-in for less is
     eligible only up to that amount from everyone). With ``dead_antes`` (big-blind ante style)
     all antes go whole into the main pot instead.
@@ -77,6 +80,7 @@ class HandConfig:
     rake: RakeRule = field(default=NO_RAKE)
     dead_antes: bool = False
     big_blind_position: int | None = None
+    dead_blinds: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.blinds)
@@ -92,6 +96,10 @@ class HandConfig:
             object.__setattr__(self, "big_bet", 2 * self.min_bet)
         if not self.antes:
             object.__setattr__(self, "antes", (0,) * n)
+        if not self.dead_blinds:
+            object.__setattr__(self, "dead_blinds", (0,) * n)
+        elif len(self.dead_blinds) != n or any(d < 0 for d in self.dead_blinds):
+            raise ValueError("dead_blinds must give one amount (>= 0) per position")
         if self.big_blind_position is not None and not 0 <= self.big_blind_position < n:
             raise ValueError(f"big_blind_position must be a position 0..{n - 1}")
 

@@ -35,6 +35,7 @@ from .events import (
     AntePosted,
     BettingRoundEnded,
     BlindPosted,
+    DeadBlindPosted,
     Event,
     HandEnded,
     HandMucked,
@@ -105,6 +106,11 @@ def start_hand(config: HandConfig, stacks: Sequence[int], hand_id: str = "") -> 
         if amount:
             remaining[i] -= amount
             events.append(AntePosted(i, amount))
+    for i, dead in enumerate(config.dead_blinds):
+        amount = min(dead, remaining[i])
+        if amount:
+            remaining[i] -= amount
+            events.append(DeadBlindPosted(i, amount))
     for i, blind in enumerate(config.blinds):
         amount = min(blind, remaining[i])
         if blind:
@@ -205,17 +211,18 @@ def _contenders(s: HandState) -> list[bool]:
     return [not s.folded[i] and not s.mucked[i] for i in range(len(s.stacks))]
 
 
-def _pots(s: HandState) -> list[Pot]:
+def pots_of(s: HandState) -> list[Pot]:
     """The pots' shape: who paid how much and did not fold. Mucking does not change it (each pot
     is still awarded separately), it only takes the mucked hand out of contention."""
-    return build_pots(s.committed, s.antes, [not f for f in s.folded], s.config.dead_antes)
+    folded = s.folded
+    return build_pots(s.committed, s.antes, [not f for f in folded], s.config.dead_antes, s.dead)
 
 
 def _can_muck(s: HandState, p: int) -> bool:
     """A player may muck unless they are the last one left in some pot (they win it unshown)."""
     return all(
         any(q != p and not s.mucked[q] for q in pot.eligible)
-        for pot in _pots(s)
+        for pot in pots_of(s)
         if p in pot.eligible
     )
 
@@ -461,7 +468,7 @@ def _close_round(s: HandState, emit: _Emit) -> None:
 
 
 def _award(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
-    pots = _pots(s)
+    pots = pots_of(s)
     rake = rake_amount(sum(p.amount for p in pots), s.config.rake, s.flop_seen)
     if rake:
         emit(RakeTaken(rake))

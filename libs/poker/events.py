@@ -35,6 +35,15 @@ class AntePosted:
 
 
 @dataclass(frozen=True, slots=True)
+class DeadBlindPosted:
+    """Dead money before the deal (a missed small blind): it goes to the main pot and does not
+    count toward the player's bet."""
+
+    player: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
 class BlindPosted:
     """A blind or straddle; ``amount`` may be short of ``nominal`` when the player is all-in."""
 
@@ -131,6 +140,7 @@ class HandVoided:
 Event = (
     HandStarted
     | AntePosted
+    | DeadBlindPosted
     | BlindPosted
     | HoleCardsDealt
     | ActionTaken

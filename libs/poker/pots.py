@@ -26,15 +26,18 @@ def build_pots(
     antes: Sequence[int],
     contenders: Sequence[bool],
     dead_antes: bool = False,
+    dead: Sequence[int] = (),
 ) -> list[Pot]:
-    """Pots from what each position put in; ``contenders`` marks who can still win."""
+    """Pots from what each position put in; ``contenders`` marks who can still win. ``dead``
+    money (dead blinds, and antes when ``dead_antes``) goes whole into the main pot."""
     n = len(committed)
+    dead = list(dead) or [0] * n
     if dead_antes:
-        contributions = [committed[i] - antes[i] for i in range(n)]
-        amount = sum(antes)
+        contributions = [committed[i] - antes[i] - dead[i] for i in range(n)]
+        amount = sum(antes) + sum(dead)
     else:
-        contributions = list(committed)
-        amount = 0
+        contributions = [committed[i] - dead[i] for i in range(n)]
+        amount = sum(dead)
     pots: list[Pot] = []
     previous = 0
     for level in sorted(set(contributions)):

@@ -20,6 +20,7 @@ from .events import (
     AntePosted,
     BettingRoundEnded,
     BlindPosted,
+    DeadBlindPosted,
     Event,
     HandEnded,
     HandMucked,
@@ -79,6 +80,7 @@ class HandState:
     rake: int = 0
     flop_seen: bool = False
     dealt_mask: int = 0  # bit c set once card c is dealt (hole, board or burn)
+    dead: list[int] = field(default_factory=list)  # dead blinds posted, by position
 
     @property
     def player_count(self) -> int:
@@ -138,6 +140,7 @@ _LIST_FIELDS = (
     "showdown_queue",
     "shown",
     "mucked",
+    "dead",
 )
 
 
@@ -158,6 +161,7 @@ def initial_state(event: HandStarted) -> HandState:
         acted=[False] * n,
         shown=[None] * n,
         mucked=[False] * n,
+        dead=[0] * n,
     )
 
 
@@ -314,6 +318,14 @@ def _on_ante(s: HandState, event: AntePosted) -> None:
     s.pot += event.amount
 
 
+def _on_dead_blind(s: HandState, event: DeadBlindPosted) -> None:
+    p = event.player
+    s.stacks[p] -= event.amount
+    s.committed[p] += event.amount
+    s.dead[p] += event.amount
+    s.pot += event.amount
+
+
 def _on_blind(s: HandState, event: BlindPosted) -> None:
     p = event.player
     s.stacks[p] -= event.amount
@@ -360,6 +372,7 @@ _APPLY: dict[type, Callable[[HandState, Any], None]] = {
     HandShown: _on_shown,
     HandMucked: _on_mucked,
     AntePosted: _on_ante,
+    DeadBlindPosted: _on_dead_blind,
     BlindPosted: _on_blind,
     RakeTaken: _on_rake,
     PotAwarded: _on_award,

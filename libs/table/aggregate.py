@@ -9,8 +9,9 @@ Choices where the rules are silent (documented here, tested in tests/table):
 - Until the first hand, and while fewer than two players are active, a new player is active at
   once (no entry bet). Later, a new player either posts an entry bet (a live big blind, in
   the next hand) or waits until the big blind reaches their seat.
-- A player who sat out comes back the same way: a live big blind, or waiting for the big blind.
-  (Missed small blinds are not charged as dead money.)
+- A player who sat out while the big blind passed their seat comes back by posting the missed big
+  blind live (and a missed small blind dead), or by waiting for the big blind; one who missed no
+  blind plays at once.
 - The button moves to the next active seat clockwise every hand; heads-up the button posts the
   small blind.
 - A player who asks to leave during a hand folds when it is their turn and leaves at its end;
@@ -81,6 +82,9 @@ class Seat:
     is_bot: bool = False
     time_bank: float = 0.0
     timeouts: int = 0
+    missed_small_blind: bool = False
+    missed_big_blind: bool = False
+    dead_small_due: bool = False
 
 
 @dataclass
@@ -90,6 +94,8 @@ class TableState:
     opened_at: float = 0.0
     seats: dict[int, Seat] = field(default_factory=dict)
     button: int | None = None
+    last_small_blind: int | None = None
+    last_big_blind: int | None = None
     hands_started: int = 0
     hand: HandState | None = None
     hand_id: str = ""
@@ -178,15 +184,19 @@ def apply(s: TableState, event: Event) -> None:
         seat.timeouts = 0
         seat.waiting_for_big_blind = event.waits_for_big_blind
         seat.entry_due = event.posts_entry_bet
+        seat.dead_small_due = event.posts_dead_small_blind
     elif isinstance(event, LeaveRequested):
         s.seats[event.seat].leaving = True
     elif isinstance(event, HandBegan):
+        if s.config is not None and event.big_blind_seat >= 0:
+            _mark_missed_blinds(s, event, s.config.seats)
         s.hands_started = event.hand_number
         s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
         s.commitment, s.deck_id = event.commitment, event.deck_id
         for number in event.seats:
-            s.seats[number].waiting_for_big_blind = False
-            s.seats[number].entry_due = False
+            seat = s.seats[number]
+            seat.waiting_for_big_blind = seat.entry_due = seat.dead_small_due = False
+            seat.missed_small_blind = seat.missed_big_blind = False
     elif isinstance(event, HandStarted):
         s.hand = initial_state(event)
     elif isinstance(event, ClockStarted):
@@ -208,6 +218,25 @@ def apply(s: TableState, event: Event) -> None:
         s.clock_seat = None
     else:
         _apply_hand_event(s, event)
+
+
+def _passed(previous: int | None, current: int, seat: int, size: int) -> bool:
+    """Did a blind moving clockwise from ``previous`` to ``current`` pass over ``seat``?"""
+    if previous is None:
+        return False
+    span = (current - previous) % size or size
+    return 0 < (seat - previous) % size <= span
+
+
+def _mark_missed_blinds(s: TableState, event: HandBegan, size: int) -> None:
+    for number, seat in s.seats.items():
+        if not seat.sitting_out or number in event.seats:
+            continue
+        if _passed(s.last_big_blind, event.big_blind_seat, number, size):
+            seat.missed_big_blind = True
+        if _passed(s.last_small_blind, event.small_blind_seat, number, size):
+            seat.missed_small_blind = True
+    s.last_small_blind, s.last_big_blind = event.small_blind_seat, event.big_blind_seat
 
 
 def _apply_hand_event(s: TableState, event: HandEvent) -> None:
@@ -234,6 +263,8 @@ class HandPlan:
     seats: tuple[int, ...]  # by position
     config: HandConfig
     stacks: tuple[int, ...]
+    small_blind: int  # seats
+    big_blind: int
 
 
 def _after(seat: int, pool: list[int], size: int) -> int:
@@ -282,9 +313,14 @@ def plan_hand(s: TableState) -> HandPlan | None:
     if cfg.straddle and n >= 3:
         blinds[2] = 2 * cfg.big_blind
         big_blind_position = 2
+    dead = [0] * n
     for position, number in enumerate(order):
-        if s.seats[number].entry_due and blinds[position] == 0:
-            blinds[position] = cfg.big_blind  # a live entry bet
+        if blinds[position]:
+            continue  # posting a blind in turn settles what was missed
+        if s.seats[number].dead_small_due:
+            dead[position] = cfg.small_blind  # a missed small blind, dead
+        if s.seats[number].entry_due:
+            blinds[position] = cfg.big_blind  # a live entry bet (or missed big blind)
     fixed = cfg.structure is BettingStructure.FIXED_LIMIT
     config = HandConfig(
         variant=cfg.variant,
@@ -295,9 +331,10 @@ def plan_hand(s: TableState) -> HandPlan | None:
         big_bet=2 * cfg.big_blind if fixed else 0,
         rake=cfg.rake,
         big_blind_position=big_blind_position,
+        dead_blinds=tuple(dead),
     )
     stacks = tuple(s.seats[number].stack for number in order)
-    return HandPlan(button, tuple(order), config, stacks)
+    return HandPlan(button, tuple(order), config, stacks, sb, bb)
 
 
 def can_start_hand(s: TableState, now: float) -> bool:
@@ -432,12 +469,14 @@ def _sit_in(x: _Scratch, c: tc.SitIn) -> None:
         raise IllegalAction(NOT_SITTING_OUT, "you are not sitting out")
     if s.seats[number].stack <= 0:
         raise IllegalAction(E.ABOVE_STACK, "you have no chips: leave and buy in again")
-    starting = _active_count(s, excluding=number) < 2
+    seat = s.seats[number]
+    owes = seat.missed_big_blind and _active_count(s, excluding=number) >= 2
     x.emit(
         PlayerSatIn(
             number,
-            waits_for_big_blind=not starting and not c.post_entry_bet,
-            posts_entry_bet=not starting and c.post_entry_bet,
+            waits_for_big_blind=owes and not c.post_entry_bet,
+            posts_entry_bet=owes and c.post_entry_bet,
+            posts_dead_small_blind=owes and c.post_entry_bet and seat.missed_small_blind,
         )
     )
 
@@ -461,6 +500,8 @@ def _start_hand(x: _Scratch, c: tc.StartHand) -> None:
             c.commitment,
             c.now,
             c.deck_id,
+            plan.small_blind,
+            plan.big_blind,
         )
     )
     for event in start_hand(plan.config, plan.stacks, c.hand_id):

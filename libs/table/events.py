@@ -46,7 +46,8 @@ class PlayerSatOut:
 class PlayerSatIn:
     seat: int
     waits_for_big_blind: bool
-    posts_entry_bet: bool = False
+    posts_entry_bet: bool = False  # a live big blind (a missed big blind, posted on return)
+    posts_dead_small_blind: bool = False  # a missed small blind, posted dead on return
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,8 @@ class HandBegan:
     commitment: str
     at: float
     deck_id: str = ""
+    small_blind_seat: int = -1
+    big_blind_seat: int = -1
 
 
 @dataclass(frozen=True, slots=True)

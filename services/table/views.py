@@ -7,9 +7,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.poker.config import BettingStructure, RakeRule, Variant
-from libs.poker.engine import legal_actions
+from libs.poker.engine import legal_actions, pots_of
 from libs.poker.errors import InvalidCommand
-from libs.poker.pots import build_pots
 from libs.table import TableConfig, TableState
 
 VARIANTS = {
@@ -108,8 +107,7 @@ def player_view(
         view.hand_number = state.hands_started
         view.street = STREETS[hand.street]
         view.board.extend(card_to_proto(c) for c in hand.board)
-        in_hand = [not folded for folded in hand.folded]
-        for pot in build_pots(hand.committed, hand.antes, in_hand, hand.config.dead_antes):
+        for pot in pots_of(hand):
             view.pots.add(
                 amount=pot.amount, eligible_seats=[state.hand_seats[p] for p in pot.eligible]
             )

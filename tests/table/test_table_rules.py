@@ -275,3 +275,46 @@ def test_a_player_left_alone_waits_and_no_hand_starts() -> None:
     with pytest.raises(IllegalAction) as err:
         step_table(state, tc.StartHand("h", "c", 1.0))
     assert err.value.code == "NOT_ENOUGH_PLAYERS"
+
+
+def _next_hand(state: TableState, hand_id: str) -> tuple[TableState, HandBegan]:
+    state, events = when(state, tc.StartHand(hand_id, "c", 1.0))
+    began = events[0]
+    assert isinstance(began, HandBegan)
+    state, _ = when(state, tc.VoidCurrentHand("test"))
+    return state, began
+
+
+def test_missed_blinds_are_posted_on_return_big_live_and_small_dead() -> None:
+    state = after_a_hand(seated(4))  # button 0 played: next button 1, SB 2, BB 3
+    state, _ = when(state, tc.SitOut("p3"))
+    state, began = _next_hand(state, "h1")  # p3 out: button 1, SB 2, BB 0
+    assert 3 not in began.seats
+    state, began = _next_hand(state, "h2")  # button 2, SB 0, BB 1: both passed seat 3
+    assert state.seats[3].missed_big_blind and state.seats[3].missed_small_blind
+    state, events = when(state, tc.SitIn("p3", post_entry_bet=True))
+    state, _events = when(state, tc.StartHand("h3", "c", 2.0))
+    assert state.hand is not None
+    position = state.hand_seats.index(3)
+    assert state.hand.bets[position] == 2  # the missed big blind, live
+    assert state.hand.dead[position] == 1  # the missed small blind, dead in the pot
+    assert state.hand.pot == 1 and state.hand.stacks[position] == 97
+    assert not state.seats[3].missed_big_blind
+
+
+def test_a_returning_player_who_missed_the_big_blind_may_wait_for_it_instead() -> None:
+    state = after_a_hand(seated(4))
+    state, _ = when(state, tc.SitOut("p3"))
+    state, _ = _next_hand(state, "h1")
+    state, _ = _next_hand(state, "h2")
+    state, _events = when(state, tc.SitIn("p3"))
+    assert state.seats[3].waiting_for_big_blind
+
+
+def test_a_player_who_missed_no_blind_plays_at_once_on_return() -> None:
+    state = after_a_hand(seated(4))  # next: button 1, SB 2, BB 3
+    state, _ = when(state, tc.SitOut("p0"))
+    state, _began = _next_hand(state, "h1")  # seat 0 is behind the blinds: nothing missed
+    assert not state.seats[0].missed_big_blind and not state.seats[0].missed_small_blind
+    state, _events = when(state, tc.SitIn("p0"))
+    assert not state.seats[0].waiting_for_big_blind and not state.seats[0].entry_due
