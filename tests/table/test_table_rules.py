@@ -292,7 +292,7 @@ def test_missed_blinds_are_posted_on_return_big_live_and_small_dead() -> None:
     assert 3 not in began.seats
     state, began = _next_hand(state, "h2")  # button 2, SB 0, BB 1: both passed seat 3
     assert state.seats[3].missed_big_blind and state.seats[3].missed_small_blind
-    state, events = when(state, tc.SitIn("p3", post_entry_bet=True))
+    state, _ = when(state, tc.SitIn("p3", post_entry_bet=True))
     state, _events = when(state, tc.StartHand("h3", "c", 2.0))
     assert state.hand is not None
     position = state.hand_seats.index(3)
