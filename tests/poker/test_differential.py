@@ -123,8 +123,9 @@ def play_many(variant: Variant, structure: BettingStructure, seeds: Sequence[int
         for chunk in chunks:
             total.merge(play_seeds(variant, structure, chunk))
         return total
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    # Fresh interpreters: a forked child would inherit whatever earlier tests left in this
+    # process (gRPC threads, caches); one such child once spun for minutes in CI.
+    context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         parts = pool.map(
             play_seeds, itertools.repeat(variant), itertools.repeat(structure), chunks
