@@ -199,6 +199,7 @@ class TableApp:
                 new_state, events = step_table(table.state, command)  # domain errors propagate
                 if not events:
                     return Outcome(table.sequence, [])
+                new_state, events = await self._reveal_with_hand_end(new_state, events)
                 now = self.clock()
                 payload = encode_commit(table_id, events, key, type(command).__name__, now)
                 try:
@@ -244,6 +245,26 @@ class TableApp:
                     )
                 return outcome
             raise Conflict(table_id)
+
+    async def _reveal_with_hand_end(
+        self, state: TableState, events: list[Any]
+    ) -> tuple[TableState, list[Any]]:
+        """When a command ends a hand, its commit also reveals the deck's seed: the hand-end
+        commit carries what anyone needs to check every card. If the dealer cannot answer now,
+        the seed is revealed by a later automatic step instead."""
+        if not any(isinstance(e, (HandEnded, HandVoided)) for e in events):
+            return state, events
+        if not state.deck_id or state.hand_id in state.revealed_seeds:
+            return state, events
+        try:
+            seed = await self.dealer.reveal(state.deck_id)
+        except DeckLost:
+            return state, events
+        except Exception as exc:  # dealer unreachable: reveal later
+            log.warning("reveal_deferred", hand_id=state.hand_id, error=str(exc))
+            return state, events
+        state, more = step_table(state, tc.RevealSeed(state.hand_id, seed, self.clock()))
+        return state, [*events, *more]
 
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots); return how many."""

@@ -60,6 +60,11 @@ class TableAppContract:
             state = await app.state("t1")
             assert state.closed and state.hands_started == 5
             assert len(state.revealed_seeds) == 5
+            # the commit that ends a hand also reveals its seed
+            for commit in await events.read("t1"):
+                kinds = [type(e).__name__ for e in decode_commit(commit.data)[1]]
+                if "HandEnded" in kinds:
+                    assert kinds.index("SeedRevealed") > kinds.index("HandEnded")
 
         self.run(body)
 
