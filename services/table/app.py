@@ -186,12 +186,25 @@ class TableApp:
     async def execute(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
         """Decide, append and apply one command; then run the automatic steps it enables."""
         outcome = await self._execute(table_id, command, key)
+        assert outcome is not None
         await self.drive(table_id)
         return outcome
 
-    async def _execute(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
+    async def _execute(
+        self,
+        table_id: str,
+        command: tc.TableCommand,
+        key: str,
+        automatic: bool = False,
+        based_on: int | None = None,
+    ) -> Outcome | None:
+        """Decide, append, apply. A player's command that meets a newer state is decided again
+        on it; an ``automatic`` one (deal, bot, next hand) is dropped instead (None), since what
+        to do next must be worked out again from the newer state."""
         table = await self.table(table_id)
         async with table.lock:
+            if automatic and based_on is not None and table.sequence != based_on:
+                return None  # worked out from a state that has moved on (another step ran)
             for _ in range(3):
                 if key in table.recent:
                     first = table.recent[key]
@@ -207,14 +220,13 @@ class TableApp:
                         table_id, payload, expected_last=table.sequence, msg_id=key
                     )
                 except ConcurrencyConflict:
-                    fresh = await self._load(table_id)
-                    table.state, table.sequence = fresh.state, fresh.sequence
-                    table.recent.update(fresh.recent)
+                    # Another writer got there first (e.g. a dying owner's last append landed).
+                    await self._refresh(table_id, table)
+                    if automatic:
+                        return None
                     continue
                 if result.duplicate:
-                    fresh = await self._load(table_id)
-                    table.state, table.sequence = fresh.state, fresh.sequence
-                    table.recent.update(fresh.recent)
+                    await self._refresh(table_id, table)
                     continue
                 table.state, table.sequence = new_state, result.sequence
                 table.since_snapshot += 1
@@ -232,9 +244,7 @@ class TableApp:
                 if self.snapshots is not None and (
                     hand_over or table.since_snapshot >= self.snapshot_every
                 ):
-                    await self.snapshots.save(
-                        table_id, table.sequence, _encode_snapshot(table)
-                    )
+                    await self.snapshots.save(table_id, table.sequence, _encode_snapshot(table))
                     table.since_snapshot = 0
                 if self.publish is not None:
                     await self.publish(
@@ -245,6 +255,12 @@ class TableApp:
                     )
                 return outcome
             raise Conflict(table_id)
+
+    async def _refresh(self, table_id: str, table: _Table) -> None:
+        fresh = await self._load(table_id)
+        table.state, table.sequence = fresh.state, fresh.sequence
+        table.since_snapshot = fresh.since_snapshot
+        table.recent.update(fresh.recent)
 
     async def _reveal_with_hand_end(
         self, state: TableState, events: list[Any]
@@ -269,14 +285,22 @@ class TableApp:
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots); return how many."""
         done = 0
-        while done < limit:
+        for _ in range(3 * limit):  # a step lost to a newer state is worked out again
+            if done >= limit:
+                break
             table = await self.table(table_id)
-            command = await self._next_automatic(table_id, table.state)
+            based_on, state = table.sequence, table.state  # read together: no await between
+            command = await self._next_automatic(table_id, state)
             if command is None:
+                if table.sequence != based_on:
+                    continue  # something else moved the table meanwhile: look again
                 return done
-            key = f"{table_id}:{table.sequence}:{type(command).__name__}"
-            await self._execute(table_id, command, key)
-            done += 1
+            key = f"{table_id}:{based_on}:{type(command).__name__}"
+            if (
+                await self._execute(table_id, command, key, automatic=True, based_on=based_on)
+                is not None
+            ):
+                done += 1
         return done
 
     async def _next_automatic(self, table_id: str, s: TableState) -> tc.TableCommand | None:
