@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from libs.platform import healthcheck
+from libs.platform.config import DEFAULT_PORTS
 from libs.platform.localinfra import (
     LOOPBACK,
     LocalServer,
@@ -51,14 +52,6 @@ __all__ = [
 # Front to back: the order in which services are stopped (clients first, so nothing is cut off
 # mid-call by a dependency going away); they are started all at once.
 SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
-DEFAULT_PORTS: Mapping[str, int] = {
-    "gateway": 50051,
-    "lobby": 50052,
-    "table": 50053,
-    "dealer": 50054,
-    "evaluator": 50055,
-    "ai": 50056,
-}
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
