@@ -15,7 +15,12 @@ import time
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.errors import (
+    BucketNotFoundError,
+    KeyNotFoundError,
+    KeyWrongLastSequenceError,
+    NoKeysError,
+)
 from nats.js.kv import KeyValue
 
 
@@ -30,19 +35,35 @@ class Leases:
         self.bucket = bucket
         self.ttl = ttl
         self._kv: KeyValue | None = None
+        self._members: KeyValue | None = None
         self._revisions: dict[str, int] = {}
         self._renewed_at: dict[str, float] = {}
 
     async def start(self) -> None:
+        self._kv = await self._bucket(self.bucket)
+        self._members = await self._bucket(f"{self.bucket}_members")
+
+    async def _bucket(self, name: str) -> KeyValue:
         js = self._nc.jetstream()
         try:
-            self._kv = await js.key_value(self.bucket)
+            return await js.key_value(name)
         except BucketNotFoundError:
-            self._kv = await js.create_key_value(
-                KeyValueConfig(
-                    bucket=self.bucket, ttl=self.ttl, history=1, storage=StorageType.MEMORY
-                )
+            return await js.create_key_value(
+                KeyValueConfig(bucket=name, ttl=self.ttl, history=1, storage=StorageType.MEMORY)
             )
+
+    async def announce(self) -> None:
+        """Say this process is alive (an entry that expires with the lease TTL)."""
+        assert self._members is not None, "Leases.start() was not called"
+        await self._members.put(self.owner, b"1")
+
+    async def members(self) -> list[str]:
+        """The processes that announced themselves within the last TTL."""
+        assert self._members is not None, "Leases.start() was not called"
+        try:
+            return sorted(await self._members.keys())
+        except NoKeysError:
+            return []
 
     @property
     def kv(self) -> KeyValue:

@@ -380,14 +380,30 @@ class TableApp:
         registered tables divided by the replicas currently holding some. Return the taken."""
         if self.leases is None or self.registry is None:
             return []
+        await self.leases.announce()
         tables = await self.registry.all()
         held = set(self.leases.held())
         holders: dict[str, str | None] = {}
         for table_id in tables:
             if table_id not in held:
                 holders[table_id] = await self.leases.holder(table_id)
-        replicas = {h for h in holders.values() if h is not None} | {self.leases.owner}
+        replicas = (
+            {h for h in holders.values() if h is not None}
+            | set(await self.leases.members())
+            | {self.leases.owner}
+        )
         share = -(-len(tables) // len(replicas))
+        # Over our share while others are alive: hand idle tables back (between hands only).
+        for table_id in sorted(held):
+            if len(held) <= share:
+                break
+            cached = self._tables.get(table_id)
+            if cached is not None and cached.state.hand_in_progress:
+                continue
+            await self.leases.release(table_id)
+            self.forget(table_id)
+            held.discard(table_id)
+            log.info("table_released", table_id=table_id, share=share)
         taken = []
         for table_id, holder in holders.items():
             if holder is not None or len(held) >= share:

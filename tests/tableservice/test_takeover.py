@@ -58,8 +58,51 @@ def test_a_surviving_replica_adopts_the_tables_of_a_dead_one(nats_url: str) -> N
         finally:
             await b.stop()
             await nc.jetstream().delete_stream(f"ADOPT{suffix}")
-            await nc.jetstream().delete_key_value(f"leases_{suffix}")
-            await nc.jetstream().delete_key_value(f"tables_{suffix}")
+            for bucket in (f"leases_{suffix}", f"leases_{suffix}_members", f"tables_{suffix}"):
+                await nc.jetstream().delete_key_value(bucket)
+            await nc.close()
+
+    asyncio.run(main())
+
+
+def test_two_replicas_split_the_tables_between_them(nats_url: str) -> None:
+    async def main() -> None:
+        import nats
+
+        from libs.eventstore.jetstream import JetStreamEventStore
+
+        nc = await nats.connect(nats_url)
+        suffix = uuid.uuid4().hex[:8]
+        store = JetStreamEventStore(nc, stream=f"SPLIT{suffix}", subject_prefix=f"split{suffix}")
+        await store.ensure_stream()
+
+        async def replica(name: str) -> TableApp:
+            leases = Leases(nc, name, bucket=f"sleases_{suffix}", ttl=1.0)
+            await leases.start()
+            registry = Registry(nc, bucket=f"stables_{suffix}")
+            await registry.start()
+            return TableApp(store, None, LocalDealer(), leases=leases, registry=registry)
+
+        a, b = await replica("a"), await replica("b")
+        for i in range(4):  # every table is opened through replica a
+            await a.execute(f"t{i}", tc.OpenTable(f"t{i}", TableConfig(seats=4), 0.0), f"o{i}")
+        assert a.leases is not None and b.leases is not None
+        assert len(a.leases.held()) == 4
+        await a.start_background()
+        await b.start_background()
+        try:
+            for _ in range(80):
+                await asyncio.sleep(0.1)
+                if len(a.leases.held()) == 2 and len(b.leases.held()) == 2:
+                    break
+            assert sorted(a.leases.held() + b.leases.held()) == ["t0", "t1", "t2", "t3"]
+            assert len(a.leases.held()) == len(b.leases.held()) == 2
+        finally:
+            await a.stop()
+            await b.stop()
+            await nc.jetstream().delete_stream(f"SPLIT{suffix}")
+            for bucket in (f"sleases_{suffix}", f"sleases_{suffix}_members", f"stables_{suffix}"):
+                await nc.jetstream().delete_key_value(bucket)
             await nc.close()
 
     asyncio.run(main())
