@@ -360,6 +360,12 @@ def run_chaos(
                 asyncio.run(
                     _drive(services, redis_server, hands, players, kill_every, timeout, report)
                 )
+            except grpc.aio.AioRpcError as exc:
+                log = workdir / "table.log"
+                raise RuntimeError(
+                    f"the table service answered {exc.code().name}: {exc.details()}; last "
+                    f"lines of its log:\n{log_tail(log, 60)}"
+                ) from exc
             finally:
                 services.stop()
             asyncio.run(_verify(nats_server.url, hands, report))

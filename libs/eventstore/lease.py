@@ -90,9 +90,18 @@ class Leases:
                 return True
             except LeaseLost:
                 pass
-        try:
-            revision = await self.kv.create(key, self.owner.encode())
-        except KeyWrongLastSequenceError:
+        revision = None
+        for _ in range(2):
+            try:
+                revision = await self.kv.create(key, self.owner.encode())
+                break
+            except KeyWrongLastSequenceError:
+                return False
+            except KeyNotFoundError:
+                # nats-py: the entry expired between create's conflict and its check of the
+                # entry; the lease is free now, so try once more.
+                continue
+        if revision is None:
             return False
         self._revisions[key] = revision
         self._renewed_at[key] = time.monotonic()
