@@ -56,6 +56,7 @@ ENGINE_ERROR_CODES: dict[str, ErrorKind] = {
     "CONCURRENCY_CONFLICT": ErrorKind.CONFLICT,
 }
 RECENT_KEYS = 2048
+INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in the background
 
 
 def error_mapper() -> ErrorMapper:
@@ -124,6 +125,7 @@ class TableApp:
         self.registry = registry
         self._tables: dict[str, _Table] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._drivers: dict[str, asyncio.Task[None]] = {}
         self.commits = 0
 
     # ------------------------------------------------------------------ lifecycle
@@ -136,6 +138,12 @@ class TableApp:
                 self._tasks.append(asyncio.create_task(self._adopt_loop()))
 
     async def stop(self) -> None:
+        for task in self._drivers.values():
+            task.cancel()
+        for task in self._drivers.values():
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._drivers.clear()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -184,11 +192,28 @@ class TableApp:
     # ------------------------------------------------------------------ commands
 
     async def execute(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
-        """Decide, append and apply one command; then run the automatic steps it enables."""
+        """Decide, append and apply one command; then run the automatic steps it enables: the
+        first ``INLINE_STEPS`` before answering, the rest (e.g. a table of bots playing on) in
+        the background, so a call never waits for a whole game."""
         outcome = await self._execute(table_id, command, key)
         assert outcome is not None
-        await self.drive(table_id)
+        if await self.drive(table_id, limit=INLINE_STEPS) >= INLINE_STEPS:
+            self._drive_later(table_id)
         return outcome
+
+    def _drive_later(self, table_id: str) -> None:
+        running = self._drivers.get(table_id)
+        if running is not None and not running.done():
+            return
+
+        async def rest() -> None:
+            try:
+                while await self.drive(table_id, limit=200) >= 200:
+                    pass
+            except Exception as exc:  # lease lost, store down: the next call or tick resumes
+                log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
+
+        self._drivers[table_id] = asyncio.create_task(rest())
 
     async def _execute(
         self,
