@@ -209,46 +209,50 @@ async def _drive(
         ),
     ]
     last_kill = commits
+    restarting = asyncio.Event()
+    restarting.set()  # set = the table service is up
+
+    async def killer() -> None:
+        """SIGKILL the table service every ``kill_every`` commits (wherever they come from:
+        a call, or bots playing on in the background), restart it; once, restart redis-server."""
+        nonlocal last_kill
+        while kill_every:
+            await asyncio.sleep(0.005)
+            if commits - last_kill < kill_every:
+                continue
+            restarting.clear()
+            services.kill_table()
+            report.kills += 1
+            last_kill = commits
+            if report.kills == 2 and not report.redis_restarts:
+                await asyncio.to_thread(_restart_redis, redis)
+                report.redis_restarts += 1
+            # Blocking (a sync gRPC health check): off the event loop, where it could stall
+            # against grpc.aio.
+            await asyncio.to_thread(services.start_table)
+            restarting.set()
 
     async def chaotic(method: str, request: Any) -> Any:
-        """Call the table service; kill it (and restart it) every ``kill_every`` commits while
-        the call runs, then repeat the call: the idempotency key makes that safe."""
-        nonlocal last_kill
+        """Call the table service; when a kill cuts the call off, ask again with the same
+        idempotency key (so a call that did land is answered with its first outcome)."""
         while True:
-            task = asyncio.create_task(_call(services, method, request, deadline))
-            killed = False
-            while not task.done():
-                await asyncio.sleep(0.005)
-                if kill_every and commits - last_kill >= kill_every:
-                    services.kill_table()
-                    report.kills += 1
-                    last_kill = commits
-                    if report.kills == 2 and not report.redis_restarts:
-                        await asyncio.to_thread(_restart_redis, redis)
-                        report.redis_restarts += 1
-                    # Blocking (a sync gRPC health check): off the event loop, where it could
-                    # stall against grpc.aio.
-                    await asyncio.to_thread(services.start_table)
-                    killed = True
-                    break
-            if not killed:
-                return await task
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-                await task
+            await restarting.wait()
+            try:
+                return await _call(services, method, request, deadline)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
 
+    killing = asyncio.create_task(killer())
     # Everyone sits before the first hand: it starts only with ``players`` ready.
     for request in setup:
         await chaotic("SubmitCommand", request)
     kick = 0
     while True:
         state = (
-            await _call(
-                services,
-                "GetTableState",
-                table_pb2.GetTableStateRequest(table_id=TABLE_ID),
-                deadline,
-            )
+            await chaotic("GetTableState", table_pb2.GetTableStateRequest(table_id=TABLE_ID))
         ).view
         if state.table_status == common_pb2.TABLE_STATUS_CLOSED:
             break
@@ -260,6 +264,10 @@ async def _drive(
         )
         with contextlib.suppress(grpc.aio.AioRpcError):
             await chaotic("SubmitCommand", request)  # nothing to start: look again
+        await asyncio.sleep(0.05)
+    killing.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await killing
     await nc.close()
 
 
