@@ -28,8 +28,8 @@ import nats
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.cli.verify import outcomes_from_stream
 from libs.eventstore.jetstream import JetStreamEventStore
-from libs.fairdeck import DealLayout, FairnessError, verify_deal
 from libs.platform import healthcheck
 from libs.platform.localinfra import (
     LocalServer,
@@ -43,10 +43,10 @@ from libs.platform.localinfra import (
     wait_for_tcp,
 )
 from libs.platform.processes import service_env
-from libs.poker.events import HandEnded, HandVoided, HoleCardsDealt, StreetDealt
+from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.envelope import decode_commit
-from libs.table.events import HandBegan, PlayerLeft, PlayerSeated, SeedRevealed, TableClosed
+from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
 
 TABLE_ID = "chaos"
 STREAM = "HOLDEM_TABLES"
@@ -308,44 +308,17 @@ async def _verify(nats_url: str, hands: int, report: Report) -> None:
 
 
 def _verify_decks(events: list[Any], report: Report) -> None:
-    """Every completed hand's cards must follow from its revealed seed and commitment."""
-    hand: dict[str, Any] = {}
-    seeds = {e.hand_id: e.seed for e in events if isinstance(e, SeedRevealed) and e.seed}
-    # a hand's events run from HandBegan to HandEnded; the seed may come in a later commit
-    for event in events:
-        if isinstance(event, HandBegan):
-            hand = {"began": event, "holes": {}, "boards": {}, "burns": {}}
-        elif isinstance(event, HoleCardsDealt) and hand:
-            hand["holes"][event.player] = event.cards
-        elif isinstance(event, StreetDealt) and hand:
-            hand["boards"][event.street] = event.cards
-            if event.burn is not None:
-                hand["burns"][event.street] = event.burn
-        elif isinstance(event, HandEnded) and hand:
-            began = hand["began"]
-            seed = seeds.get(began.hand_id)
-            if seed is None:
-                lost = any(
-                    isinstance(e, SeedRevealed) and e.hand_id == began.hand_id for e in events
-                )
-                if lost:  # revealed empty: the dealer lost the seed (redis-server restarted)
-                    report.decks_unverifiable += 1
-                else:
-                    report.fairness_failures.append(f"hand {began.hand_id}: no seed revealed")
-                continue
-            layout = DealLayout(len(began.seats), len(next(iter(hand["holes"].values()))))
-            try:
-                verify_deal(
-                    bytes.fromhex(seed),
-                    began.commitment,
-                    layout,
-                    hand["holes"],
-                    hand["boards"],
-                    hand["burns"],
-                )
-                report.decks_verified += 1
-            except FairnessError as exc:
-                report.fairness_failures.append(f"hand {began.hand_id}: {exc}")
+    """Every completed hand's cards must follow from its revealed seed and commitment (the
+    checks of ``holdem verify --table``); voided hands are not checked."""
+    for outcome in outcomes_from_stream(events):
+        if outcome.voided:
+            continue
+        if outcome.seed_lost:  # revealed empty: the dealer lost it (redis-server restarted)
+            report.decks_unverifiable += 1
+        elif outcome.ok:
+            report.decks_verified += 1
+        else:
+            report.fairness_failures.append(f"{outcome.path}: {'; '.join(outcome.failures)}")
 
 
 def run_chaos(

@@ -319,6 +319,8 @@ class Outcome:
     path: str
     failures: tuple[str, ...]
     cards: int = 0
+    voided: bool = False  # the hand was voided (from a stream)
+    seed_lost: bool = False  # the seed was revealed empty: the dealer no longer had it
 
     @property
     def ok(self) -> bool:
@@ -349,17 +351,21 @@ def outcomes_from_stream(events: Sequence[Any]) -> list[Outcome]:
             hand_events.append(event)
             if isinstance(event, (HandEnded, HandVoided)):
                 path = f"hand {began.hand_id}"
-                seed = seeds.get(began.hand_id, "")
+                voided = isinstance(event, HandVoided)
+                seed = seeds.get(began.hand_id)
                 if not seed:
-                    why = (
-                        "voided and its seed was lost"
-                        if isinstance(event, HandVoided)
-                        else ("no seed revealed")
+                    lost = seed is not None
+                    why = "its seed was lost" if lost else "no seed revealed"
+                    if voided:
+                        why = f"voided and {why}"
+                    outcomes.append(
+                        Outcome(path, (f"cannot verify: {why}",), voided=voided, seed_lost=lost)
                     )
-                    outcomes.append(Outcome(path, (f"cannot verify: {why}",)))
                 else:
                     dealt = dealt_from_events(hand_events, Reveal(seed, began.commitment))
-                    outcomes.append(Outcome(path, tuple(check(dealt)), dealt.card_count))
+                    outcomes.append(
+                        Outcome(path, tuple(check(dealt)), dealt.card_count, voided=voided)
+                    )
                 began = None
     return outcomes
 
