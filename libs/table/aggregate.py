@@ -29,6 +29,7 @@ from libs.poker import errors as E
 from libs.poker.config import BettingStructure, HandConfig
 from libs.poker.engine import legal_actions, showdown_turn, start_hand, step
 from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 from libs.poker.events import ActionTaken, HandEnded, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.state import HandState, initial_state
@@ -358,31 +359,37 @@ def _room_limit_reached(s: TableState, now: float) -> str | None:
 class _Scratch:
     """A private copy of the state plus the events decided so far."""
 
-    def __init__(self, state: TableState) -> None:
+    def __init__(self, state: TableState, evaluator: HandEvaluator) -> None:
         self.s = copy.deepcopy(state)
         self.events: list[Event] = []
+        self.evaluator = evaluator
 
     def emit(self, event: Event) -> None:
         apply(self.s, event)
         self.events.append(event)
 
 
-def decide(state: TableState, command: tc.TableCommand) -> list[Event]:
-    """Validate ``command`` and return the events it causes; ``state`` is never changed."""
-    return _decide(state, command).events
+def decide(
+    state: TableState, command: tc.TableCommand, evaluator: HandEvaluator = DEFAULT_EVALUATOR
+) -> list[Event]:
+    """Validate ``command`` and return the events it causes; ``state`` is never changed.
+    ``evaluator`` ranks the hands of a showdown the command leads to."""
+    return _decide(state, command, evaluator).events
 
 
-def step_table(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[Event]]:
+def step_table(
+    state: TableState, command: tc.TableCommand, evaluator: HandEvaluator = DEFAULT_EVALUATOR
+) -> tuple[TableState, list[Event]]:
     """``decide`` and ``evolve`` at once."""
-    scratch = _decide(state, command)
+    scratch = _decide(state, command, evaluator)
     return scratch.s, scratch.events
 
 
-def _decide(state: TableState, command: tc.TableCommand) -> _Scratch:
+def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluator) -> _Scratch:
     if isinstance(command, tc.OpenTable):
         if state.config is not None:
             raise IllegalAction(ALREADY_OPEN, f"table {state.table_id} is already open")
-        x = _Scratch(state)
+        x = _Scratch(state, evaluator)
         x.emit(TableOpened(command.table_id, command.config, command.now))
         return x
     if state.config is None:
@@ -392,7 +399,7 @@ def _decide(state: TableState, command: tc.TableCommand) -> _Scratch:
     handler = _HANDLERS.get(type(command))
     if handler is None:  # pragma: no cover - exhaustive over TableCommand
         raise InvalidCommand("UNKNOWN_COMMAND", f"unknown command {command!r}")
-    x = _Scratch(state)
+    x = _Scratch(state, evaluator)
     handler(x, command)
     return x
 
@@ -617,7 +624,7 @@ def _hand_step(x: _Scratch, command: hc.Command, now: float) -> None:
     """Run a hand command through the engine, then start the clock or finish the hand."""
     s = x.s
     assert s.hand is not None and s.config is not None
-    _, events = step(s.hand, command, hand_id=None)
+    _, events = step(s.hand, command, x.evaluator)
     for event in events:
         x.emit(event)
     if s.hand_in_progress:

@@ -31,6 +31,7 @@ from libs.poker import commands as hc
 from libs.poker.cards import DECK, Card
 from libs.poker.engine import legal_actions, showdown_turn
 from libs.poker.events import HandEnded, HandVoided
+from libs.poker.known_values import HandValueNeeded, KnownValues
 from libs.poker.state import Phase
 from libs.table import TableState, can_start_hand, codec, step_table
 from libs.table import apply as apply_table_event
@@ -39,6 +40,7 @@ from libs.table.envelope import decode_commit, encode_commit, encode_public
 from libs.table.events import TableClosed, TableOpened
 from services.table.bots import simple_bot_action
 from services.table.dealing import DealerPort, DeckLost
+from services.table.ranking import EvaluatorUnavailable, HandRanker, values_for_showdown
 
 log = structlog.get_logger("table")
 
@@ -113,6 +115,7 @@ class TableApp:
         clock: Callable[[], float] = time.time,
         auto_start: bool = True,
         registry: Registry | None = None,
+        ranker: HandRanker | None = None,
     ) -> None:
         self.events = events
         self.snapshots = snapshots
@@ -123,6 +126,8 @@ class TableApp:
         self.clock = clock
         self.auto_start = auto_start
         self.registry = registry
+        self.ranker = ranker
+        self.ranking_fallbacks = 0
         self._tables: dict[str, _Table] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._drivers: dict[str, asyncio.Task[None]] = {}
@@ -234,7 +239,8 @@ class TableApp:
                 if key in table.recent:
                     first = table.recent[key]
                     return Outcome(first.sequence, first.events, duplicate=True)
-                new_state, events = step_table(table.state, command)  # domain errors propagate
+                # domain errors propagate
+                new_state, events = await self._step(table.state, command)
                 if not events:
                     return Outcome(table.sequence, [])
                 new_state, events = await self._reveal_with_hand_end(new_state, events)
@@ -280,6 +286,31 @@ class TableApp:
                     )
                 return outcome
             raise Conflict(table_id)
+
+    async def _step(
+        self, state: TableState, command: tc.TableCommand
+    ) -> tuple[TableState, list[Any]]:
+        """``step_table`` with the hands of a showdown ranked by ``ranker`` (the evaluator service):
+        a step that reaches a showdown stops, asks for every live hand's value in one call, and
+        runs again. If the service cannot answer, the same evaluator runs in-process (ranking is
+        a pure function; the hand goes on) and the fallback is logged."""
+        if self.ranker is None:
+            return step_table(state, command)
+        known = KnownValues()
+        for _ in range(3):
+            try:
+                return step_table(state, command, known)
+            except HandValueNeeded as need:
+                assert state.config is not None
+                try:
+                    await values_for_showdown(
+                        self.ranker, state.config.variant, state.hand, need, known
+                    )
+                except EvaluatorUnavailable as exc:
+                    self.ranking_fallbacks += 1
+                    log.warning("evaluator_unavailable", error=str(exc), fallback="in-process")
+                    return step_table(state, command)
+        raise RuntimeError("the evaluator's values do not cover the showdown")
 
     async def _refresh(self, table_id: str, table: _Table) -> None:
         fresh = await self._load(table_id)

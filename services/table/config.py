@@ -38,13 +38,19 @@ DEALER = Var(
     "service",
     "where cards come from: the dealer service, or the same algorithm in-process",
 )
+EVALUATOR = Var(
+    "HOLDEM_TABLE_EVALUATOR",
+    choice("service", "local"),
+    "service",
+    "who ranks hands at showdown: the evaluator service, or the same evaluator in-process",
+)
 STREAM = Var(
     "HOLDEM_TABLE_STREAM",
     STRING,
     "HOLDEM_TABLES",
     "JetStream stream holding every table's commits (subjects holdem.table.<id>)",
 )
-VARIABLES: tuple[Var[Any], ...] = (SNAPSHOT_EVERY, LEASE_TTL_SECONDS, DEALER, STREAM)
+VARIABLES: tuple[Var[Any], ...] = (SNAPSHOT_EVERY, LEASE_TTL_SECONDS, DEALER, EVALUATOR, STREAM)
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class TableServiceConfig:
     snapshot_every: int
     lease_ttl_seconds: float
     dealer: str
+    evaluator: str
     stream: str
     replica_id: str
 
@@ -64,6 +71,7 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         snapshot_every=values[SNAPSHOT_EVERY],
         lease_ttl_seconds=values[LEASE_TTL_SECONDS],
         dealer=values[DEALER],
+        evaluator=values[EVALUATOR],
         stream=values[STREAM],
         replica_id=f"{socket.gethostname()}-{os.getpid()}",
     )

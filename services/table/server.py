@@ -20,6 +20,7 @@ from libs.table import commands as tc
 from services.table.app import TableApp, error_mapper
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
+from services.table.ranking import GrpcRanker, HandRanker, LocalRanker
 from services.table.views import ACTIONS, BAD_REQUEST, config_from_proto, player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -135,13 +136,19 @@ async def build(config: TableServiceConfig) -> Mount:
     await leases.start()
     registry = Registry(nc)
     await registry.start()
-    channel = None
+    channels = []
     dealer: DealerPort
     if config.dealer == "service":
-        channel = connect_peer(platform, "dealer")
-        dealer = GrpcDealer(channel)
+        channels.append(connect_peer(platform, "dealer"))
+        dealer = GrpcDealer(channels[-1])
     else:
         dealer = LocalDealer()
+    ranker: HandRanker
+    if config.evaluator == "service":
+        channels.append(connect_peer(platform, "evaluator"))
+        ranker = GrpcRanker(channels[-1])
+    else:
+        ranker = LocalRanker()
 
     async def publish(table_id: str, payload: bytes) -> None:
         await nc.publish(PUBLIC_SUBJECT.format(table_id), payload)
@@ -154,6 +161,7 @@ async def build(config: TableServiceConfig) -> Mount:
         publish=publish,
         snapshot_every=config.snapshot_every,
         registry=registry,
+        ranker=ranker,
     )
     await app.start_background()
     servicer = TableServiceServicer(app)
@@ -163,7 +171,7 @@ async def build(config: TableServiceConfig) -> Mount:
         for key in leases.held():
             with contextlib.suppress(Exception):
                 await leases.release(key)
-        if channel is not None:
+        for channel in channels:
             await channel.close()
         await nc.drain()
         await redis.aclose()

@@ -173,9 +173,7 @@ def _memoized(base: type[pk.Hand]) -> type[pk.Hand]:
             best_cards: tuple[pk.Card, ...] = ()
             for cards in candidates(hole, board):
                 found: Any = lookup(cards)
-                if found is not None and (
-                    best is None or (found < best if low else found > best)
-                ):
+                if found is not None and (best is None or (found < best if low else found > best)):
                     best, best_cards = found, cards
             if best is None:
                 hand = ValueError(invalid)

@@ -127,9 +127,7 @@ def play_many(variant: Variant, structure: BettingStructure, seeds: Sequence[int
     # process (gRPC threads, caches); one such child once spun for minutes in CI.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        parts = pool.map(
-            play_seeds, itertools.repeat(variant), itertools.repeat(structure), chunks
-        )
+        parts = pool.map(play_seeds, itertools.repeat(variant), itertools.repeat(structure), chunks)
         for part in parts:
             total.merge(part)
     return total
@@ -202,8 +200,11 @@ def test_differential(
         (pk.NoLimitTexasHoldem, Variant.HOLDEM, BettingStructure.NO_LIMIT),
         (pk.FixedLimitTexasHoldem, Variant.HOLDEM, BettingStructure.FIXED_LIMIT),
         (pk.PotLimitOmahaHoldem, Variant.OMAHA, BettingStructure.POT_LIMIT),
-        (pk.FixedLimitOmahaHoldemHighLowSplitEightOrBetter, Variant.OMAHA_HI_LO,
-         BettingStructure.FIXED_LIMIT),
+        (
+            pk.FixedLimitOmahaHoldemHighLowSplitEightOrBetter,
+            Variant.OMAHA_HI_LO,
+            BettingStructure.FIXED_LIMIT,
+        ),
     ],
 )
 def test_our_pokerkit_states_match_its_presets(
@@ -293,16 +294,31 @@ def test_mucking_a_losing_hand_does_not_change_the_payout() -> None:
     """p2 is all-in for 4 and loses; p1 and p3 split a 17-chip main pot (odd chip to p1) and a
     53-chip side pot (odd chip to p1) whether p2 shows or mucks: RULES.md pays each pot
     separately. The differential tests show every hand, so they cannot see this."""
+
     def finish(p2_mucks: bool) -> list[int]:
         config = HandConfig(Variant.HOLDEM, BettingStructure.NO_LIMIT, position_blinds(5, 1, 2))
         state = new_hand(config, (100, 100, 4, 100, 100))
         for p, cards in enumerate(["5d6d", "Th3c", "7h7d", "Td4c", "8c9c"]):
             state, _ = step(state, DealHoleCards(p, parse_cards(cards)))
         commands: list[Command] = [
-            BetOrRaise(2, 4), Call(3), Call(4), Fold(0), Call(1),
-            DealBoard(parse_cards("AsKsQd")), Check(1), BetOrRaise(3, 11), Call(4), Call(1),
-            DealBoard(parse_cards("Jc")), Check(1), BetOrRaise(3, 10), Fold(4), Call(1),
-            DealBoard(parse_cards("2h")), Check(1), Check(3),
+            BetOrRaise(2, 4),
+            Call(3),
+            Call(4),
+            Fold(0),
+            Call(1),
+            DealBoard(parse_cards("AsKsQd")),
+            Check(1),
+            BetOrRaise(3, 11),
+            Call(4),
+            Call(1),
+            DealBoard(parse_cards("Jc")),
+            Check(1),
+            BetOrRaise(3, 10),
+            Fold(4),
+            Call(1),
+            DealBoard(parse_cards("2h")),
+            Check(1),
+            Check(3),
         ]
         for command in commands:
             state, _ = step(state, command)

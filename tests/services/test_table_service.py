@@ -33,6 +33,7 @@ def _table(start: Starter, nats_url: str, redis_url: str, **env: str) -> Service
             "HOLDEM_NATS_URL": nats_url,
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_TABLE_DEALER": "local",
+            "HOLDEM_TABLE_EVALUATOR": "local",
             **env,
         },
     )
@@ -142,3 +143,71 @@ def test_a_second_replica_takes_over_a_table_when_the_first_dies(
                 assert time.monotonic() < deadline, "no takeover within the lease TTL"
                 time.sleep(0.2)
         assert after.sequence == before.sequence
+
+
+def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> None:
+    table_id = f"e{uuid.uuid4().hex[:8]}"
+    config = common_pb2.TableConfig()
+    config.CopyFrom(CONFIG)
+    config.hand_limit = hands
+    with grpc.insecure_channel(table.address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.SubmitCommand(
+            _command(table_id, "open", open_table=table_pb2.OpenTable(config=config))
+        )
+        for i in range(4):
+            stub.SubmitCommand(
+                _command(
+                    table_id,
+                    f"bot-{i}",
+                    seat_player=table_pb2.SeatPlayer(
+                        player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True
+                    ),
+                )
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
+            if view.table_status == common_pb2.TABLE_STATUS_CLOSED:
+                break
+            assert time.monotonic() < deadline, "the bot table did not finish its hands"
+            time.sleep(0.2)
+
+
+def test_showdowns_are_ranked_by_the_evaluator_service(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    evaluator = start("evaluator", {})
+    table = _table(
+        start,
+        nats_url,
+        redis_url,
+        HOLDEM_TABLE_EVALUATOR="service",
+        HOLDEM_EVALUATOR_ADDR=evaluator.address,
+    )
+    _bot_table_to_the_end(table, hands=20)
+    events = [line.get("event") for line in table.log_lines()]
+    assert "evaluator_unavailable" not in events
+    calls = [
+        line
+        for line in evaluator.log_lines()
+        if line.get("event") == "rpc finished"
+        and str(line.get("rpc", "")).endswith("EvaluateBatch")
+    ]
+    assert calls and all(c["status"] == "OK" for c in calls)  # one per showdown
+
+
+def test_without_the_evaluator_service_showdowns_fall_back_in_process(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    table = _table(
+        start,
+        nats_url,
+        redis_url,
+        HOLDEM_TABLE_EVALUATOR="service",
+        HOLDEM_EVALUATOR_ADDR="127.0.0.1:9",  # nothing listens there
+        HOLDEM_RPC_TIMEOUT_SECONDS="1",
+    )
+    _bot_table_to_the_end(table, hands=20)
+    events = [line.get("event") for line in table.log_lines()]
+    assert "evaluator_unavailable" in events  # the service was asked, and the hands went on

@@ -1,0 +1,140 @@
+"""Where the table gets hand values at showdown: the evaluator service (one EvaluateBatch per
+showdown), or in-process (``HOLDEM_TABLE_EVALUATOR=local``).
+
+The table aggregate is pure, so it cannot call out in the middle of a step. The table service runs
+a step with ``KnownValues``; when the step reaches a showdown it raises ``HandValueNeeded``
+(nothing has changed), ``values_for_showdown`` asks the ranker for every live hand on that board in
+one call, and the step runs again with the values. The pot rules (side pots, eligibility, odd
+chips, hi-lo halves) stay in the aggregate, so its events are decided in one place and replay
+never needs the service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import grpc
+
+from libs.poker.config import Variant
+from libs.poker.evaluation import DEFAULT_EVALUATOR
+from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
+from libs.poker.state import HandState
+
+Holding = tuple[tuple[int, ...], tuple[int, ...]]  # hole cards, board
+HandValues = tuple[int, int | None]  # high value, 8-or-better low value (None: no low)
+
+
+class HandRanker(Protocol):
+    async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
+        """High (and, in hi-lo, low) values of each holding, in order."""
+        ...
+
+
+class EvaluatorUnavailable(Exception):
+    """The evaluator service did not answer."""
+
+
+class LocalRanker:
+    """The same evaluator the service runs, in-process."""
+
+    async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
+        out: list[HandValues] = []
+        for hole, board in holdings:
+            if variant is Variant.HOLDEM:
+                out.append((DEFAULT_EVALUATOR.high(hole + board), None))
+            else:
+                low = (
+                    DEFAULT_EVALUATOR.omaha_low(hole, board)
+                    if variant is Variant.OMAHA_HI_LO
+                    else None
+                )
+                out.append((DEFAULT_EVALUATOR.omaha_high(hole, board), low))
+        return out
+
+
+_VARIANTS = {
+    Variant.HOLDEM: "VARIANT_HOLDEM",
+    Variant.OMAHA: "VARIANT_OMAHA",
+    Variant.OMAHA_HI_LO: "VARIANT_OMAHA_HI_LO",
+}
+
+
+class GrpcRanker:
+    """holdem.evaluator.v1.EvaluatorService.EvaluateBatch."""
+
+    def __init__(self, channel: Any) -> None:
+        from holdem.evaluator.v1 import evaluator_pb2_grpc
+
+        self._stub = evaluator_pb2_grpc.EvaluatorServiceStub(channel)
+        self.calls = 0
+
+    async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
+        from holdem.common.v1 import common_pb2
+        from holdem.evaluator.v1 import evaluator_pb2
+
+        def cards(values: Sequence[int]) -> list[common_pb2.Card]:
+            return [
+                common_pb2.Card(
+                    rank=common_pb2.Rank.ValueType((c >> 2) + 2),
+                    suit=common_pb2.Suit.ValueType((c & 3) + 1),
+                )
+                for c in values
+            ]
+
+        request = evaluator_pb2.EvaluateBatchRequest(
+            variant=common_pb2.Variant.Value(_VARIANTS[variant]),
+            holdings=[
+                evaluator_pb2.Holding(hole_cards=cards(hole), board=cards(board))
+                for hole, board in holdings
+            ],
+        )
+        self.calls += 1
+        try:
+            reply = await self._stub.EvaluateBatch(request)
+        except grpc.aio.AioRpcError as exc:
+            raise EvaluatorUnavailable(f"{exc.code().name}: {exc.details()}") from exc
+        if len(reply.values) != len(holdings):
+            raise EvaluatorUnavailable(f"{len(reply.values)} values for {len(holdings)} holdings")
+        return [
+            (v.high.strength, v.low.strength if v.HasField("low") else None) for v in reply.values
+        ]
+
+
+def live_holdings(hand: HandState | None, need: HandValueNeeded) -> list[Holding]:
+    """Every hand still in ``hand`` (not folded, cards known) on the board of ``need``, plus the
+    one asked for."""
+    # hold'em asks with one player's hole cards plus the board, Omaha with the two apart
+    asked = (need.cards[:2], need.cards[2:]) if need.cards else (need.hole, need.board)
+    if hand is None:
+        return [asked]
+    holes: list[tuple[int, ...]] = [
+        tuple(h) for h, folded in zip(hand.hole, hand.folded, strict=True) if h and not folded
+    ]
+    try:
+        board = need.board_for(holes)
+    except ValueError:
+        return [asked]
+    holdings: list[Holding] = [(hole, board) for hole in holes]
+    if not need.cards and asked not in holdings:
+        holdings.append(asked)
+    return holdings
+
+
+async def values_for_showdown(
+    ranker: HandRanker,
+    variant: Variant,
+    hand: HandState | None,
+    need: HandValueNeeded,
+    known: KnownValues,
+) -> None:
+    """Ask ``ranker`` once for every live hand of the showdown ``need`` comes from; add the
+    answers to ``known``."""
+    holdings = live_holdings(hand, need)
+    values = await ranker.rank(variant, holdings)
+    for (hole, board), (high, low) in zip(holdings, values, strict=True):
+        if variant is Variant.HOLDEM:
+            known.highs[high_key(hole + board)] = high
+        else:
+            known.omaha_highs[omaha_key(hole, board)] = high
+            known.omaha_lows[omaha_key(hole, board)] = low
