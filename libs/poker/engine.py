@@ -49,7 +49,7 @@ from .events import (
     UncalledBetReturned,
 )
 from .pots import Pot, build_pots, rake_amount, split_evenly, take_rake
-from .state import HandState, Phase, apply, initial_state
+from .state import _APPLY, HandState, Phase, apply, initial_state
 
 _Emit = Callable[[Event], None]
 
@@ -135,66 +135,79 @@ def new_hand(config: HandConfig, stacks: Sequence[int], hand_id: str = "") -> Ha
 
 def _raise_denial(s: HandState, p: int) -> tuple[str, str] | None:
     """Why ``p`` may not bet or raise now (code, message), or None if they may."""
-    owed = s.current_bet - s.bets[p]
-    if s.stacks[p] <= owed:
+    current = s.current_bet
+    bets = s.bets
+    owed = current - bets[p]
+    stacks = s.stacks
+    if stacks[p] <= owed:
         return E.CANNOT_RAISE, "you do not have chips beyond the call"
-    if s.config.structure is BettingStructure.FIXED_LIMIT and (
+    config = s.config
+    if config.structure is BettingStructure.FIXED_LIMIT and (
         s.raise_count >= FIXED_LIMIT_BETS_PER_ROUND
     ):
         return E.CAP_REACHED, "betting is capped (one bet and three raises): call or fold"
-    if s.acted[p] and owed < max(s.increment, s.config.street_bet(s.street)):
+    if s.acted[p] and owed < max(s.increment, config.street_bet(s.street)):
         return (
             E.ACTION_NOT_REOPENED,
             "an all-in for less than a full raise does not reopen the betting: call or fold",
         )
-    n = len(s.stacks)
-    if not any(
-        j != p and not s.folded[j] and s.stacks[j] + s.bets[j] > s.current_bet for j in range(n)
-    ):
-        return E.CANNOT_RAISE, "every other player is all-in or has folded: call or fold"
-    return None
+    folded = s.folded
+    for j in range(len(stacks)):
+        if j != p and not folded[j] and stacks[j] + bets[j] > current:
+            return None
+    return E.CANNOT_RAISE, "every other player is all-in or has folded: call or fold"
 
 
 def _raise_bounds(s: HandState, p: int) -> tuple[int, int]:
     all_in = s.stacks[p] + s.bets[p]
-    street_bet = s.config.street_bet(s.street)
-    min_to = min(all_in, s.current_bet + max(s.increment, street_bet))
-    structure = s.config.structure
+    config = s.config
+    structure = config.structure
+    current = s.current_bet
+    street_bet = config.street_bet(s.street)
+    increment = s.increment
+    min_to = min(all_in, current + (increment if increment > street_bet else street_bet))
     if structure is BettingStructure.NO_LIMIT:
-        max_to = all_in
-    elif structure is BettingStructure.FIXED_LIMIT:
-        max_to = min_to
-    else:
-        pot_after_call = s.total_pot + (s.current_bet - s.bets[p])
-        max_to = min(all_in, max(min_to, s.current_bet + pot_after_call))
-    return min_to, max_to
+        return min_to, all_in
+    if structure is BettingStructure.FIXED_LIMIT:
+        return min_to, min_to
+    pot_after_call = s.pot + sum(s.bets) + (current - s.bets[p])
+    return min_to, min(all_in, max(min_to, current + pot_after_call))
 
 
 def legal_actions(s: HandState) -> LegalActions | None:
     """Exactly what the player to act may do, with amount bounds; None outside betting."""
-    cached: LegalActions | None = s.__dict__.get("_legal")
+    d = s.__dict__
+    cached: LegalActions | None = d.get("_legal")
     if cached is not None:
         return cached
-    p = s.actor
-    if p is None:
+    actors = s.actors
+    if s.phase is not Phase.BETTING or not actors:
         return None
-    owed = s.current_bet - s.bets[p]
-    can_raise = _raise_denial(s, p) is None
-    min_to, max_to = _raise_bounds(s, p) if can_raise else (0, 0)
+    p = actors[0]
+    bet = s.bets[p]
+    stack = s.stacks[p]
+    current = s.current_bet
+    owed = current - bet
+    if _raise_denial(s, p) is None:
+        min_to, max_to = _raise_bounds(s, p)
+        can_raise = True
+    else:
+        min_to = max_to = 0
+        can_raise = False
     # States are never changed once built, so the answer is kept with the state: ``step`` then
     # reuses the bounds a client just asked for instead of computing them again.
-    s.__dict__["_legal"] = legal = LegalActions(
-        player=p,
-        can_fold=owed > 0,
-        can_check=owed <= 0,
-        can_call=owed > 0,
-        call_amount=min(max(owed, 0), s.stacks[p]),
-        can_raise=can_raise,
-        is_bet=s.current_bet == 0,
-        min_to=min_to,
-        max_to=max_to,
-        stack=s.stacks[p],
-        bet=s.bets[p],
+    d["_legal"] = legal = LegalActions(
+        p,  # player
+        owed > 0,  # can_fold
+        owed <= 0,  # can_check
+        owed > 0,  # can_call
+        (owed if owed < stack else stack) if owed > 0 else 0,  # call_amount
+        can_raise,
+        current == 0,  # is_bet
+        min_to,
+        max_to,
+        stack,
+        bet,
     )
     return legal
 
@@ -262,22 +275,20 @@ def step(
         raise E.IllegalAction(E.HAND_OVER, "the hand is over")
     s = state.copy()
     events: list[Event] = []
+    add = events.append
 
     def emit(event: Event) -> None:
-        apply(s, event)
-        events.append(event)
+        # ``apply`` without dropping a cached ``legal_actions``: ``copy`` already did, and
+        # nothing asks for the legal actions of this private copy until the step is over.
+        _APPLY[type(event)](s, event)
+        add(event)
 
     if isinstance(command, (Fold, Check, Call, BetOrRaise, AllIn)):
         _decide_action(s, command, emit, state.__dict__.get("_legal"))
     elif isinstance(command, DealHoleCards):
         _decide_hole(s, command, emit)
     elif isinstance(command, DealHands):
-        if len(command.holes) != len(s.stacks):
-            raise E.InvalidCommand(
-                E.BAD_CARDS, f"{len(command.holes)} hands for {len(s.stacks)} players"
-            )
-        for player, cards in enumerate(command.holes):
-            _decide_hole(s, DealHoleCards(player, cards), emit)
+        _decide_hands(s, command, emit)
     elif isinstance(command, DealBoard):
         _decide_board(s, command, emit)
     elif isinstance(command, (Show, Muck)):
@@ -318,6 +329,30 @@ def _decide_hole(s: HandState, command: DealHoleCards, emit: _Emit) -> None:
         )
     _check_new_cards(s, command.cards)
     emit(HoleCardsDealt(command.player, tuple(command.cards)))
+
+
+def _decide_hands(s: HandState, command: DealHands, emit: _Emit) -> None:
+    """Every player's hole cards at once: checked together, then dealt in position order."""
+    holes = command.holes
+    n = len(s.stacks)
+    if len(holes) != n:
+        raise E.InvalidCommand(E.BAD_CARDS, f"{len(holes)} hands for {n} players")
+    if s.phase is not Phase.DEALING_HOLE:
+        raise E.IllegalAction(E.WRONG_PHASE, "hole cards are dealt only before the betting")
+    expected = s.config.variant.hole_card_count
+    cards: list[Card] = []
+    for player, hole in enumerate(holes):
+        if s.hole[player]:
+            raise E.IllegalAction(E.ALREADY_DEALT, f"position {player} already has cards")
+        if len(hole) != expected:
+            raise E.InvalidCommand(
+                E.BAD_CARDS,
+                f"{s.config.variant.value} deals {expected} hole cards, not {len(hole)}",
+            )
+        cards.extend(hole)
+    _check_new_cards(s, cards)
+    for player, hole in enumerate(holes):
+        emit(HoleCardsDealt(player, tuple(hole)))
 
 
 def _decide_board(s: HandState, command: DealBoard, emit: _Emit) -> None:

@@ -59,11 +59,13 @@ class HandState:
     stacks: list[int]
     bets: list[int]
     committed: list[int]  # chips put in this hand, antes included, uncalled returns excluded
-    antes: list[int]
+    antes: tuple[int, ...]
     folded: list[bool]
-    hole: list[tuple[Card, ...]]
-    board: list[Card] = field(default_factory=list)
-    burns: list[Card] = field(default_factory=list)
+    # Fields that change a few times a hand are tuples (replaced, never mutated), so ``copy``,
+    # which runs once per command, only has to copy the lists that betting changes.
+    hole: tuple[tuple[Card, ...], ...]
+    board: tuple[Card, ...] = ()
+    burns: tuple[Card, ...] = ()
     phase: Phase = Phase.DEALING_HOLE
     street: int = 0
     actors: list[int] = field(default_factory=list)
@@ -74,13 +76,13 @@ class HandState:
     last_aggressor: int | None = None
     pot: int = 0  # chips collected from finished betting rounds (antes included)
     runout: bool = False  # at most one player can still bet: the board is dealt out
-    showdown_queue: list[int] = field(default_factory=list)
-    shown: list[tuple[Card, ...] | None] = field(default_factory=list)
-    mucked: list[bool] = field(default_factory=list)
+    showdown_queue: tuple[int, ...] = ()
+    shown: tuple[tuple[Card, ...] | None, ...] = ()
+    mucked: tuple[bool, ...] = ()
     rake: int = 0
     flop_seen: bool = False
     dealt_mask: int = 0  # bit c set once card c is dealt (hole, board or burn)
-    dead: list[int] = field(default_factory=list)  # dead blinds posted, by position
+    dead: tuple[int, ...] = ()  # dead blinds posted, by position
 
     @property
     def player_count(self) -> int:
@@ -121,27 +123,23 @@ class HandState:
         d = new.__dict__
         d.update(self.__dict__)
         d.pop("_legal", None)  # what the old state's player could do (engine.legal_actions)
-        for name in _LIST_FIELDS:
-            d[name] = d[name][:]
+        _copy_lists(d)
         return new
 
 
-_LIST_FIELDS = (
-    "stacks",
-    "bets",
-    "committed",
-    "antes",
-    "folded",
-    "hole",
-    "board",
-    "burns",
-    "actors",
-    "acted",
-    "showdown_queue",
-    "shown",
-    "mucked",
-    "dead",
-)
+_LIST_FIELDS = ("stacks", "bets", "committed", "folded", "actors", "acted")
+
+
+def _list_copier() -> Callable[[dict[str, Any]], None]:
+    """``d[name] = d[name][:]`` for every list field, unrolled (no loop on the hot path)."""
+    lines = ["def copy_lists(d):"] + [f"    d[{n!r}] = d[{n!r}][:]" for n in _LIST_FIELDS]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)
+    copier: Callable[[dict[str, Any]], None] = namespace["copy_lists"]
+    return copier
+
+
+_copy_lists = _list_copier()
 
 
 def initial_state(event: HandStarted) -> HandState:
@@ -155,13 +153,13 @@ def initial_state(event: HandStarted) -> HandState:
         stacks=list(event.stacks),
         bets=[0] * n,
         committed=[0] * n,
-        antes=[0] * n,
+        antes=(0,) * n,
         folded=[False] * n,
-        hole=[()] * n,
+        hole=((),) * n,
         acted=[False] * n,
-        shown=[None] * n,
-        mucked=[False] * n,
-        dead=[0] * n,
+        shown=(None,) * n,
+        mucked=(False,) * n,
+        dead=(0,) * n,
     )
 
 
@@ -255,7 +253,8 @@ def _on_action(s: HandState, event: ActionTaken) -> None:
 
 
 def _on_hole(s: HandState, event: HoleCardsDealt) -> None:
-    s.hole[event.player] = event.cards
+    p = event.player
+    s.hole = (*s.hole[:p], event.cards, *s.hole[p + 1 :])
     for card in event.cards:
         s.dealt_mask |= 1 << card
     if all(s.hole):
@@ -274,18 +273,18 @@ def _on_round_end(s: HandState, event: BettingRoundEnded) -> None:
         s.runout = True
     if s.street == 3:
         s.phase = Phase.SHOWDOWN
-        s.showdown_queue = [i for i in _showdown_order(s) if s.shown[i] is None]
+        s.showdown_queue = tuple(i for i in _showdown_order(s) if s.shown[i] is None)
     else:
         s.phase = Phase.DEALING_BOARD
 
 
 def _on_street(s: HandState, event: StreetDealt) -> None:
     if event.burn is not None:
-        s.burns.append(event.burn)
+        s.burns = (*s.burns, event.burn)
         s.dealt_mask |= 1 << event.burn
     for card in event.cards:
         s.dealt_mask |= 1 << card
-    s.board.extend(event.cards)
+    s.board = s.board + event.cards
     s.street = event.street
     s.flop_seen = True
     _begin_round(s)
@@ -299,22 +298,22 @@ def _on_uncalled(s: HandState, event: UncalledBetReturned) -> None:
 
 
 def _on_shown(s: HandState, event: HandShown) -> None:
-    s.shown[event.player] = event.cards
-    if event.player in s.showdown_queue:
-        s.showdown_queue.remove(event.player)
+    p = event.player
+    s.shown = (*s.shown[:p], event.cards, *s.shown[p + 1 :])
+    s.showdown_queue = tuple(q for q in s.showdown_queue if q != p)
 
 
 def _on_mucked(s: HandState, event: HandMucked) -> None:
-    s.mucked[event.player] = True
-    if event.player in s.showdown_queue:
-        s.showdown_queue.remove(event.player)
+    p = event.player
+    s.mucked = (*s.mucked[:p], True, *s.mucked[p + 1 :])
+    s.showdown_queue = tuple(q for q in s.showdown_queue if q != p)
 
 
 def _on_ante(s: HandState, event: AntePosted) -> None:
     p = event.player
     s.stacks[p] -= event.amount
     s.committed[p] += event.amount
-    s.antes[p] += event.amount
+    s.antes = (*s.antes[:p], s.antes[p] + event.amount, *s.antes[p + 1 :])
     s.pot += event.amount
 
 
@@ -322,7 +321,7 @@ def _on_dead_blind(s: HandState, event: DeadBlindPosted) -> None:
     p = event.player
     s.stacks[p] -= event.amount
     s.committed[p] += event.amount
-    s.dead[p] += event.amount
+    s.dead = (*s.dead[:p], s.dead[p] + event.amount, *s.dead[p + 1 :])
     s.pot += event.amount
 
 
@@ -347,7 +346,7 @@ def _on_award(s: HandState, event: PotAwarded) -> None:
 def _on_end(s: HandState, event: HandEnded) -> None:
     s.phase = Phase.COMPLETE
     s.actors = []
-    s.showdown_queue = []
+    s.showdown_queue = ()
 
 
 def _on_void(s: HandState, event: HandVoided) -> None:
@@ -355,7 +354,7 @@ def _on_void(s: HandState, event: HandVoided) -> None:
     s.bets = [0] * len(s.bets)
     s.pot = 0
     s.actors = []
-    s.showdown_queue = []
+    s.showdown_queue = ()
     s.phase = Phase.COMPLETE
 
 
