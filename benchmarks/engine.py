@@ -4,7 +4,7 @@ Both sides play the same kind of hand with the same random policy: at each decis
 (check instead when there is nothing to call), 50% check or call, 30% bet or raise to a uniformly
 random legal amount (check or call when raising is not allowed); 100 big blind stacks, blinds 1/2.
 
-- Ours: ``new_hand``, hole cards and board from a seeded shuffle (with burns) through ``step``,
+- Ours: ``new_hand``, hole cards and board from a seeded random sample of the deck (with burns) through ``step``,
   decisions from ``legal_actions``, every player shows at showdown; pot building and the
   showdown evaluation (``DEFAULT_EVALUATOR``) run inside ``step`` as in production.
 - PokerKit: ``NoLimitTexasHoldem.create_state`` with every automation (antes, blinds, burning,
@@ -92,8 +92,7 @@ def ours_hands(count: int, seed: int, tally: Tally) -> None:
     )
     stacks = (STACK,) * PLAYERS
     for _ in range(count):
-        deck = list(DECK)
-        rng.shuffle(deck)
+        deck = rng.sample(DECK, 2 * PLAYERS + 8)  # hole cards, then burn + flop, turn, river
         state = new_hand(config, stacks)
         holes = tuple((deck[player], deck[player + PLAYERS]) for player in range(PLAYERS))
         state, _ = step(state, DealHands(holes))  # hole cards dealt one at a time clockwise

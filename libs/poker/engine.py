@@ -253,6 +253,9 @@ def decide(
     return step(state, command, evaluator, hand_id)[1]
 
 
+_BETTING_COMMANDS = frozenset((Fold, Check, Call, BetOrRaise, AllIn))
+
+
 def step(
     state: HandState,
     command: Command,
@@ -264,14 +267,16 @@ def step(
         raise E.IllegalAction(
             E.WRONG_HAND, f"command for hand {hand_id!r} but hand {state.hand_id!r} is in play"
         )
-    if isinstance(command, VoidHand):
+    kind = type(command)
+    if kind is VoidHand:
+        assert isinstance(command, VoidHand)
         if state.phase is Phase.COMPLETE:
             raise E.IllegalAction(E.HAND_OVER, "the hand is over")
         void = HandVoided(command.reason, state.starting_stacks)
         s = state.copy()
         apply(s, void)
         return s, [void]
-    if state.phase is Phase.COMPLETE and not isinstance(command, Show):
+    if state.phase is Phase.COMPLETE and kind is not Show:
         raise E.IllegalAction(E.HAND_OVER, "the hand is over")
     s = state.copy()
     events: list[Event] = []
@@ -283,17 +288,17 @@ def step(
         _APPLY[type(event)](s, event)
         add(event)
 
-    if isinstance(command, (Fold, Check, Call, BetOrRaise, AllIn)):
-        _decide_action(s, command, emit, state.__dict__.get("_legal"))
-    elif isinstance(command, DealHoleCards):
-        _decide_hole(s, command, emit)
-    elif isinstance(command, DealHands):
-        _decide_hands(s, command, emit)
-    elif isinstance(command, DealBoard):
-        _decide_board(s, command, emit)
-    elif isinstance(command, (Show, Muck)):
-        _decide_showdown(s, command, emit)
-    else:  # pragma: no cover - exhaustive over Command
+    if kind in _BETTING_COMMANDS:
+        _decide_action(s, command, emit, state.__dict__.get("_legal"))  # type: ignore[arg-type]
+    elif kind is DealHands:
+        _decide_hands(s, command, emit)  # type: ignore[arg-type]
+    elif kind is DealBoard:
+        _decide_board(s, command, emit)  # type: ignore[arg-type]
+    elif kind is DealHoleCards:
+        _decide_hole(s, command, emit)  # type: ignore[arg-type]
+    elif kind is Show or kind is Muck:
+        _decide_showdown(s, command, emit)  # type: ignore[arg-type]
+    else:
         raise E.InvalidCommand("UNKNOWN_COMMAND", f"unknown command {command!r}")
     _advance(s, emit, evaluator)
     return s, events
@@ -377,43 +382,52 @@ def _decide_action(
     emit: _Emit,
     known: LegalActions | None = None,
 ) -> None:
-    if s.phase is not Phase.BETTING or not s.actors:
+    actors = s.actors
+    if s.phase is not Phase.BETTING or not actors:
         raise E.IllegalAction(E.WRONG_PHASE, "nobody is to act: the betting round is not open")
     p = command.player
-    _check_player(s, p)
-    if p != s.actors[0]:
+    stacks = s.stacks
+    if not 0 <= p < len(stacks):
+        _check_player(s, p)
+    if p != actors[0]:
         raise E.IllegalAction(
-            E.NOT_YOUR_TURN, f"it is position {s.actors[0]}'s turn, not position {p}'s"
+            E.NOT_YOUR_TURN, f"it is position {actors[0]}'s turn, not position {p}'s"
         )
-    owed = s.current_bet - s.bets[p]
-    if isinstance(command, AllIn):
-        total = s.stacks[p] + s.bets[p]
-        command = Call(p) if s.stacks[p] <= owed else BetOrRaise(p, total)
-    if isinstance(command, Fold):
-        if owed <= 0:
-            raise E.IllegalAction(E.CANNOT_FOLD, "nothing to call: check instead of folding")
-        emit(ActionTaken(p, ActionKind.FOLD, 0, s.bets[p], False))
-    elif isinstance(command, Check):
-        if owed > 0:
-            raise E.IllegalAction(E.CANNOT_CHECK, f"there is a bet: call {owed} or fold")
-        emit(ActionTaken(p, ActionKind.CHECK, 0, s.bets[p], False))
-    elif isinstance(command, Call):
+    bet = s.bets[p]
+    stack = stacks[p]
+    owed = s.current_bet - bet
+    kind = type(command)
+    if kind is AllIn:
+        if stack <= owed:
+            kind = Call
+        else:
+            kind, command = BetOrRaise, BetOrRaise(p, stack + bet)
+    if kind is Call:
         if owed <= 0:
             raise E.IllegalAction(E.NOTHING_TO_CALL, "nothing to call: check instead")
-        amount = min(owed, s.stacks[p])
-        emit(ActionTaken(p, ActionKind.CALL, amount, s.bets[p] + amount, amount == s.stacks[p]))
+        amount = owed if owed < stack else stack
+        emit(ActionTaken(p, ActionKind.CALL, amount, bet + amount, amount == stack))
+    elif kind is Check:
+        if owed > 0:
+            raise E.IllegalAction(E.CANNOT_CHECK, f"there is a bet: call {owed} or fold")
+        emit(ActionTaken(p, ActionKind.CHECK, 0, bet, False))
+    elif kind is Fold:
+        if owed <= 0:
+            raise E.IllegalAction(E.CANNOT_FOLD, "nothing to call: check instead of folding")
+        emit(ActionTaken(p, ActionKind.FOLD, 0, bet, False))
     else:
-        if known is not None and known.player == p and known.can_raise:
-            denial = None
-        else:
+        assert isinstance(command, BetOrRaise)
+        trusted = known is not None and known.player == p and known.can_raise
+        if not trusted:
             denial = _raise_denial(s, p)
-        if denial is not None:
-            raise E.IllegalAction(*denial)
+            if denial is not None:
+                raise E.IllegalAction(*denial)
         to = command.to
-        all_in = s.stacks[p] + s.bets[p]
+        all_in = stack + bet
         if to > all_in:
             raise E.IllegalAction(E.ABOVE_STACK, f"raise to {to} is more than your {all_in} chips")
-        if known is not None and known.player == p and known.can_raise:
+        if trusted:
+            assert known is not None
             min_to, max_to = known.min_to, known.max_to
         else:
             min_to, max_to = _raise_bounds(s, p)
@@ -421,9 +435,9 @@ def _decide_action(
             raise E.IllegalAction(E.BELOW_MINIMUM, f"the minimum is {min_to}, not {to}")
         if to > max_to:
             raise E.IllegalAction(E.ABOVE_MAXIMUM, f"the maximum is {max_to}, not {to}")
-        kind = ActionKind.BET if s.current_bet == 0 else ActionKind.RAISE
-        amount = to - s.bets[p]
-        emit(ActionTaken(p, kind, amount, to, amount == s.stacks[p]))
+        action = ActionKind.BET if s.current_bet == 0 else ActionKind.RAISE
+        amount = to - bet
+        emit(ActionTaken(p, action, amount, to, amount == stack))
 
 
 def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:
