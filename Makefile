@@ -7,6 +7,7 @@ STAMP  := $(VENV)/.installed
 GEN    := gen
 GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
+NATIVE_SRC := setup.py libs/poker/fast/_native.c
 
 .PHONY: setup proto test lint typecheck bench run up down clean
 
@@ -34,8 +35,11 @@ proto: $(GEN_STAMP)
 
 # The editable install maps only the top-level packages that existed when it ran: if gen/holdem was
 # generated after it, install again (cheap, no dependencies) so `import holdem...` works.
-$(STAMP): $(DEPS) $(GEN_STAMP)
+# Every install also compiles the optional C extension (setup.py): install again when its source
+# changed since the last setup, so no stale build is tested.
+$(STAMP): $(DEPS) $(GEN_STAMP) $(NATIVE_SRC)
 	$(PY) -c 'import holdem.gateway.v1.gateway_pb2_grpc' 2>/dev/null \
+		&& { test ! -e $@ || test -z "$(filter $(NATIVE_SRC),$?)"; } \
 		|| $(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -c 'import holdem.gateway.v1.gateway_pb2_grpc'
 	touch $@

@@ -4,9 +4,10 @@ Both sides play the same kind of hand with the same random policy: at each decis
 (check instead when there is nothing to call), 50% check or call, 30% bet or raise to a uniformly
 random legal amount (check or call when raising is not allowed); 100 big blind stacks, blinds 1/2.
 
-- Ours: ``new_hand``, hole cards and board from a seeded random sample of the deck (with burns) through ``step``,
-  decisions from ``legal_actions``, every player shows at showdown; pot building and the
-  showdown evaluation (``DEFAULT_EVALUATOR``) run inside ``step`` as in production.
+- Ours: ``new_hand``, hole cards and board from a seeded random sample of the deck (with burns)
+  through ``step``, decisions from ``legal_actions``, every player shows at showdown; pot
+  building and the showdown evaluation (``DEFAULT_EVALUATOR``) run inside ``step`` as in
+  production.
 - PokerKit: ``NoLimitTexasHoldem.create_state`` with every automation (antes, blinds, burning,
   hole and board dealing from its own shuffled deck - we seed ``random`` - showdown, pushing and
   pulling chips), so only the player actions are driven from here.

@@ -4,10 +4,14 @@ Every side gets the same pre-generated hands (seeded), converted beforehand to i
 and everything runs in one process, interleaved, best of ``--rounds`` on wall-clock time (numpy's
 batch code and the C extensions are measured the same way). Rows:
 
-- ``7-card per call``: ``FastEvaluator.high(cards)`` vs ``eval7.evaluate``, phevaluator's C entry
-  point ``_pheval.evaluate_7cards`` (the C core with one Python call per hand) and treys;
+- ``7-card per call``: ``FastEvaluator().high(cards)`` on a list of ints vs ``eval7.evaluate``,
+  phevaluator's C entry point ``_pheval.evaluate_7cards`` (the C core with one Python call per
+  hand) and treys. Ours is the C extension ``libs.poker.fast._native`` when it is built (the
+  default with a C compiler at install time), else the pure-Python walk over the same tables;
+  the run prints which one it measured (stderr). The per-call Omaha rows use the same one;
 - ``7-card batch``: ``high_batch`` over a ``[N, 7]`` uint8 array vs phevaluator's C core;
-- ``Omaha high batch``: ``omaha_high_batch`` vs ``_pheval.evaluate_omaha_cards``;
+- ``Omaha high batch`` / ``per call``: ``omaha_high_batch`` and ``FastEvaluator().omaha_high``
+  vs ``_pheval.evaluate_omaha_cards``;
 - ``Omaha hi-lo low``: ``omaha_low_batch`` (and per call) vs ``OmahaEightOrBetterLowHand``;
 - ``HU hold'em MC equity``: runouts/s of ``equity`` (Monte Carlo forced) vs eval7's
   ``py_hand_vs_range_monte_carlo`` for one hand against one hand;
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 import time
 from collections.abc import Callable
 
@@ -82,6 +87,8 @@ def run(args: argparse.Namespace) -> list[Result]:
     seven_lists = seven.tolist()
     ours = FastEvaluator()
     ours.high(seven_lists[0])
+    implementation = "C extension libs.poker.fast._native" if ours.native else "pure Python"
+    print(f"[evaluator] per-call rows measure: {implementation}", file=sys.stderr)
     eval7_cards = [eval7.Card(str(c)) for c in DECK]
     eval7_hands = [[eval7_cards[c] for c in h] for h in seven_lists]
     treys = TreysEvaluator()
@@ -118,9 +125,12 @@ def run(args: argparse.Namespace) -> list[Result]:
     phe_omaha = _pheval.evaluate_omaha_cards
     omaha_rate = _best_rate(m, lambda: omaha_high_batch(hole, board), rounds)
     phe_omaha_rate = _best_rate(m, lambda: [phe_omaha(*d[4:], *d[:4]) for d in nine_lists], rounds)
-    results.append(
-        Result("Omaha high batch", omaha_rate, "phevaluator C (per call)", phe_omaha_rate)
-    )
+    omaha_call = ours.omaha_high
+    omaha_call_rate = _best_rate(m, lambda: [omaha_call(d[:4], d[4:]) for d in nine_lists], rounds)
+    results += [
+        Result("Omaha high batch", omaha_rate, "phevaluator C (per call)", phe_omaha_rate),
+        Result("Omaha high per call", omaha_call_rate, "phevaluator C (per call)", phe_omaha_rate),
+    ]
 
     low_rate = _best_rate(m, lambda: omaha_low_batch(hole, board), rounds)
     low_call = ours.omaha_low

@@ -6,6 +6,11 @@ larger for better hands, low values smaller for better lows; in batches a missin
 Batch inputs are integer arrays of cards (0..51): ``[N, 5..7]`` for high hands, ``[N, 4]`` hole
 cards and ``[N, 5]`` boards for Omaha. Work is a handful of vectorised gathers and additions per
 hand (see ``tables``), so throughput is numpy's, not the interpreter's.
+
+Per call, ``FastEvaluator`` uses the C extension ``_native`` when it is built (``pip install -e .``
+compiles it where a C compiler is available): the same walk over the same tables, in C. Without
+it, the pure-Python methods below do the work; they are also the reference the tests hold the C
+code to.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import numpy as np
 import numpy.typing as npt
 
 from .tables import (
+    HI_BITS,
     HI_MASK,
     HI_SHIFT,
+    LO_BITS,
     LO_MASK,
     NO_LOW,
     RANK_MASK,
@@ -29,6 +36,17 @@ from .tables import (
     omaha_tables,
     tables,
 )
+
+#: ``API_VERSION`` of ``_native.c`` this module is written for; a build older than its Python side
+#: (an editable install not rebuilt since) is not used.
+_NATIVE_API = 1
+
+try:
+    from . import _native
+except ImportError:  # not built (no C compiler at install time): pure Python per call
+    NATIVE_AVAILABLE = False
+else:
+    NATIVE_AVAILABLE = getattr(_native, "API_VERSION", None) == _NATIVE_API
 
 Cards = npt.ArrayLike
 I32 = npt.NDArray[np.int32]
@@ -176,11 +194,58 @@ def omaha_low_batch(hole: Cards, board: Cards) -> I32:
     return np.asarray(t.low_value[hole_mask << 8 | board_mask], dtype=np.int32)
 
 
-class FastEvaluator:
-    """``HandEvaluator`` backed by the lookup tables; same values as ``ReferenceEvaluator``."""
+def _load_native_tables(omaha: bool) -> None:
+    """Called by ``_native`` on its first use: hands it the arrays of ``tables()`` (or, with
+    ``omaha``, of ``omaha_tables()``); it keeps references and reads them in place."""
+    if omaha:
+        o = omaha_tables()
+        _native.init_omaha(
+            pair_index=o.pair_index,
+            triple_index=o.triple_index,
+            pair_triple_value=o.pair_triple_value,
+        )
+        return
+    t = tables()
+    _native.init_tables(
+        card_key=t.card_key,
+        lo_index=t.lo_index,
+        hi_index=(t.hi_index[5], t.hi_index[6], t.hi_index[7]),
+        rank_value=(t.rank_value[5], t.rank_value[6], t.rank_value[7]),
+        flush_suit=t.flush_suit,
+        flush_value=t.flush_value,
+        low_bit=t.low_bit,
+        low_value=t.low_value,
+        no_low=NO_LOW,
+        layout=(LO_BITS, HI_SHIFT, HI_BITS, SUIT_SHIFT),
+    )
 
-    def __init__(self) -> None:
+
+if NATIVE_AVAILABLE:
+    _native.set_loader(_load_native_tables)
+
+
+class FastEvaluator:
+    """``HandEvaluator`` backed by the lookup tables; same values as ``ReferenceEvaluator``.
+
+    ``native``: None (default) uses the C extension when it is built, True requires it
+    (``ImportError`` if not built), False always runs the pure-Python methods. With the extension
+    ``high``, ``omaha_high`` and ``omaha_low`` are its functions themselves, set on the instance,
+    so a call runs no Python frame; they raise ``ValueError`` (``TypeError``) for a wrong number
+    of cards, a card outside 0..51 or repeated (not an int) instead of returning a wrong value.
+    """
+
+    def __init__(self, native: bool | None = None) -> None:
         self._tables: Tables | None = None
+        if native and not NATIVE_AVAILABLE:
+            raise ImportError(
+                "libs.poker.fast._native is not built (pip install -e . with a C compiler)"
+            )
+        self.native = NATIVE_AVAILABLE if native is None else native
+        if self.native:
+            # Instance attributes shadow the methods below; the tables load on the first call.
+            self.high = _native.high  # type: ignore[method-assign]
+            self.omaha_high = _native.omaha_high  # type: ignore[method-assign]
+            self.omaha_low = _native.omaha_low  # type: ignore[method-assign]
 
     def _t(self) -> Tables:
         if self._tables is None:
