@@ -49,7 +49,7 @@ from .events import (
     UncalledBetReturned,
 )
 from .pots import Pot, build_pots, rake_amount, split_evenly, take_rake
-from .state import _APPLY, HandState, Phase, apply, initial_state
+from .state import _APPLY, HandState, Phase, _on_action, apply, initial_state
 
 _Emit = Callable[[Event], None]
 
@@ -289,7 +289,9 @@ def step(
         add(event)
 
     if kind in _BETTING_COMMANDS:
-        _decide_action(s, command, emit, state.__dict__.get("_legal"))  # type: ignore[arg-type]
+        action = _decide_action(s, command, state.__dict__.get("_legal"))  # type: ignore[arg-type]
+        _on_action(s, action)
+        add(action)
     elif kind is DealHands:
         _decide_hands(s, command, emit)  # type: ignore[arg-type]
     elif kind is DealBoard:
@@ -379,9 +381,9 @@ def _decide_board(s: HandState, command: DealBoard, emit: _Emit) -> None:
 def _decide_action(
     s: HandState,
     command: Fold | Check | Call | BetOrRaise | AllIn,
-    emit: _Emit,
     known: LegalActions | None = None,
-) -> None:
+) -> ActionTaken:
+    """The one event a betting command causes (the caller applies it)."""
     actors = s.actors
     if s.phase is not Phase.BETTING or not actors:
         raise E.IllegalAction(E.WRONG_PHASE, "nobody is to act: the betting round is not open")
@@ -406,15 +408,15 @@ def _decide_action(
         if owed <= 0:
             raise E.IllegalAction(E.NOTHING_TO_CALL, "nothing to call: check instead")
         amount = owed if owed < stack else stack
-        emit(ActionTaken(p, ActionKind.CALL, amount, bet + amount, amount == stack))
+        return ActionTaken(p, ActionKind.CALL, amount, bet + amount, amount == stack)
     elif kind is Check:
         if owed > 0:
             raise E.IllegalAction(E.CANNOT_CHECK, f"there is a bet: call {owed} or fold")
-        emit(ActionTaken(p, ActionKind.CHECK, 0, bet, False))
+        return ActionTaken(p, ActionKind.CHECK, 0, bet, False)
     elif kind is Fold:
         if owed <= 0:
             raise E.IllegalAction(E.CANNOT_FOLD, "nothing to call: check instead of folding")
-        emit(ActionTaken(p, ActionKind.FOLD, 0, bet, False))
+        return ActionTaken(p, ActionKind.FOLD, 0, bet, False)
     else:
         assert isinstance(command, BetOrRaise)
         trusted = known is not None and known.player == p and known.can_raise
@@ -437,7 +439,7 @@ def _decide_action(
             raise E.IllegalAction(E.ABOVE_MAXIMUM, f"the maximum is {max_to}, not {to}")
         action = ActionKind.BET if s.current_bet == 0 else ActionKind.RAISE
         amount = to - bet
-        emit(ActionTaken(p, action, amount, to, amount == stack))
+        return ActionTaken(p, action, amount, to, amount == stack)
 
 
 def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:

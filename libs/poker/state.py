@@ -165,14 +165,14 @@ def initial_state(event: HandStarted) -> HandState:
 
 def _begin_round(s: HandState) -> None:
     """Open the betting round of ``s.street``: who acts, the bet to call, the raise size."""
-    n = len(s.stacks)
+    stacks, bets, folded = s.stacks, s.bets, s.folded
+    n = len(stacks)
     if s.street == 0:
         nominal = [
-            s.config.blinds[i] if s.config.blinds[i] > 0 and not s.folded[i] else 0
-            for i in range(n)
+            blind if blind > 0 and not folded[i] else 0 for i, blind in enumerate(s.config.blinds)
         ]
         top = max(nominal)
-        s.current_bet = max(top, max(s.bets))
+        s.current_bet = max(top, max(bets))
         s.increment = top
         s.raise_count = 1 if top > 0 else 0
         # Action starts left of the largest blind (the last one, if several are equal;
@@ -184,7 +184,7 @@ def _begin_round(s: HandState) -> None:
             elif n == 2 and nominal[0] == top:
                 opener = 0
             else:
-                opener = max(range(n), key=lambda i: (nominal[i], i))
+                opener = n - 1 - nominal[::-1].index(top)
         first = (opener + 1) % n
     else:
         s.current_bet = 0
@@ -193,21 +193,21 @@ def _begin_round(s: HandState) -> None:
         first = 0
     s.last_aggressor = None
     s.acted = [False] * n
-    totals = [s.bets[i] + s.stacks[i] if not s.folded[i] else -1 for i in range(n)]
+    totals = [-1 if folded[i] else bets[i] + stacks[i] for i in range(n)]
     top_total = max(totals)
     leader = totals.index(top_total)
-    second_total = max((t for j, t in enumerate(totals) if j != leader), default=-1)
+    second_total = max(totals[:leader] + totals[leader + 1 :], default=-1)
     actors: list[int] = []
     for k in range(n):
         i = (first + k) % n
-        if s.folded[i] or s.stacks[i] == 0:
+        if folded[i] or stacks[i] == 0:
             continue
         # Someone else must be able to put in more than this player already has in.
         others_best = second_total if i == leader else top_total
-        if others_best <= s.bets[i]:
+        if others_best <= bets[i]:
             continue
         actors.append(i)
-    if len(actors) == 1 and s.bets[actors[0]] >= s.current_bet:
+    if len(actors) == 1 and bets[actors[0]] >= s.current_bet:
         actors = []
     s.actors = actors
     s.phase = Phase.BETTING
