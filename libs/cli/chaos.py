@@ -74,19 +74,20 @@ class Report:
 
 
 class Services:
-    """The dealer and table services as processes, restartable."""
+    """The dealer, evaluator and table services as processes; the table is restartable."""
 
     def __init__(self, nats_url: str, redis_url: str, workdir: Path) -> None:
         self.nats_url, self.redis_url, self.workdir = nats_url, redis_url, workdir
         self.dealer_addr = f"127.0.0.1:{free_port()}"
+        self.evaluator_addr = f"127.0.0.1:{free_port()}"
         self.table_addr = ""
         self.dealer = self._start("dealer", self.dealer_addr, {})
+        self.evaluator = self._start("evaluator", self.evaluator_addr, {})
         self.table = self.start_table()
 
     def _start(self, name: str, listen: str, extra: dict[str, str]) -> Any:
-        env = service_env(
-            listen, {"dealer": self.dealer_addr}, self.nats_url, self.redis_url, "info"
-        )
+        peers = {"dealer": self.dealer_addr, "evaluator": self.evaluator_addr}
+        env = service_env(listen, peers, self.nats_url, self.redis_url, "info")
         env.update(extra)
         proc = spawn([sys.executable, "-m", f"services.{name}"], self.workdir / f"{name}.log", env)
         if healthcheck.wait_serving(listen, 60.0) != healthcheck.SERVING:
@@ -104,6 +105,7 @@ class Services:
                 "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
                 "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
                 "HOLDEM_TABLE_DEALER": "service",
+                "HOLDEM_TABLE_EVALUATOR": "service",
             },
         )
         return self.table
@@ -113,7 +115,7 @@ class Services:
         self.table.wait()
 
     def stop(self) -> None:
-        for proc in (self.table, self.dealer):
+        for proc in (self.table, self.evaluator, self.dealer):
             terminate(proc, 10.0)
 
 
