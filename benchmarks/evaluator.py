@@ -9,7 +9,9 @@ batch code and the C extensions are measured the same way). Rows:
   hand) and treys. Ours is the C extension ``libs.poker.fast._native`` when it is built (the
   default with a C compiler at install time), else the pure-Python walk over the same tables;
   the run prints which one it measured (stderr). The per-call Omaha rows use the same one;
-- ``7-card batch``: ``high_batch`` over a ``[N, 7]`` uint8 array vs phevaluator's C core;
+- ``7-card batch``: ``high_batch`` over a ``[N, 7]`` uint8 array vs phevaluator's C core. The
+  batch rows and the equity rows run the extension's batch kernels (and its runout sampler) when
+  it is built, else numpy (the stderr line says which);
 - ``Omaha high batch`` / ``per call``: ``omaha_high_batch`` and ``FastEvaluator().omaha_high``
   vs ``_pheval.evaluate_omaha_cards``;
 - ``Omaha hi-lo low``: ``omaha_low_batch`` (and per call) vs ``OmahaEightOrBetterLowHand``;
@@ -40,6 +42,7 @@ from libs.poker.fast import (
     omaha_low_batch,
     tables,
 )
+from libs.poker.fast.evaluator import NATIVE_AVAILABLE
 from libs.poker.fast.tables import omaha_tables
 
 NAME = "evaluator"
@@ -89,6 +92,8 @@ def run(args: argparse.Namespace) -> list[Result]:
     ours.high(seven_lists[0])
     implementation = "C extension libs.poker.fast._native" if ours.native else "pure Python"
     print(f"[evaluator] per-call rows measure: {implementation}", file=sys.stderr)
+    batch_code = "C kernels of" if NATIVE_AVAILABLE else "numpy (no)"
+    print(f"[evaluator] batch and equity rows measure: {batch_code} the extension", file=sys.stderr)
     eval7_cards = [eval7.Card(str(c)) for c in DECK]
     eval7_hands = [[eval7_cards[c] for c in h] for h in seven_lists]
     treys = TreysEvaluator()

@@ -9,7 +9,11 @@ half split among tied hands, so quartering is counted exactly.
 Enumeration is used when every hand is fully known and the runouts are few enough; otherwise
 samples are drawn in vectorised batches until the sample budget, the time budget or the target
 standard error is reached, and the best estimate so far is returned. The clock is injected, so the
-module stays free of I/O; randomness comes from a seeded numpy generator.
+module stays free of I/O; randomness comes from a seeded numpy generator. With the C extension
+(``libs.poker.fast._native``) runouts are drawn in C, without replacement, by a xoshiro256**
+generator seeded from that numpy generator (see ``fast.draw_distinct``), and evaluated by its
+batch kernels: a seed still gives the same result every time, but not the same one as the pure
+numpy code gives for that seed.
 """
 
 from __future__ import annotations
@@ -18,12 +22,21 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .config import Variant
-from .fast import NO_LOW, combination_indices, holdem_values, omaha_high_batch, omaha_low_batch
+from .fast import (
+    NO_LOW,
+    combination_indices,
+    draw_distinct,
+    holdem_values,
+    omaha_high_batch,
+    omaha_low_batch,
+)
+from .fast import evaluator as _fast
 
 __all__ = ["EquityResult", "HandRange", "PlayerEquity", "equity", "showdown_shares"]
 
@@ -31,6 +44,7 @@ _RANKS = "23456789TJQKA"
 #: Runouts enumerated at most (boards x fully known hands), per variant's evaluation cost.
 EXACT_LIMIT = {Variant.HOLDEM: 2_000_000, Variant.OMAHA: 150_000, Variant.OMAHA_HI_LO: 100_000}
 _MIN_SAMPLES_FOR_TARGET = 200
+_MAX_BATCH = 200_000
 
 
 @dataclass(frozen=True)
@@ -120,7 +134,9 @@ Holding = Sequence[int] | HandRange
 
 
 def showdown_shares(
-    variant: Variant, holes: Sequence[npt.NDArray[np.int64]], boards: npt.NDArray[np.int64]
+    variant: Variant,
+    holes: Sequence[npt.NDArray[np.integer[Any]]],
+    boards: npt.NDArray[np.integer[Any]],
 ) -> npt.NDArray[np.float64]:
     """Share of the pot ``[P, N]`` each player wins on each of N complete runouts."""
     if variant is Variant.HOLDEM:
@@ -140,7 +156,7 @@ def showdown_shares(
     return np.asarray(shares, dtype=np.float64)
 
 
-def _full(hole: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
+def _full(hole: npt.NDArray[np.integer[Any]], n: int) -> npt.NDArray[np.integer[Any]]:
     return np.broadcast_to(hole, (n, hole.shape[-1]))
 
 
@@ -262,7 +278,7 @@ def equity(
             rate = tally.n / max(elapsed, 1e-6)
             batch = int(max(100, min(batch * 4, rate * remaining * 0.5)))
         else:
-            batch = min(batch * 2, 200_000)
+            batch = min(batch * 2, _MAX_BATCH)
     return tally.result(exact=False)
 
 
@@ -295,31 +311,36 @@ def _sample(
     board: Sequence[int],
     deck: npt.NDArray[np.int64],
     board_missing: int,
-) -> tuple[list[npt.NDArray[np.int64]], npt.NDArray[np.int64]]:
+) -> tuple[list[npt.NDArray[np.integer[Any]]], npt.NDArray[np.integer[Any]]]:
     """n runouts (fewer when range draws collide): each player's hole cards and the boards."""
     range_players = {p for p, _ in ranges}
     random_counts = [
         0 if p in range_players else hole_count - len(h) for p, h in enumerate(explicit)
     ]
     k = sum(random_counts) + board_missing
-    if k <= 6:  # independent draws, then reject the few runouts that drew a card twice
+    distinct = _fast.NATIVE_AVAILABLE  # read per call: tests switch the extension off
+    draws: npt.NDArray[np.integer[Any]]
+    if distinct:  # C: k distinct cards per row (uint8), nothing to reject but range collisions
+        draws = draw_distinct(rng, deck, n, k)
+    elif k <= 6:  # independent draws, then reject the few runouts that drew a card twice
         # (uint8 indices: the generator makes small integers about twice as fast)
         draws = deck[rng.integers(0, len(deck), size=(n, k), dtype=np.uint8)]
     else:
+        distinct = True
         draws = deck[np.argpartition(rng.random((n, len(deck))), k, axis=1)[:, :k]]
     chosen = [c[rng.integers(0, len(c), size=n)] for c in range_combos]
-    # Reject runouts where a card was drawn twice or collides with a range's combination.
-    used = np.zeros(n, dtype=np.uint64)
-    for block in (draws, *chosen):
-        for j in range(block.shape[1]):
-            used |= np.left_shift(np.uint64(1), block[:, j].astype(np.uint64))
-    expected = k + sum(c.shape[1] for c in chosen)
-    ok = np.bitwise_count(used) == expected
-    if not ok.all():
-        draws = draws[ok]
-        chosen = [c[ok] for c in chosen]
-    m = len(draws)
-    holes: list[npt.NDArray[np.int64]] = []
+    if not distinct or chosen:
+        # Reject runouts where a card was drawn twice or collides with a range's combination.
+        used = np.zeros(n, dtype=np.uint64)
+        for block in (draws, *chosen):
+            for j in range(block.shape[1]):
+                used |= np.left_shift(np.uint64(1), block[:, j].astype(np.uint64))
+        expected = k + sum(c.shape[1] for c in chosen)
+        ok = np.bitwise_count(used) == expected
+        if not ok.all():
+            draws = draws[ok]
+            chosen = [c[ok] for c in chosen]
+    holes: list[npt.NDArray[np.integer[Any]]] = []
     column = 0
     range_index = {p: i for i, (p, _) in enumerate(ranges)}
     for p, hole in enumerate(explicit):
@@ -330,9 +351,18 @@ def _sample(
         if extra == 0:
             holes.append(np.array([hole], dtype=np.int64))
             continue
-        fixed = np.broadcast_to(np.array(hole, dtype=np.int64), (m, len(hole)))
-        holes.append(np.hstack([fixed, draws[:, column : column + extra]]))
+        holes.append(_prefixed(hole, draws[:, column : column + extra]))
         column += extra
-    fixed_board = np.broadcast_to(np.array(board, dtype=np.int64), (m, len(board)))
-    boards = np.hstack([fixed_board, draws[:, column : column + board_missing]])
-    return holes, boards
+    return holes, _prefixed(board, draws[:, column : column + board_missing])
+
+
+def _prefixed(
+    cards: Sequence[int], drawn: npt.NDArray[np.integer[Any]]
+) -> npt.NDArray[np.integer[Any]]:
+    """Rows of the known ``cards`` followed by the ``drawn`` ones, in the dtype of ``drawn``."""
+    if not cards:
+        return drawn
+    out = np.empty((len(drawn), len(cards) + drawn.shape[1]), dtype=drawn.dtype)
+    out[:, : len(cards)] = cards
+    out[:, len(cards) :] = drawn
+    return out

@@ -3,6 +3,7 @@
 
 from .evaluator import (
     FastEvaluator,
+    draw_distinct,
     high_batch,
     holdem_batch,
     holdem_values,
@@ -15,6 +16,7 @@ __all__ = [
     "NO_LOW",
     "FastEvaluator",
     "combination_indices",
+    "draw_distinct",
     "high_batch",
     "holdem_batch",
     "holdem_values",

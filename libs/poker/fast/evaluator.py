@@ -4,13 +4,17 @@ larger for better hands, low values smaller for better lows; in batches a missin
 ``NO_LOW`` (larger than any low) instead of ``None``.
 
 Batch inputs are integer arrays of cards (0..51): ``[N, 5..7]`` for high hands, ``[N, 4]`` hole
-cards and ``[N, 5]`` boards for Omaha. Work is a handful of vectorised gathers and additions per
-hand (see ``tables``), so throughput is numpy's, not the interpreter's.
+cards and ``[N, 5]`` boards for Omaha. In numpy, work is a handful of vectorised gathers and
+additions per hand (see ``tables``), so throughput is numpy's, not the interpreter's.
 
 Per call, ``FastEvaluator`` uses the C extension ``_native`` when it is built (``pip install -e .``
 compiles it where a C compiler is available): the same walk over the same tables, in C. Without
 it, the pure-Python methods below do the work; they are also the reference the tests hold the C
-code to.
+code to. The batch functions likewise run C loops of ``_native`` when it is built (``native=None``,
+the default; ``native=False`` forces numpy, ``native=True`` requires the extension), releasing the
+GIL while they run; the numpy code stays, as the fallback and as the tests' reference. Batch
+inputs with a card outside 0..51 raise ``ValueError`` on the C path (numpy: ``IndexError`` or a
+wrong value), and so do rows with a repeated card (the numpy path does not check).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from .tables import (
 
 #: ``API_VERSION`` of ``_native.c`` this module is written for; a build older than its Python side
 #: (an editable install not rebuilt since) is not used.
-_NATIVE_API = 1
+_NATIVE_API = 2
 
 try:
     from . import _native
@@ -65,6 +69,29 @@ def _as_cards(cards: Cards, width: int | None = None) -> npt.NDArray[np.integer[
     return array
 
 
+def _use_native(native: bool | None) -> bool:
+    if native is None:
+        return NATIVE_AVAILABLE
+    if native and not NATIVE_AVAILABLE:
+        raise ImportError(
+            "libs.poker.fast._native is not built (pip install -e . with a C compiler)"
+        )
+    return native
+
+
+def _for_native(
+    array: npt.NDArray[np.integer[Any]], shared: bool = False
+) -> npt.NDArray[np.integer[Any]]:
+    """The array as the C kernels read it: C-contiguous, native byte order. With ``shared`` (hole
+    cards, which the kernels take as one row for every board) an array broadcast along its rows
+    (stride 0, as ``np.broadcast_to`` makes) becomes its first row instead of a copy."""
+    if shared and array.ndim == 2 and array.shape[0] > 1 and array.strides[0] == 0:
+        array = array[:1]
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return np.ascontiguousarray(array)
+
+
 def _key_sum(key: I64, cards: npt.NDArray[np.integer[Any]]) -> I64:
     """Sum of the card keys of each row; column by column (contiguous results, no [N, k] temp)."""
     keys = key[cards[:, 0]]
@@ -87,12 +114,16 @@ def _rank_values(t: Tables, keys: I64, n: int) -> I32:
     return np.asarray(t.rank_value[n][index], dtype=np.int32)
 
 
-def high_batch(cards: Cards) -> I32:
+def high_batch(cards: Cards, *, native: bool | None = None) -> I32:
     """High value of each row of ``[N, k]`` cards, 5 <= k <= 7."""
     c = _as_cards(cards)
     n = c.shape[1]
     if not 5 <= n <= 7:
         raise ValueError(f"high hands have 5 to 7 cards, got {n}")
+    if _use_native(native):
+        out = np.empty(len(c), dtype=np.int32)
+        _native.high_batch(_for_native(c), out)
+        return out
     t = tables()
     return _finish_high(t, _key_sum(t.card_key, c), n, c)
 
@@ -114,9 +145,16 @@ def _finish_high(
     return values
 
 
-def holdem_values(holes: Sequence[npt.NDArray[Any]], board: npt.NDArray[Any]) -> I32:
+def holdem_values(
+    holes: Sequence[npt.NDArray[Any]], board: npt.NDArray[Any], *, native: bool | None = None
+) -> I32:
     """High values ``[P, N]`` of P players' hole cards (each ``[N, 2]`` or ``[1, 2]``) on the
     boards ``[N, 5]``; the board's part of the key is summed once for all players."""
+    if _use_native(native) and 1 <= len(holes) <= _native.MAX_PLAYERS:
+        b = _for_native(_as_cards(board, 5))
+        out = np.empty((len(holes), len(b)), dtype=np.int32)
+        _native.holdem_batch([_for_native(_as_cards(h, 2), True) for h in holes], b, out)
+        return out
     t = tables()
     board_keys = _key_sum(t.card_key, board)
     out = np.empty((len(holes), len(board)), dtype=np.int32)
@@ -126,19 +164,25 @@ def holdem_values(holes: Sequence[npt.NDArray[Any]], board: npt.NDArray[Any]) ->
     return out
 
 
-def holdem_batch(hole: Cards, board: Cards) -> I32:
+def holdem_batch(hole: Cards, board: Cards, *, native: bool | None = None) -> I32:
     """High value of hole ``[N, 2]`` (or ``[2]``, shared) plus board ``[N, 3..5]``."""
     h = np.asarray(hole, dtype=np.intp)
     b = _as_cards(board)
     if h.ndim == 1:
         h = np.broadcast_to(h, (len(b), len(h)))
-    return high_batch(np.hstack([h, b]))
+    return high_batch(np.hstack([h, b]), native=native)
 
 
-def omaha_high_batch(hole: Cards, board: Cards) -> I32:
+def omaha_high_batch(hole: Cards, board: Cards, *, native: bool | None = None) -> I32:
     """Best high with exactly two of ``[N, 4]`` hole cards and three of ``[N, 5]`` board cards."""
     h = _as_cards(hole, 4)
     b = _as_cards(board, 5)
+    if _use_native(native):
+        out = np.empty(len(b), dtype=np.int32)
+        _native.omaha_high_batch(_for_native(h, True), _for_native(b), out)
+        return out
+    # Index arithmetic below (card * 52, rank * 169) overflows small dtypes such as uint8.
+    h, b = h.astype(np.intp, copy=False), b.astype(np.intp, copy=False)
     o = omaha_tables()
     n = len(h)
     # The rank part of a 2 + 3 hand is one gather in a [pair multiset, triple multiset] table.
@@ -182,16 +226,45 @@ def omaha_high_batch(hole: Cards, board: Cards) -> I32:
     return np.asarray(best, dtype=np.int32)
 
 
-def omaha_low_batch(hole: Cards, board: Cards) -> I32:
+def omaha_low_batch(hole: Cards, board: Cards, *, native: bool | None = None) -> I32:
     """Best 8-or-better low (exactly 2 + 3) of each deal, ``NO_LOW`` when none qualifies."""
     h = _as_cards(hole, 4)
     b = _as_cards(board, 5)
+    if _use_native(native):
+        out = np.empty(len(b), dtype=np.int32)
+        _native.omaha_low_batch(_for_native(h, True), _for_native(b), out)
+        return out
     t = tables()
     hb = t.low_bit[h]
     bb = t.low_bit[b]
     hole_mask = hb[:, 0] | hb[:, 1] | hb[:, 2] | hb[:, 3]
     board_mask = bb[:, 0] | bb[:, 1] | bb[:, 2] | bb[:, 3] | bb[:, 4]
     return np.asarray(t.low_value[hole_mask << 8 | board_mask], dtype=np.int32)
+
+
+def draw_distinct(
+    rng: np.random.Generator, deck: Cards, n: int, k: int, *, native: bool | None = None
+) -> npt.NDArray[np.uint8]:
+    """``[n, k]`` cards: each row k distinct cards of ``deck`` (distinct cards, at least k),
+    uniformly and independently; randomness from ``rng``, so a seeded generator repeats itself.
+
+    Natively: a partial Fisher-Yates shuffle per row driven by xoshiro256** (seeded with one
+    64-bit draw from ``rng``, expanded by splitmix64) with Lemire's unbiased bounded integers; see
+    ``sample`` in ``_native.c``. Else numpy: the cards of the k smallest of uniform keys per row
+    (``argpartition``). The two give different rows for the same generator state."""
+    d = np.asarray(deck)
+    if d.ndim != 1 or d.dtype.kind not in "iu" or not 0 <= k <= len(d):
+        raise ValueError(f"expected a 1-d integer deck of at least {k} cards, got {d.shape}")
+    if k == 0 or n == 0:
+        return np.empty((n, k), dtype=np.uint8)
+    if _use_native(native):
+        out = np.empty((n, k), dtype=np.uint8)
+        _native.sample(_for_native(d), out, int(rng.integers(0, 2**64, dtype=np.uint64)))
+        return out
+    if d.min() < 0 or d.max() > 51 or len(np.unique(d)) != len(d):
+        raise ValueError("a deck has distinct cards in 0..51")
+    picks = np.argpartition(rng.random((n, len(d))), k - 1, axis=1)[:, :k]
+    return np.asarray(d[picks], dtype=np.uint8)
 
 
 def _load_native_tables(omaha: bool) -> None:
