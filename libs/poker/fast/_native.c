@@ -1344,20 +1344,26 @@ omaha_low_kernel(const Tabs *t, const CardArray *hole, const CardArray *board, i
     return st;
 }
 
+typedef Status (*OmahaKernel)(const Tabs *, const CardArray *, const CardArray *, int32_t *);
+
+/* The two Omaha batch entry points: the same argument checks, table guard and error mapping
+ * around their own kernel; ``omaha`` says whether the kernel reads the Omaha tables too. */
 static PyObject *
-omaha_high_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+run_omaha_batch(const char *name, OmahaKernel kernel, int omaha, PyObject *const *args,
+                Py_ssize_t nargs)
 {
     CardArray hole, board;
     Py_buffer out;
-    if (ensure_omaha() < 0 || get_omaha("omaha_high_batch", args, nargs, &hole, &board, &out) < 0) {
+    if ((omaha ? ensure_omaha() : ensure_base()) < 0
+        || get_omaha(name, args, nargs, &hole, &board, &out) < 0) {
         return NULL;
     }
     Tabs t;
     Status st = {K_OK, 0};
-    int entered = enter_kernel(&t, 1) == 0;
+    int entered = enter_kernel(&t, omaha) == 0;
     if (entered) {
         Py_BEGIN_ALLOW_THREADS
-        st = omaha_high_kernel(&t, &hole, &board, (int32_t *)out.buf);
+        st = kernel(&t, &hole, &board, (int32_t *)out.buf);
         Py_END_ALLOW_THREADS
         leave_kernel();
     }
@@ -1368,38 +1374,21 @@ omaha_high_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     if (st.kind != K_OK) {
-        return kernel_error("omaha_high_batch", st);
+        return kernel_error(name, st);
     }
     Py_RETURN_NONE;
 }
 
 static PyObject *
+omaha_high_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return run_omaha_batch("omaha_high_batch", omaha_high_kernel, 1, args, nargs);
+}
+
+static PyObject *
 omaha_low_batch(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    CardArray hole, board;
-    Py_buffer out;
-    if (ensure_base() < 0 || get_omaha("omaha_low_batch", args, nargs, &hole, &board, &out) < 0) {
-        return NULL;
-    }
-    Tabs t;
-    Status st = {K_OK, 0};
-    int entered = enter_kernel(&t, 0) == 0;
-    if (entered) {
-        Py_BEGIN_ALLOW_THREADS
-        st = omaha_low_kernel(&t, &hole, &board, (int32_t *)out.buf);
-        Py_END_ALLOW_THREADS
-        leave_kernel();
-    }
-    PyBuffer_Release(&hole.view);
-    PyBuffer_Release(&board.view);
-    PyBuffer_Release(&out);
-    if (!entered) {
-        return NULL;
-    }
-    if (st.kind != K_OK) {
-        return kernel_error("omaha_low_batch", st);
-    }
-    Py_RETURN_NONE;
+    return run_omaha_batch("omaha_low_batch", omaha_low_kernel, 0, args, nargs);
 }
 
 /* ---- sampling ---------------------------------------------------------------------------
