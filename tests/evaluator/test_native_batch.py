@@ -37,16 +37,11 @@ from libs.poker.fast.tables import (
     rank_multisets,
     representatives,
 )
-from tests.evaluator.conftest import random_deals
+from tests.evaluator.conftest import random_deals, skip_module_unless_native
 
-if not fast_evaluator.NATIVE_AVAILABLE:
-    pytest.skip(
-        "libs.poker.fast._native is not built (no C compiler when the project was installed?); "
-        "`.venv/bin/python -m pip install --no-deps -e .` builds it",
-        allow_module_level=True,
-    )
+skip_module_unless_native()
 
-from libs.poker.fast import _native  # only once we know it is built
+from libs.poker.fast import _native  # noqa: E402  (only once we know it is built)
 
 CARD_DTYPES = [np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64]
 Array = npt.NDArray[Any]

@@ -21,7 +21,6 @@ from libs.poker.evaluation import (
     omaha_low_value,
 )
 from libs.poker.fast import FastEvaluator, high_batch, tables
-from libs.poker.fast import evaluator as fast_evaluator
 from libs.poker.fast.tables import (
     HI_BITS,
     HI_SHIFT,
@@ -32,16 +31,11 @@ from libs.poker.fast.tables import (
     rank_multisets,
     representatives,
 )
-from tests.evaluator.conftest import random_deals
+from tests.evaluator.conftest import random_deals, skip_module_unless_native
 
-if not fast_evaluator.NATIVE_AVAILABLE:
-    pytest.skip(
-        "libs.poker.fast._native is not built (no C compiler when the project was installed?); "
-        "`.venv/bin/python -m pip install --no-deps -e .` builds it",
-        allow_module_level=True,
-    )
+skip_module_unless_native()
 
-from libs.poker.fast import _native  # only once we know it is built
+from libs.poker.fast import _native  # noqa: E402  (only once we know it is built)
 
 NATIVE = FastEvaluator(native=True)
 PYTHON = FastEvaluator(native=False)
