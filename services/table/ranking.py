@@ -53,13 +53,6 @@ class LocalRanker:
         return out
 
 
-_VARIANTS = {
-    Variant.HOLDEM: "VARIANT_HOLDEM",
-    Variant.OMAHA: "VARIANT_OMAHA",
-    Variant.OMAHA_HI_LO: "VARIANT_OMAHA_HI_LO",
-}
-
-
 class GrpcRanker:
     """holdem.evaluator.v1.EvaluatorService.EvaluateBatch."""
 
@@ -67,29 +60,22 @@ class GrpcRanker:
         from holdem.evaluator.v1 import evaluator_pb2_grpc
 
         self._stub = evaluator_pb2_grpc.EvaluatorServiceStub(channel)
-        self.calls = 0
 
     async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
-        from holdem.common.v1 import common_pb2
         from holdem.evaluator.v1 import evaluator_pb2
 
-        def cards(values: Sequence[int]) -> list[common_pb2.Card]:
-            return [
-                common_pb2.Card(
-                    rank=common_pb2.Rank.ValueType((c >> 2) + 2),
-                    suit=common_pb2.Suit.ValueType((c & 3) + 1),
-                )
-                for c in values
-            ]
+        from services.table.views import VARIANTS, card_to_proto
 
         request = evaluator_pb2.EvaluateBatchRequest(
-            variant=common_pb2.Variant.Value(_VARIANTS[variant]),
+            variant=next(key for key, value in VARIANTS.items() if value is variant),
             holdings=[
-                evaluator_pb2.Holding(hole_cards=cards(hole), board=cards(board))
+                evaluator_pb2.Holding(
+                    hole_cards=[card_to_proto(c) for c in hole],
+                    board=[card_to_proto(c) for c in board],
+                )
                 for hole, board in holdings
             ],
         )
-        self.calls += 1
         try:
             reply = await self._stub.EvaluateBatch(request)
         except grpc.aio.AioRpcError as exc:
