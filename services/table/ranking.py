@@ -1,5 +1,6 @@
 """Where the table gets hand values at showdown: the evaluator service (one EvaluateBatch per
-showdown), or in-process (``HOLDEM_TABLE_EVALUATOR=local``).
+showdown). With ``HOLDEM_TABLE_EVALUATOR=local`` there is no ranker: the aggregate's own evaluator
+ranks in the same step.
 
 The table aggregate is pure, so it cannot call out in the middle of a step. The table service runs
 a step with ``KnownValues``; when the step reaches a showdown it raises ``HandValueNeeded``
@@ -17,7 +18,6 @@ from typing import Any, Protocol
 import grpc
 
 from libs.poker.config import Variant
-from libs.poker.evaluation import DEFAULT_EVALUATOR
 from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
 from libs.poker.state import HandState
 
@@ -33,24 +33,6 @@ class HandRanker(Protocol):
 
 class EvaluatorUnavailable(Exception):
     """The evaluator service did not answer."""
-
-
-class LocalRanker:
-    """The same evaluator the service runs, in-process."""
-
-    async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
-        out: list[HandValues] = []
-        for hole, board in holdings:
-            if variant is Variant.HOLDEM:
-                out.append((DEFAULT_EVALUATOR.high(hole + board), None))
-            else:
-                low = (
-                    DEFAULT_EVALUATOR.omaha_low(hole, board)
-                    if variant is Variant.OMAHA_HI_LO
-                    else None
-                )
-                out.append((DEFAULT_EVALUATOR.omaha_high(hole, board), low))
-        return out
 
 
 class GrpcRanker:

@@ -20,7 +20,7 @@ from libs.table import commands as tc
 from services.table.app import TableApp, error_mapper
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
-from services.table.ranking import GrpcRanker, HandRanker, LocalRanker
+from services.table.ranking import GrpcRanker
 from services.table.views import ACTIONS, BAD_REQUEST, config_from_proto, player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -143,12 +143,10 @@ async def build(config: TableServiceConfig) -> Mount:
         dealer = GrpcDealer(channels[-1])
     else:
         dealer = LocalDealer()
-    ranker: HandRanker
+    ranker = None  # local: the aggregate's own evaluator ranks showdowns in the same step
     if config.evaluator == "service":
         channels.append(connect_peer(platform, "evaluator"))
         ranker = GrpcRanker(channels[-1])
-    else:
-        ranker = LocalRanker()
 
     async def publish(table_id: str, payload: bytes) -> None:
         await nc.publish(PUBLIC_SUBJECT.format(table_id), payload)

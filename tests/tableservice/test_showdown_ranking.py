@@ -10,17 +10,35 @@ from dataclasses import replace
 
 from libs.eventstore import InMemoryEventStore, InMemorySnapshotStore
 from libs.poker.config import Variant
-from libs.poker.evaluation import ReferenceEvaluator
+from libs.poker.evaluation import DEFAULT_EVALUATOR, ReferenceEvaluator
 from libs.poker.events import HandEnded, HoleCardsDealt, PotAwarded, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
-from services.table.ranking import EvaluatorUnavailable, HandValues, Holding, LocalRanker
+from services.table.ranking import EvaluatorUnavailable, HandValues, Holding
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
 REFERENCE = ReferenceEvaluator()
+
+
+class LocalRanker:
+    """A ranker answering with the in-process evaluator (what the evaluator service computes)."""
+
+    async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
+        out: list[HandValues] = []
+        for hole, board in holdings:
+            if variant is Variant.HOLDEM:
+                out.append((DEFAULT_EVALUATOR.high(hole + board), None))
+            else:
+                low = (
+                    DEFAULT_EVALUATOR.omaha_low(hole, board)
+                    if variant is Variant.OMAHA_HI_LO
+                    else None
+                )
+                out.append((DEFAULT_EVALUATOR.omaha_high(hole, board), low))
+        return out
 
 
 class RecordingRanker(LocalRanker):
