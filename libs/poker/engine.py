@@ -322,18 +322,22 @@ def _check_new_cards(s: HandState, cards: Sequence[Card]) -> None:
             raise E.InvalidCommand(E.DUPLICATE_CARD, f"{Card(card)} has already been dealt")
 
 
-def _decide_hole(s: HandState, command: DealHoleCards, emit: _Emit) -> None:
+def _check_hole(s: HandState, player: int, cards: Sequence[Card]) -> None:
+    """What dealing ``cards`` to ``player`` needs, except that the cards are new."""
     if s.phase is not Phase.DEALING_HOLE:
         raise E.IllegalAction(E.WRONG_PHASE, "hole cards are dealt only before the betting")
-    _check_player(s, command.player)
-    if s.hole[command.player]:
-        raise E.IllegalAction(E.ALREADY_DEALT, f"position {command.player} already has cards")
+    _check_player(s, player)
+    if s.hole[player]:
+        raise E.IllegalAction(E.ALREADY_DEALT, f"position {player} already has cards")
     expected = s.config.variant.hole_card_count
-    if len(command.cards) != expected:
+    if len(cards) != expected:
         raise E.InvalidCommand(
-            E.BAD_CARDS,
-            f"{s.config.variant.value} deals {expected} hole cards, not {len(command.cards)}",
+            E.BAD_CARDS, f"{s.config.variant.value} deals {expected} hole cards, not {len(cards)}"
         )
+
+
+def _decide_hole(s: HandState, command: DealHoleCards, emit: _Emit) -> None:
+    _check_hole(s, command.player, command.cards)
     _check_new_cards(s, command.cards)
     emit(HoleCardsDealt(command.player, tuple(command.cards)))
 
@@ -344,18 +348,9 @@ def _decide_hands(s: HandState, command: DealHands, emit: _Emit) -> None:
     n = len(s.stacks)
     if len(holes) != n:
         raise E.InvalidCommand(E.BAD_CARDS, f"{len(holes)} hands for {n} players")
-    if s.phase is not Phase.DEALING_HOLE:
-        raise E.IllegalAction(E.WRONG_PHASE, "hole cards are dealt only before the betting")
-    expected = s.config.variant.hole_card_count
     cards: list[Card] = []
     for player, hole in enumerate(holes):
-        if s.hole[player]:
-            raise E.IllegalAction(E.ALREADY_DEALT, f"position {player} already has cards")
-        if len(hole) != expected:
-            raise E.InvalidCommand(
-                E.BAD_CARDS,
-                f"{s.config.variant.value} deals {expected} hole cards, not {len(hole)}",
-            )
+        _check_hole(s, player, hole)
         cards.extend(hole)
     _check_new_cards(s, cards)
     for player, hole in enumerate(holes):
