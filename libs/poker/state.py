@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import Card
 from .config import HandConfig
@@ -45,6 +45,8 @@ class Phase(StrEnum):
     AWARDING = "awarding"  # transient: pots are about to be paid
     COMPLETE = "complete"
 
+
+_V = TypeVar("_V")
 
 STREET_NAMES = ("preflop", "flop", "turn", "river")
 
@@ -252,9 +254,14 @@ def _on_action(s: HandState, event: ActionTaken) -> None:
     s.acted[p] = True
 
 
+def _with(values: tuple[_V, ...], index: int, value: _V) -> tuple[_V, ...]:
+    """``values`` with ``values[index]`` replaced (the tuple fields are never mutated)."""
+    return (*values[:index], value, *values[index + 1 :])
+
+
 def _on_hole(s: HandState, event: HoleCardsDealt) -> None:
     p = event.player
-    s.hole = (*s.hole[:p], event.cards, *s.hole[p + 1 :])
+    s.hole = _with(s.hole, p, event.cards)
     for card in event.cards:
         s.dealt_mask |= 1 << card
     if all(s.hole):
@@ -299,13 +306,13 @@ def _on_uncalled(s: HandState, event: UncalledBetReturned) -> None:
 
 def _on_shown(s: HandState, event: HandShown) -> None:
     p = event.player
-    s.shown = (*s.shown[:p], event.cards, *s.shown[p + 1 :])
+    s.shown = _with(s.shown, p, event.cards)
     s.showdown_queue = tuple(q for q in s.showdown_queue if q != p)
 
 
 def _on_mucked(s: HandState, event: HandMucked) -> None:
     p = event.player
-    s.mucked = (*s.mucked[:p], True, *s.mucked[p + 1 :])
+    s.mucked = _with(s.mucked, p, True)
     s.showdown_queue = tuple(q for q in s.showdown_queue if q != p)
 
 
@@ -313,7 +320,7 @@ def _on_ante(s: HandState, event: AntePosted) -> None:
     p = event.player
     s.stacks[p] -= event.amount
     s.committed[p] += event.amount
-    s.antes = (*s.antes[:p], s.antes[p] + event.amount, *s.antes[p + 1 :])
+    s.antes = _with(s.antes, p, s.antes[p] + event.amount)
     s.pot += event.amount
 
 
@@ -321,7 +328,7 @@ def _on_dead_blind(s: HandState, event: DeadBlindPosted) -> None:
     p = event.player
     s.stacks[p] -= event.amount
     s.committed[p] += event.amount
-    s.dead = (*s.dead[:p], s.dead[p] + event.amount, *s.dead[p + 1 :])
+    s.dead = _with(s.dead, p, s.dead[p] + event.amount)
     s.pot += event.amount
 
 
