@@ -77,7 +77,7 @@ def live_holdings(hand: HandState | None, need: HandValueNeeded) -> list[Holding
     if hand is None:
         return [asked]
     holes: list[tuple[int, ...]] = [
-        tuple(h) for h, folded in zip(hand.hole, hand.folded, strict=True) if h and not folded
+        h for h, folded in zip(hand.hole, hand.folded, strict=True) if h and not folded
     ]
     try:
         board = need.board_for(holes)
