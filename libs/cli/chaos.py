@@ -85,29 +85,34 @@ class Services:
         self.evaluator = self._start("evaluator", self.evaluator_addr, {})
         self.table = self.start_table()
 
-    def _start(self, name: str, listen: str, extra: dict[str, str]) -> Any:
+    def _spawn(self, name: str, listen: str, extra: dict[str, str]) -> Any:
         peers = {"dealer": self.dealer_addr, "evaluator": self.evaluator_addr}
         env = service_env(listen, peers, self.nats_url, self.redis_url, "info")
         env.update(extra)
-        proc = spawn([sys.executable, "-m", f"services.{name}"], self.workdir / f"{name}.log", env)
+        return spawn([sys.executable, "-m", f"services.{name}"], self.workdir / f"{name}.log", env)
+
+    def _start(self, name: str, listen: str, extra: dict[str, str]) -> Any:
+        proc = self._spawn(name, listen, extra)
         if healthcheck.wait_serving(listen, 60.0) != healthcheck.SERVING:
             terminate(proc, 2.0)
-            log = self.workdir / f"{name}.log"
-            raise RuntimeError(f"{name} did not start; last lines of {log}:\n{log_tail(log)}")
+            self.failed_to_start(name)
         return proc
 
-    def start_table(self) -> Any:
+    def failed_to_start(self, name: str) -> None:
+        log = self.workdir / f"{name}.log"
+        raise RuntimeError(f"{name} did not start; last lines of {log}:\n{log_tail(log)}")
+
+    def start_table(self, wait: bool = True) -> Any:
+        """A new table service process on a new port; with ``wait``, once it serves."""
         self.table_addr = f"127.0.0.1:{free_port()}"
-        self.table = self._start(
-            "table",
-            self.table_addr,
-            {
-                "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
-                "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
-                "HOLDEM_TABLE_DEALER": "service",
-                "HOLDEM_TABLE_EVALUATOR": "service",
-            },
-        )
+        extra = {
+            "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
+            "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
+            "HOLDEM_TABLE_DEALER": "service",
+            "HOLDEM_TABLE_EVALUATOR": "service",
+        }
+        start = self._start if wait else self._spawn
+        self.table = start("table", self.table_addr, extra)
         return self.table
 
     def kill_table(self) -> None:
@@ -229,10 +234,19 @@ async def _drive(
             if report.kills == 2 and not report.redis_restarts:
                 await asyncio.to_thread(_restart_redis, redis)
                 report.redis_restarts += 1
-            # Blocking (a sync gRPC health check): off the event loop, where it could stall
-            # against grpc.aio.
-            await asyncio.to_thread(services.start_table)
-            restarting.set()
+            # A restarted table takes its tables over and bots play on at once, before its
+            # health check answers: keep counting while it starts, and kill again as soon as
+            # it has made ``kill_every`` commits, serving or not. (Health checks are sync gRPC:
+            # off the event loop, where they could stall against grpc.aio.)
+            table = services.start_table(wait=False)
+            while commits - last_kill < kill_every:
+                status = await asyncio.to_thread(healthcheck.check, services.table_addr, "", 0.1)
+                if status == healthcheck.SERVING:
+                    restarting.set()
+                    break
+                if table.poll() is not None or time.monotonic() > deadline:
+                    services.failed_to_start("table")
+                await asyncio.sleep(0.01)
 
     async def chaotic(method: str, request: Any) -> Any:
         """Call the table service; when a kill cuts the call off, ask again with the same
