@@ -30,6 +30,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from libs.cli import stack_metrics
 from libs.platform import healthcheck
 from libs.platform.localinfra import BinaryNotFoundError, InfraStartError, log_tail, pid_alive
 from libs.platform.processes import LocalStack, StackStartError
@@ -216,19 +217,21 @@ def _up_detached(args: argparse.Namespace) -> int:
 
 
 def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
-    """``{"nats": url, "redis": url, "services": [{"name", "address", "status"}]}`` with each
-    service's health as answered now over gRPC."""
+    """``{"nats": url, "redis": url, "services": [{"name", "address", "status", "metrics"}]}``
+    with each service's health as answered now over gRPC and its key metrics (libs.cli.
+    stack_metrics)."""
     services: list[dict[str, Any]] = state.get("services", [])
     with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
         statuses = list(
             pool.map(lambda s: healthcheck.check(s["address"], timeout=timeout), services)
         )
+    metrics = stack_metrics.collect(services, timeout)
     return {
         "nats": state["nats"]["url"],
         "redis": state["redis"]["url"],
         "services": [
-            {"name": s["name"], "address": s["address"], "status": status}
-            for s, status in zip(services, statuses, strict=True)
+            {"name": s["name"], "address": s["address"], "status": status, "metrics": m}
+            for s, status, m in zip(services, statuses, metrics, strict=True)
         ],
     }
 
@@ -249,7 +252,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
         print(f"  {'nats':<10} {report['nats']}")
         print(f"  {'redis':<10} {report['redis']}")
         for s in report["services"]:
-            print(f"  {s['name']:<10} {s['address']:<22} {s['status']}")
+            print(f"  {s['name']:<10} {s['address']:<22} {s['status']:<15} "
+                  f"{stack_metrics.describe(s['metrics'])}")  # fmt: skip
     return 0 if healthy else 1
 
 

@@ -56,10 +56,14 @@ def _with_defaults(
 
 
 class CallDefaultsInterceptor(
-    grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor
+    grpc.aio.UnaryUnaryClientInterceptor,
+    grpc.aio.UnaryStreamClientInterceptor,
+    grpc.aio.StreamUnaryClientInterceptor,
+    grpc.aio.StreamStreamClientInterceptor,
 ):
-    """Gives calls without ``timeout=`` the default deadline and propagates the request id bound
-    in this context (see libs.platform.logging)."""
+    """Gives calls of every kind without ``timeout=`` the default deadline and propagates the
+    request id bound in this context (see libs.platform.logging), so the logs of every service a
+    call passes through carry the same ``request_id``."""
 
     def __init__(self, timeout_seconds: float) -> None:
         self.timeout_seconds = timeout_seconds
@@ -82,6 +86,26 @@ class CallDefaultsInterceptor(
     ) -> Any:
         return await continuation(
             _with_defaults(client_call_details, self.timeout_seconds), request
+        )
+
+    async def intercept_stream_unary(
+        self,
+        continuation: Callable[[grpc.aio.ClientCallDetails, Any], Awaitable[Any]],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request_iterator: Any,
+    ) -> Any:
+        return await continuation(
+            _with_defaults(client_call_details, self.timeout_seconds), request_iterator
+        )
+
+    async def intercept_stream_stream(
+        self,
+        continuation: Callable[[grpc.aio.ClientCallDetails, Any], Awaitable[Any]],
+        client_call_details: grpc.aio.ClientCallDetails,
+        request_iterator: Any,
+    ) -> Any:
+        return await continuation(
+            _with_defaults(client_call_details, self.timeout_seconds), request_iterator
         )
 
 

@@ -27,10 +27,25 @@ DEFAULT_PORTS: Mapping[str, int] = {
 }
 SERVICES: tuple[str, ...] = tuple(DEFAULT_PORTS)
 DEFAULT_HOST = "127.0.0.1"
+#: Default port of each service's Prometheus endpoint on 127.0.0.1 (HOLDEM_METRICS_LISTEN).
+DEFAULT_METRICS_PORTS: Mapping[str, int] = {
+    "gateway": 9451,
+    "lobby": 9452,
+    "table": 9453,
+    "dealer": 9454,
+    "evaluator": 9455,
+    "ai": 9456,
+}
+#: HOLDEM_METRICS_LISTEN's value that turns the metrics endpoint off.
+METRICS_OFF = "off"
 
 
 def default_address(service: str) -> str:
     return f"{DEFAULT_HOST}:{DEFAULT_PORTS[service]}"
+
+
+def default_metrics_address(service: str) -> str:
+    return f"{DEFAULT_HOST}:{DEFAULT_METRICS_PORTS[service]}"
 
 
 class ConfigError(Exception):
@@ -152,6 +167,18 @@ def _parse_address(raw: str) -> str:
 ADDRESS: VarType[str] = VarType("host:port", _parse_address)
 
 
+def _parse_optional_address(raw: str) -> str | None:
+    if raw.strip().lower() == METRICS_OFF:
+        return None
+    return _parse_address(raw)
+
+
+#: An address, or ``off`` (parsed as None) for an endpoint that may be turned off.
+OPTIONAL_ADDRESS: VarType[str | None] = VarType(
+    f"host:port or {METRICS_OFF}", _parse_optional_address
+)
+
+
 def url(*schemes: str) -> VarType[str]:
     def parse(raw: str) -> str:
         value = raw.strip()
@@ -261,6 +288,16 @@ def listen_var(service: str) -> Var[str]:
     )
 
 
+def metrics_listen_var(service: str) -> Var[str | None]:
+    return Var(
+        "HOLDEM_METRICS_LISTEN",
+        OPTIONAL_ADDRESS,
+        default_metrics_address(service),
+        "host:port of this service's Prometheus endpoint, HTTP GET /metrics "
+        f"(port 0 = any free port; {METRICS_OFF} = no endpoint)",
+    )
+
+
 def peer_var(service: str) -> Var[str]:
     return Var(
         f"HOLDEM_{service.upper()}_ADDR",
@@ -279,6 +316,7 @@ def platform_vars(service: str) -> tuple[Var[Any], ...]:
         raise KeyError(f"unknown service {service!r}; known: {', '.join(SERVICES)}")
     return (
         listen_var(service),
+        metrics_listen_var(service),
         NATS_URL,
         REDIS_URL,
         *PEER_VARS.values(),
@@ -296,6 +334,7 @@ class PlatformConfig:
 
     service: str
     listen: str
+    metrics_listen: str | None  # None: no metrics endpoint
     nats_url: str
     redis_url: str
     peers: Mapping[str, str]  # service name -> host:port
@@ -313,6 +352,7 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
     return PlatformConfig(
         service=service,
         listen=values[listen_var(service)],
+        metrics_listen=values[metrics_listen_var(service)],
         nats_url=values[NATS_URL],
         redis_url=values[REDIS_URL],
         peers={name: values[var] for name, var in PEER_VARS.items()},
@@ -344,15 +384,20 @@ class VarDoc:
 
 def documentation(service_vars: Mapping[str, Iterable[Var[Any]]] | None = None) -> list[VarDoc]:
     """One row per variable: the shared ones, then each service's own (``{service: vars}``)."""
-    listen_defaults = ", ".join(f"{name} :{port}" for name, port in DEFAULT_PORTS.items())
+    per_service = (
+        (listen_var("gateway"), DEFAULT_PORTS),
+        (metrics_listen_var("gateway"), DEFAULT_METRICS_PORTS),
+    )
     rows = [
         VarDoc(
-            "HOLDEM_LISTEN",
-            f"{DEFAULT_HOST} + per service: {listen_defaults}",
-            listen_var("gateway").help,
+            var.name,
+            f"{DEFAULT_HOST} + per service: "
+            + ", ".join(f"{name} :{port}" for name, port in ports.items()),
+            var.help,
         )
+        for var, ports in per_service
     ]
-    shared = platform_vars("gateway")[1:]
+    shared = platform_vars("gateway")[len(per_service) :]
     rows += [VarDoc(v.name, v.default or "(required)", _meaning(v)) for v in shared]
     for service, variables in (service_vars or {}).items():
         rows += [

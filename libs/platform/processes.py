@@ -87,13 +87,16 @@ def service_env(
     log_level: str = "info",
     log_format: str = "json",
     base: Mapping[str, str] | None = None,
+    metrics_listen: str = f"{LOOPBACK}:0",
 ) -> dict[str, str]:
     """The environment of one service process: the agreed ``HOLDEM_*`` variables on top of
-    ``base`` (default: this process's environment)."""
+    ``base`` (default: this process's environment). Metrics go to a free port unless told
+    otherwise, never to the fixed defaults another local run may hold."""
     env = dict(os.environ if base is None else base)
     env.update(
         {
             "HOLDEM_LISTEN": listen,
+            "HOLDEM_METRICS_LISTEN": metrics_listen,
             "HOLDEM_NATS_URL": nats_url,
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_LOG_LEVEL": log_level,
@@ -157,6 +160,7 @@ class LocalStack:
         self.nats: LocalServer | None = None
         self.redis: LocalServer | None = None
         self.services: list[ServiceProcess] = []
+        self.metrics_addresses: dict[str, str] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -177,10 +181,16 @@ class LocalStack:
         # The servers' own temp dirs live inside the stack's, so one rmtree cleans all.
         self.nats = start_nats(self.host, keep_temp=True, parent_dir=self.workdir)
         self.redis = start_redis(self.host, keep_temp=True, parent_dir=self.workdir)
-        ports = _free_ports(self.host, len(self.service_names))
+        count = len(self.service_names)
+        ports = _free_ports(self.host, 2 * count)
         addresses = {
             name: f"{self.host}:{port}"
-            for name, port in zip(self.service_names, ports, strict=True)
+            for name, port in zip(self.service_names, ports[:count], strict=True)
+        }
+        # Chosen here (not port 0), so `holdem stack status` knows where to scrape them.
+        self.metrics_addresses = {
+            name: f"{self.host}:{port}"
+            for name, port in zip(self.service_names, ports[count:], strict=True)
         }
         logs = self.workdir / "logs"
         for name in self.service_names:
@@ -191,6 +201,7 @@ class LocalStack:
                 self.redis.url,
                 self.log_level,
                 self.log_format,
+                metrics_listen=self.metrics_addresses[name],
             )
             env.update(self.extra_env)
             argv = self.service_argv(name)
@@ -311,7 +322,13 @@ class LocalStack:
                 "log": str(self.redis.log_path),
             },
             "services": [
-                {"name": s.name, "address": s.address, "pid": s.pid, "log": str(s.log_path)}
+                {
+                    "name": s.name,
+                    "address": s.address,
+                    "metrics": self.metrics_addresses.get(s.name),
+                    "pid": s.pid,
+                    "log": str(s.log_path),
+                }
                 for s in self.services
             ],
         }

@@ -1,7 +1,8 @@
 """The one way to run a service: a ``grpc.aio`` server with the standard health service (SERVING
-once ready, NOT_SERVING while draining), reflection (so ``grpcurl`` works), logging and
-error-mapping interceptors, and graceful shutdown on SIGTERM/SIGINT: stop accepting calls, give
-in-flight calls ``HOLDEM_SHUTDOWN_GRACE_SECONDS`` to finish, exit 0.
+once ready, NOT_SERVING while draining), reflection (so ``grpcurl`` works), logging, metrics and
+error-mapping interceptors, a Prometheus endpoint (``HOLDEM_METRICS_LISTEN``), and graceful
+shutdown on SIGTERM/SIGINT: stop accepting calls, give in-flight calls
+``HOLDEM_SHUTDOWN_GRACE_SECONDS`` to finish, exit 0.
 
 A service's ``__main__`` is::
 
@@ -36,6 +37,8 @@ from libs.platform.logging import (
     get_logger,
     request_id_from_metadata,
 )
+from libs.platform.metrics import service as metrics
+from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
 
 ERROR_CODE_HEADER = "x-error-code"
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
@@ -79,6 +82,19 @@ async def _stream_of(behaviour: Behaviour, request: Any, context: Any) -> AsyncI
         await result
 
 
+def _status_name(context: Any, failure: BaseException | None) -> str:
+    """The status a finished call ends with: the one set on its context (abort, set_code), else
+    OK when it returned, CANCELLED when it was cancelled, UNKNOWN when an exception escaped."""
+    code = context.code()
+    if code is not None:
+        return str(getattr(code, "name", code))
+    if failure is None:
+        return "OK"
+    if isinstance(failure, asyncio.CancelledError):
+        return "CANCELLED"
+    return "UNKNOWN"
+
+
 class LoggingInterceptor(grpc.aio.ServerInterceptor):
     """Binds ``request_id`` (from ``x-request-id`` or generated) and ``rpc`` to every log line of
     the call, echoes the request id in trailing metadata and logs one line per finished call."""
@@ -103,9 +119,8 @@ class LoggingInterceptor(grpc.aio.ServerInterceptor):
             bound.__enter__()
             return bound, time.monotonic()
 
-        def end(context: Any, bound: Any, started: float) -> None:
-            code = context.code()
-            status = "OK" if code is None else getattr(code, "name", str(code))
+        def end(context: Any, bound: Any, started: float, failure: BaseException | None) -> None:
+            status = _status_name(context, failure)
             elapsed_ms = round((time.monotonic() - started) * 1000, 2)
             if quiet:
                 log.debug("rpc finished", status=status, duration_ms=elapsed_ms)
@@ -116,23 +131,90 @@ class LoggingInterceptor(grpc.aio.ServerInterceptor):
         def unary(behaviour: Behaviour) -> Behaviour:
             async def logged(request: Any, context: Any) -> Any:
                 bound, started = begin(context)
+                failure: BaseException | None = None
                 try:
                     return await behaviour(request, context)
+                except BaseException as exc:
+                    failure = exc
+                    raise
                 finally:
-                    end(context, bound, started)
+                    end(context, bound, started, failure)
 
             return logged
 
         def streaming(behaviour: Behaviour) -> Behaviour:
             async def logged(request: Any, context: Any) -> AsyncIterator[Any]:
                 bound, started = begin(context)
+                failure: BaseException | None = None
                 try:
                     async for item in _stream_of(behaviour, request, context):
                         yield item
+                except BaseException as exc:
+                    failure = exc
+                    raise
                 finally:
-                    end(context, bound, started)
+                    end(context, bound, started, failure)
 
             return logged
+
+        return _wrap_handler(handler, unary, streaming)
+
+
+class MetricsInterceptor(grpc.aio.ServerInterceptor):
+    """Records every finished call in ``holdem_grpc_server_requests_total`` (by method and
+    status), the time to answer single-response calls in
+    ``holdem_grpc_server_request_duration_seconds``, and open server streams in
+    ``holdem_grpc_server_streams_in_flight`` (see libs.platform.metrics.service)."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        service, method = metrics.split_method(handler_call_details.method)
+
+        def finished(context: Any, failure: BaseException | None) -> None:
+            metrics.REQUESTS.labels(service, method, _status_name(context, failure)).inc()
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            latency = metrics.LATENCY.labels(service, method)
+
+            async def measured(request: Any, context: Any) -> Any:
+                started = time.perf_counter()
+                failure: BaseException | None = None
+                try:
+                    return await behaviour(request, context)
+                except BaseException as exc:
+                    failure = exc
+                    raise
+                finally:
+                    latency.observe(time.perf_counter() - started)
+                    finished(context, failure)
+
+            return measured
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            in_flight = metrics.STREAMS_IN_FLIGHT.labels(service, method)
+
+            async def measured(request: Any, context: Any) -> AsyncIterator[Any]:
+                in_flight.inc()
+                failure: BaseException | None = None
+                try:
+                    async for item in _stream_of(behaviour, request, context):
+                        yield item
+                except BaseException as exc:
+                    failure = exc
+                    raise
+                finally:
+                    in_flight.dec()
+                    finished(context, failure)
+
+            return measured
 
         return _wrap_handler(handler, unary, streaming)
 
@@ -242,7 +324,7 @@ async def start_server(
     """Start serving ``endpoints`` plus health and reflection on ``listen`` (port 0 = any free
     port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns."""
     server = grpc.aio.server(
-        interceptors=[LoggingInterceptor(), ErrorInterceptor(error_mapper)],
+        interceptors=[LoggingInterceptor(), MetricsInterceptor(), ErrorInterceptor(error_mapper)],
         # Without this, Linux lets a second server bind the same port silently.
         options=[("grpc.so_reuseport", 0), *options],
     )
@@ -271,11 +353,25 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
     signals = (signal.SIGTERM, signal.SIGINT)
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
+    endpoint = None
     try:
+        # Before the gRPC server, so a service whose metrics cannot listen never says SERVING.
+        if platform.metrics_listen is not None:
+            try:
+                endpoint = start_metrics_endpoint(platform.metrics_listen)
+            except MetricsBindError as exc:
+                raise BindError(str(exc)) from exc
+        metrics.SERVICE_INFO.labels(platform.service).set(1)
         running = await start_server(
             platform.listen, mount.endpoints, error_mapper=mount.error_mapper
         )
-        log.info("serving", listen=platform.listen, port=running.port, pid=os.getpid())
+        log.info(
+            "serving",
+            listen=platform.listen,
+            port=running.port,
+            metrics_port=None if endpoint is None else endpoint.port,
+            pid=os.getpid(),
+        )
         # Not racing server.wait_for_termination(): cancelling it cancels grpc's own shutdown
         # future and breaks the graceful stop below.
         await stop.wait()
@@ -285,6 +381,8 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
     finally:
         for cleanup in mount.cleanups:
             await cleanup()
+        if endpoint is not None:
+            endpoint.close()
         for sig in signals:
             loop.remove_signal_handler(sig)
 

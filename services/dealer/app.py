@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from libs import fairdeck
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound
+from libs.platform.metrics import dealer as metrics
 from services.dealer.store import DeckRecord, SeedStore
 
 DECK_SIZE = 52
@@ -109,6 +110,8 @@ class Dealer:
                 f"hand {hand_id!r} of table {table_id!r} already has deck {stored.deck_id}, "
                 "started with another idempotency key",
             )
+        if stored.seed == wanted.seed:  # a fresh CSPRNG seed: ours, so this call drew the deck
+            metrics.DECKS_DEALT.inc()
         return StartedDeck(
             deck_id=stored.deck_id,
             commitment=fairdeck.commitment(stored.seed),
@@ -133,12 +136,14 @@ class Dealer:
             )
         record = await self._record(deck_id)
         deck = _deck(record.seed)
+        metrics.CARDS_DEALT.inc(len(indexes))
         return tuple(deck[i] for i in indexes)
 
     async def reveal(self, deck_id: str) -> RevealedSeed:
         """The seed, for the hand-end event (call only once the hand is over)."""
         _check_deck_id(deck_id)
         record = await self._record(deck_id)
+        metrics.SEEDS_REVEALED.inc()
         return RevealedSeed(record.seed, fairdeck.commitment(record.seed), record.algorithm)
 
     async def _record(self, deck_id: str) -> DeckRecord:

@@ -58,6 +58,7 @@ def clean_env(extra: Mapping[str, str]) -> dict[str, str]:
     """The test runner's environment without any HOLDEM_* setting, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
     env.update({"HOLDEM_LISTEN": "127.0.0.1:0", "HOLDEM_LOG_FORMAT": "json"})
+    env["HOLDEM_METRICS_LISTEN"] = "127.0.0.1:0"  # a free port, never a default another run holds
     env.update(extra)
     return env
 
