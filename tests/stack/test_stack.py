@@ -60,10 +60,15 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
     assert set(report) == {"nats", "redis", "services"}
     assert report["nats"] == state["nats"]["url"]
     assert report["redis"] == state["redis"]["url"]
-    assert report["services"] == [
+    assert [{k: s[k] for k in ("name", "address", "status")} for s in report["services"]] == [
         {"name": name, "address": services[name]["address"], "status": "SERVING"}
         for name in SERVICE_NAMES
     ]
+    # each service's key metrics, scraped from its endpoint (the gateway served the calls above)
+    assert [s["metrics"]["address"] for s in report["services"]] == [
+        services[name]["metrics"] for name in SERVICE_NAMES
+    ]
+    assert report["services"][0]["metrics"]["calls"] >= 3
 
     down = run_holdem("stack", "down", "--state-dir", str(run.state_dir))
     assert down.returncode == 0, down.stdout + down.stderr
