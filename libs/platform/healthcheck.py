@@ -3,17 +3,21 @@
 The command is what docker compose runs inside each service container (``grpc_health_probe`` is
 not available offline), and what ``holdem stack status`` uses under the hood:
 
-    python -m libs.platform.healthcheck 127.0.0.1:50051 [--service NAME] [--timeout SECONDS]
+    python -m libs.platform.healthcheck [127.0.0.1:50051] [--service NAME] [--timeout SECONDS]
 
-Exit status 0 when the service answers SERVING, 1 otherwise (the status is printed).
+Without an address it checks the service of this environment, at its ``HOLDEM_LISTEN`` (a
+wildcard host there is asked on loopback): the image's HEALTHCHECK, the same for all six
+services. Exit status 0 when the service answers SERVING, 1 otherwise (the status is printed), 2
+without an address to check.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2
@@ -60,16 +64,36 @@ def wait_serving(address: str, timeout: float, service: str = "") -> str:
         time.sleep(0.1)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def local_address(listen: str) -> str:
+    """Where a server listening on ``listen`` is reached from the same machine: a wildcard host
+    (0.0.0.0, [::], none) becomes loopback."""
+    host, _, port = listen.strip().rpartition(":")
+    if host in ("", "0.0.0.0", "*"):
+        host = "127.0.0.1"
+    elif host == "[::]":
+        host = "[::1]"
+    return f"{host}:{port}"
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m libs.platform.healthcheck", description="gRPC health probe"
     )
-    parser.add_argument("address", help="host:port of the gRPC server")
+    parser.add_argument(
+        "address", nargs="?", help="host:port of the gRPC server (default: from HOLDEM_LISTEN)"
+    )
     parser.add_argument("--service", default="", help="service name ('' = whole server)")
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds (default 2)")
     args = parser.parse_args(argv)
-    status = check(args.address, args.service, args.timeout)
-    print(f"{args.address}: {status}")
+    address = args.address
+    if address is None:
+        listen = (os.environ if environ is None else environ).get("HOLDEM_LISTEN", "")
+        if not listen.strip():
+            print("no address given and HOLDEM_LISTEN is not set", file=sys.stderr)
+            return 2
+        address = local_address(listen)
+    status = check(address, args.service, args.timeout)
+    print(f"{address}: {status}")
     return 0 if status == SERVING else 1
 
 

@@ -1,0 +1,116 @@
+"""deploy/Dockerfile, read statically (no Docker engine here): two stages, the C extension built
+in the first, a non-root runtime with a gRPC health check, and only files the build context
+really sends (.dockerignore) copied in."""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from dataclasses import dataclass
+
+from tests.deploy.expected import DEPLOY, ROOT
+
+DOCKERFILE = DEPLOY / "Dockerfile"
+
+
+@dataclass(frozen=True)
+class Instruction:
+    keyword: str
+    arguments: str
+
+
+def instructions() -> list[Instruction]:
+    """The Dockerfile's instructions, continuation lines joined, comments dropped."""
+    result: list[Instruction] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):  # a comment inside a continued instruction
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        keyword, _, arguments = (pending + line).partition(" ")
+        result.append(Instruction(keyword.upper(), arguments.strip()))
+        pending = ""
+    return result
+
+
+def stages() -> list[list[Instruction]]:
+    """The instructions of each stage (global ARGs before the first FROM left out)."""
+    found: list[list[Instruction]] = []
+    for instruction in instructions():
+        if instruction.keyword == "FROM":
+            found.append([])
+        if found:
+            found[-1].append(instruction)
+    return found
+
+
+def test_dockerfile_is_multi_stage_non_root_and_runs_a_module() -> None:
+    text = DOCKERFILE.read_text()
+    lines = [line.strip() for line in text.splitlines()]
+    assert sum(line.startswith("FROM ") for line in lines) >= 2
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+    assert users[-1].split(":")[0].isdigit()  # numeric, so runAsNonRoot can check it
+    assert 'ENTRYPOINT ["python", "-m"]' in lines
+    assert "grpc_tools.protoc" in text
+
+
+def test_the_build_stage_compiles_the_c_extension_and_checks_it_runs() -> None:
+    build, runtime = stages()
+    runs = " ".join(i.arguments for i in build if i.keyword == "RUN")
+    assert "gcc" in runs and "libc6-dev" in runs
+    copied = [i.arguments.split()[0] for i in build if i.keyword == "COPY"]
+    install = next(
+        n
+        for n, i in enumerate(build)
+        if i.keyword == "RUN" and "pip install --no-deps" in i.arguments
+    )
+    before = {i.arguments.split()[0] for i in build[:install] if i.keyword == "COPY"}
+    assert {"setup.py", "libs"} <= before, copied
+    assert "assert FastEvaluator().native" in build[install].arguments
+    setup = (ROOT / "setup.py").read_text()
+    assert '"libs/poker/fast/_native.c"' in setup and (ROOT / "libs/poker/fast/_native.c").exists()
+    # only the built virtualenv reaches the runtime: no compiler there
+    runtime_runs = " ".join(i.arguments for i in runtime if i.keyword == "RUN")
+    assert "gcc" not in runtime_runs
+    assert any(i.keyword == "COPY" and i.arguments.startswith("--from=build") for i in runtime)
+
+
+def test_the_image_checks_its_own_grpc_health() -> None:
+    runtime = stages()[-1]
+    (check,) = [i for i in runtime if i.keyword == "HEALTHCHECK"]
+    options, _, command = check.arguments.partition("CMD")
+    assert "--interval=" in options and "--timeout=" in options
+    assert command.strip() == '["python", "-m", "libs.platform.healthcheck"]'
+    assert all(i.keyword != "HEALTHCHECK" for stage in stages()[:-1] for i in stage)
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    ignored = False
+    for pattern in patterns:
+        negate = pattern.startswith("!")
+        pattern = pattern.lstrip("!").rstrip("/")
+        if fnmatch.fnmatch(path, pattern) or path.startswith(pattern + "/"):
+            ignored = not negate
+    return ignored
+
+
+def test_everything_copied_is_in_the_build_context() -> None:
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    copies = [i for i in instructions() if i.keyword == "COPY" and "--from=" not in i.arguments]
+    assert copies
+    for copy in copies:
+        *sources, _destination = shlex.split(copy.arguments)
+        for source in sources:
+            assert (ROOT / source).exists(), source
+            assert not _ignored(source, patterns), f"{source} is excluded by .dockerignore"
+    assert _ignored("tests/deploy", patterns)  # the check can say no
