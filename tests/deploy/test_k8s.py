@@ -1,0 +1,418 @@
+"""deploy/k8s: the base and both overlays render (tests/deploy/kustomize.py, checked against
+`kubectl kustomize` where it exists), every manifest validates against the Kubernetes schema
+(kubernetes-validate, offline), and what the manifests promise holds: gRPC health probes,
+resources, locked-down pods, disruption budgets, network policies that let only the gateway be
+reached from outside, a 3-node JetStream cluster, and each service's environment made of exactly
+the variables it validates at start."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from libs.platform.localinfra import find_nats_server
+from tests.deploy.expected import (
+    DEFAULT_METRICS_PORTS,
+    DEFAULT_PORTS,
+    DEPLOY,
+    SERVICES,
+    shared_variables,
+    variables,
+)
+from tests.deploy.kustomize import Manifest, render
+
+K8S = DEPLOY / "k8s"
+TREES = {"base": K8S / "base", "dev": K8S / "overlays" / "dev"}
+TREES["production"] = K8S / "overlays" / "production"
+OVERLAYS = ("dev", "production")
+#: The oldest Kubernetes the manifests are validated for (gRPC probes are GA since 1.27).
+KUBERNETES_VERSION = "1.30"
+NAMESPACE = "holdem"
+SECRET = "holdem-secrets"
+
+
+@functools.cache
+def _rendered(tree: str) -> tuple[Manifest, ...]:
+    return tuple(render(TREES[tree]))
+
+
+def rendered(tree: str) -> list[Manifest]:
+    return copy.deepcopy(list(_rendered(tree)))
+
+
+def find(manifests: list[Manifest], kind: str, name: str) -> Manifest:
+    for manifest in manifests:
+        if manifest["kind"] == kind and manifest["metadata"]["name"] == name:
+            return manifest
+    raise AssertionError(f"no {kind} {name}")
+
+
+def of_kind(manifests: list[Manifest], kind: str) -> list[Manifest]:
+    return [m for m in manifests if m["kind"] == kind]
+
+
+def pod_spec(workload: Manifest) -> dict[str, Any]:
+    spec: dict[str, Any] = workload["spec"]["template"]["spec"]
+    return spec
+
+
+# ---- rendering and the schema ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_each_overlay_renders_every_part_into_the_namespace(tree: str) -> None:
+    manifests = rendered(tree)
+    deployments = {m["metadata"]["name"] for m in of_kind(manifests, "Deployment")}
+    assert deployments == {*SERVICES, "redis"}
+    assert {m["metadata"]["name"] for m in of_kind(manifests, "StatefulSet")} == {"nats"}
+    assert of_kind(manifests, "NetworkPolicy")
+    for manifest in manifests:
+        if manifest["kind"] != "Namespace":
+            assert manifest["metadata"]["namespace"] == NAMESPACE, manifest["metadata"]["name"]
+        assert manifest["metadata"]["labels"]["app.kubernetes.io/part-of"] == "holdem"
+
+
+@pytest.mark.parametrize("tree", list(TREES))
+def test_every_manifest_validates_against_the_kubernetes_schema(tree: str) -> None:
+    for manifest in rendered(tree):
+        kubernetes_validate.validate(manifest, KUBERNETES_VERSION, strict=True)
+
+
+def test_the_schema_check_catches_mistakes() -> None:
+    table = find(rendered("dev"), "Deployment", "table")
+    typo = copy.deepcopy(table)
+    container = pod_spec(typo)["containers"][0]
+    container["readinessProbe"]["grcp"] = container["readinessProbe"].pop("grpc")
+    wrong_type = copy.deepcopy(table)
+    wrong_type["spec"]["replicas"] = "three"
+    for bad in (typo, wrong_type):
+        with pytest.raises(kubernetes_validate.ValidationError):
+            kubernetes_validate.validate(bad, KUBERNETES_VERSION, strict=True)
+
+
+def _kustomize_command() -> list[str] | None:
+    if shutil.which("kubectl"):
+        return ["kubectl", "kustomize"]
+    if shutil.which("kustomize"):
+        return ["kustomize", "build"]
+    return None
+
+
+def _by_identity(manifests: list[Manifest]) -> dict[tuple[str, str], Manifest]:
+    return {(m["kind"], m["metadata"]["name"]): m for m in manifests}
+
+
+@pytest.mark.parametrize("tree", list(TREES))
+def test_the_renderer_agrees_with_kustomize(tree: str) -> None:
+    """Our renderer (used by every test here) against the real one, where it is installed."""
+    command = _kustomize_command()
+    if command is None:
+        pytest.skip("neither kubectl nor kustomize is installed; the tests render on their own")
+    result = subprocess.run(
+        [*command, str(TREES[tree])], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    real = [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+    assert _by_identity(rendered(tree)) == _by_identity(real)
+
+
+# ---- workloads --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_services_are_probed_on_grpc_health_sized_and_locked_down(tree: str) -> None:
+    manifests = rendered(tree)
+    for name in SERVICES:
+        port, metrics_port = DEFAULT_PORTS[name], DEFAULT_METRICS_PORTS[name]
+        service = find(manifests, "Service", name)
+        assert [(p["name"], p["port"]) for p in service["spec"]["ports"]] == [
+            ("grpc", port),
+            ("metrics", metrics_port),
+        ]
+        deployment = find(manifests, "Deployment", name)
+        template = deployment["spec"]["template"]
+        annotations = template["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true"
+        assert annotations["prometheus.io/port"] == str(metrics_port)
+        pod = template["spec"]
+        assert pod["automountServiceAccountToken"] is False
+        (container,) = pod["containers"]
+        assert container["args"] == [f"services.{name}"]
+        env = {e["name"]: e["value"] for e in container["env"]}
+        assert env["HOLDEM_LISTEN"] == f"0.0.0.0:{port}"
+        assert env["HOLDEM_METRICS_LISTEN"] == f"0.0.0.0:{metrics_port}"
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"grpc": port, "metrics": metrics_port}
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"] == {"port": port}, (name, probe)
+        for kind in ("requests", "limits"):
+            assert set(container["resources"][kind]) == {"cpu", "memory"}, (name, kind)
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_every_pod_runs_as_non_root_with_a_read_only_root_filesystem(tree: str) -> None:
+    for workload in [
+        *of_kind(rendered(tree), "Deployment"),
+        *of_kind(rendered(tree), "StatefulSet"),
+    ]:
+        name = workload["metadata"]["name"]
+        spec = pod_spec(workload)
+        assert spec["securityContext"]["runAsNonRoot"] is True, name
+        assert spec["securityContext"]["runAsUser"] != 0, name
+        assert spec["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, name
+        for container in spec["containers"]:
+            context = container["securityContext"]
+            assert context["readOnlyRootFilesystem"] is True, name
+            assert context["allowPrivilegeEscalation"] is False, name
+            assert context["capabilities"] == {"drop": ["ALL"]}, name
+            assert set(container["resources"]["limits"]) == {"cpu", "memory"}, name
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_each_replicated_workload_has_a_disruption_budget_for_its_pods(tree: str) -> None:
+    manifests = rendered(tree)
+    budgets = of_kind(manifests, "PodDisruptionBudget")
+    for name in (*SERVICES, "nats"):
+        kind = "StatefulSet" if name == "nats" else "Deployment"
+        labels = find(manifests, kind, name)["spec"]["template"]["metadata"]["labels"]
+        (budget,) = [b for b in budgets if selects(b["spec"]["selector"], labels)]
+        assert budget["spec"]["maxUnavailable"] == 1, name
+
+
+def test_production_runs_more_replicas_and_bigger_volumes_than_dev() -> None:
+    dev, production = rendered("dev"), rendered("production")
+
+    def replicas(manifests: list[Manifest], name: str) -> int:
+        count: int = find(manifests, "Deployment", name)["spec"]["replicas"]
+        return count
+
+    assert all(replicas(dev, name) == 1 for name in SERVICES)
+    for name in ("gateway", "table", "dealer", "evaluator", "ai"):
+        assert replicas(production, name) >= 2, name
+    # the lobby keeps its players in memory until it has stores: two replicas would split them
+    assert replicas(production, "lobby") == 1
+
+    def storage(manifests: list[Manifest]) -> str:
+        (claim,) = find(manifests, "StatefulSet", "nats")["spec"]["volumeClaimTemplates"]
+        size: str = claim["spec"]["resources"]["requests"]["storage"]
+        return size
+
+    assert (storage(dev), storage(production)) == ("1Gi", "50Gi")
+    images = {
+        c["image"]
+        for d in of_kind(production, "Deployment")
+        if d["metadata"]["name"] in SERVICES
+        for c in pod_spec(d)["containers"]
+    }
+    assert images == {"registry.example.com/holdem:0.1.0"}
+
+
+# ---- configuration: one source of truth -------------------------------------------------------
+
+
+def _secret_keys() -> set[str]:
+    secret = find(rendered("dev"), "Secret", SECRET)
+    return set(secret["stringData"])
+
+
+def _environment(manifests: list[Manifest], container: dict[str, Any]) -> set[str]:
+    names = {e["name"] for e in container.get("env", [])}
+    for source in container.get("envFrom", []):
+        if "configMapRef" in source:
+            names |= set(find(manifests, "ConfigMap", source["configMapRef"]["name"])["data"])
+        else:
+            assert source["secretRef"]["name"] == SECRET
+            names |= _secret_keys()
+    return names
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_each_service_gets_exactly_the_variables_it_validates(tree: str) -> None:
+    manifests = rendered(tree)
+    for name in SERVICES:
+        (container,) = pod_spec(find(manifests, "Deployment", name))["containers"]
+        assert _environment(manifests, container) == variables(name), name
+    shared = set(find(manifests, "ConfigMap", "holdem-config")["data"])
+    assert shared | _secret_keys() == shared_variables()
+    assert not shared & _secret_keys()
+
+
+def test_the_secret_comes_from_git_only_in_dev() -> None:
+    assert of_kind(rendered("dev"), "Secret")
+    assert of_kind(rendered("production"), "Secret") == []
+    assert of_kind(rendered("base"), "Secret") == []
+
+
+# ---- network policies -----------------------------------------------------------------------
+
+
+def selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """Kubernetes label-selector semantics (matchLabels and matchExpressions)."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        key, operator = expression["key"], expression["operator"]
+        values = expression.get("values", [])
+        matched = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[operator]
+        if not matched:
+            return False
+    return True
+
+
+#: A connection's source: its namespace's labels (None: outside the cluster) and its pod's.
+Source = tuple[Mapping[str, str] | None, Mapping[str, str]]
+OUTSIDE: Source = (None, {})
+OTHER_NAMESPACE: Source = ({"kubernetes.io/metadata.name": "default"}, {"app": "curious"})
+MONITORING: Source = (
+    {"kubernetes.io/metadata.name": "monitoring"},
+    {"app.kubernetes.io/name": "prometheus"},
+)
+
+
+def in_namespace(name: str) -> Source:
+    return {"kubernetes.io/metadata.name": NAMESPACE}, {"app.kubernetes.io/name": name}
+
+
+def _peer_admits(peer: Mapping[str, Any], source: Source) -> bool:
+    namespace_labels, pod_labels = source
+    if "ipBlock" in peer:
+        return namespace_labels is None
+    if namespace_labels is None:
+        return False
+    if "namespaceSelector" in peer:
+        if not selects(peer["namespaceSelector"], namespace_labels):
+            return False
+    elif namespace_labels.get("kubernetes.io/metadata.name") != NAMESPACE:
+        return False
+    return selects(peer.get("podSelector", {}), pod_labels)
+
+
+def admitted(policies: list[Manifest], pod: Mapping[str, str], port: int, source: Source) -> bool:
+    """Whether the policies let ``source`` open ``port`` on a pod labelled ``pod``."""
+    isolating = [
+        p
+        for p in policies
+        if selects(p["spec"]["podSelector"], pod) and "Ingress" in p["spec"]["policyTypes"]
+    ]
+    if not isolating:
+        return True
+    for policy in isolating:
+        for rule in policy["spec"].get("ingress", []):
+            ports = [p["port"] for p in rule.get("ports", [])]
+            if ports and port not in ports:
+                continue
+            peers = rule.get("from", [])
+            if not peers or any(_peer_admits(peer, source) for peer in peers):
+                return True
+    return False
+
+
+def _pods(manifests: list[Manifest]) -> dict[str, tuple[dict[str, str], list[int]]]:
+    """name -> (pod labels, container ports) of every workload."""
+    pods = {}
+    for workload in [*of_kind(manifests, "Deployment"), *of_kind(manifests, "StatefulSet")]:
+        labels = workload["spec"]["template"]["metadata"]["labels"]
+        ports = [p["containerPort"] for c in pod_spec(workload)["containers"] for p in c["ports"]]
+        pods[workload["metadata"]["name"]] = (labels, ports)
+    return pods
+
+
+#: Who calls whom (ARCHITECTURE.md, "Services": talks to), on its gRPC or client port.
+CALLS = {
+    "gateway": {"lobby", "table", "nats"},
+    "lobby": {"table", "nats"},
+    "table": {"dealer", "evaluator", "ai", "nats", "redis"},
+    "dealer": {"redis"},
+    "evaluator": set(),
+    "ai": {"evaluator"},
+}
+SERVICE_PORTS = {**DEFAULT_PORTS, "nats": 4222, "redis": 6379}
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_only_the_gateway_is_reachable_from_outside(tree: str) -> None:
+    manifests = rendered(tree)
+    policies = of_kind(manifests, "NetworkPolicy")
+    for source in (OUTSIDE, OTHER_NAMESPACE):
+        reachable = {
+            (name, port)
+            for name, (labels, ports) in _pods(manifests).items()
+            for port in ports
+            if admitted(policies, labels, port, source)
+        }
+        assert reachable == {("gateway", DEFAULT_PORTS["gateway"])}, source
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_prometheus_may_scrape_every_service_and_nothing_else(tree: str) -> None:
+    manifests = rendered(tree)
+    policies = of_kind(manifests, "NetworkPolicy")
+    reachable = {
+        (name, port)
+        for name, (labels, ports) in _pods(manifests).items()
+        for port in ports
+        if admitted(policies, labels, port, MONITORING)
+    }
+    metrics = {(name, DEFAULT_METRICS_PORTS[name]) for name in SERVICES}
+    assert reachable == metrics | {("gateway", DEFAULT_PORTS["gateway"])}
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_inside_the_namespace_each_service_reaches_exactly_what_it_calls(tree: str) -> None:
+    manifests = rendered(tree)
+    policies = of_kind(manifests, "NetworkPolicy")
+    pods = _pods(manifests)
+    for caller, callees in CALLS.items():
+        for target, port in SERVICE_PORTS.items():
+            expected = target in callees or target == "gateway"
+            labels = pods[target][0]
+            got = admitted(policies, labels, port, in_namespace(caller))
+            assert got == expected, f"{caller} -> {target}:{port} admitted={got}"
+    nats = pods["nats"][0]
+    assert admitted(policies, nats, 6222, in_namespace("nats"))  # cluster routes
+    assert not admitted(policies, nats, 6222, in_namespace("table"))
+
+
+# ---- NATS -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
+def test_nats_is_a_three_node_jetstream_cluster_with_a_valid_config(
+    tree: str, tmp_path: Path
+) -> None:
+    manifests = rendered(tree)
+    nats = find(manifests, "StatefulSet", "nats")
+    assert nats["spec"]["replicas"] == 3
+    assert nats["spec"]["volumeClaimTemplates"]
+    conf = find(manifests, "ConfigMap", "nats-config")["data"]["nats.conf"]
+    assert "jetstream" in conf
+    headless = nats["spec"]["serviceName"]
+    routes = {f"nats-route://nats-{i}.{headless}:6222" for i in range(3)}
+    assert all(route in conf for route in routes)
+    # the real nats-server checks the rendered file, with the environment the pods give it
+    limits = find(manifests, "ConfigMap", "nats-limits")["data"]
+    path = tmp_path / "nats.conf"
+    path.write_text(conf.replace("store_dir: /data", f"store_dir: {tmp_path / 'data'}"))
+    result = subprocess.run(
+        [find_nats_server(), "-t", "-c", str(path)],
+        env={**limits, "SERVER_NAME": "nats-0"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
