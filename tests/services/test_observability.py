@@ -107,18 +107,20 @@ def test_a_request_id_follows_a_call_from_the_gateway_to_the_lobby(start: Starte
     assert finished_calls(gateway, request_id) == {"/holdem.gateway.v1.GatewayService/Register"}
 
 
-def test_a_request_id_follows_a_table_command_to_the_dealer(
+def test_a_request_id_follows_player_actions_to_the_dealer_and_the_evaluator(
     start: Starter, nats_url: str, redis_url: str
 ) -> None:
     infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url}
     dealer = start("dealer", infra)
+    evaluator = start("evaluator")
     table = start(
         "table",
         {
             **infra,
             "HOLDEM_DEALER_ADDR": dealer.address,
+            "HOLDEM_EVALUATOR_ADDR": evaluator.address,
             "HOLDEM_TABLE_DEALER": "service",
-            "HOLDEM_TABLE_EVALUATOR": "local",
+            "HOLDEM_TABLE_EVALUATOR": "service",
         },
     )
     table_id = f"o{uuid.uuid4().hex[:8]}"
@@ -130,7 +132,7 @@ def test_a_request_id_follows_a_table_command_to_the_dealer(
         big_blind=2,
         action_clock_seconds=30,
     )
-    request_id = f"trace-{uuid.uuid4().hex}"
+    seat_id, call_id = f"seat-{uuid.uuid4().hex}", f"call-{uuid.uuid4().hex}"
     with grpc.insecure_channel(table.address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.SubmitCommand(
@@ -148,19 +150,43 @@ def test_a_request_id_follows_a_table_command_to_the_dealer(
                     idempotency_key=f"seat-{player}",
                     seat_player=table_pb2.SeatPlayer(player_id=player, seat=seat, buy_in=100),
                 ),
+                metadata=((REQUEST_ID_HEADER, seat_id),),
+            )
+        view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
+        acting = next(s.player_id for s in view.seats if s.seat == view.acting_seat)
+        other = "bob" if acting == "alice" else "alice"
+        for player, action, amount, request_id in (
+            (acting, common_pb2.ACTION_TYPE_RAISE, 100, f"shove-{uuid.uuid4().hex}"),
+            (other, common_pb2.ACTION_TYPE_CALL, 0, call_id),  # all in: board and showdown
+        ):
+            stub.SubmitAction(
+                table_pb2.SubmitActionRequest(
+                    table_id=table_id,
+                    hand_id=view.hand_id,
+                    player_id=player,
+                    action=action,
+                    amount=amount,
+                    idempotency_key=request_id,
+                ),
                 metadata=((REQUEST_ID_HEADER, request_id),),
             )
+    dealer_calls = "/holdem.dealer.v1.DealerService/"
     wait_for(
         lambda: (
-            {
-                "/holdem.dealer.v1.DealerService/StartDeck",
-                "/holdem.dealer.v1.DealerService/DealCards",
-            }
-            <= finished_calls(dealer, request_id)
+            {f"{dealer_calls}StartDeck", f"{dealer_calls}DealCards"}
+            <= finished_calls(dealer, seat_id)
         ),
-        "the dealer logs the deck calls under the table command's request id",
+        "the dealer logs the deck calls under the seating command's request id",
     )
-    assert "/holdem.table.v1.TableService/SubmitCommand" in finished_calls(table, request_id)
+    wait_for(
+        lambda: (
+            f"{dealer_calls}DealCards" in finished_calls(dealer, call_id)
+            and "/holdem.evaluator.v1.EvaluatorService/EvaluateBatch"
+            in finished_calls(evaluator, call_id)
+        ),
+        "the board and the showdown are asked for under the call's request id",
+    )
+    assert "/holdem.table.v1.TableService/SubmitAction" in finished_calls(table, call_id)
 
 
 def test_metrics_off_means_no_endpoint(start: Starter) -> None:
