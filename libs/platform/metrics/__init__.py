@@ -12,7 +12,7 @@ per owner, on prometheus_client's process-wide registry (one process serves one 
   :func:`libs.platform.server.serve`.
 
 Names: ``holdem_<area>_<what>[_<unit>]``; counters end in ``_total``, durations are histograms in
-seconds. deploy/grafana-dashboard.json and deploy/prometheus-alerts.yaml may only use names
+seconds. deploy/monitoring (the Grafana dashboard and the alert rules) may only use names
 declared here (tests/deploy checks them).
 
 The ``*_created`` series prometheus_client adds by default (when each series was created) are
