@@ -108,7 +108,7 @@ def _random_hand(seed: int, variant: Variant, structure: BettingStructure) -> li
     n = rng.randint(2, 6)
     config = HandConfig(variant, structure, position_blinds(n, 1, 2), min_bet=2)
     events = start_hand(config, [rng.randint(5, 80) for _ in range(n)])
-    state = replay(events)  # type: ignore[arg-type]
+    state = replay(events)
     deck = list(DECK)
     rng.shuffle(deck)
     for p in range(n):

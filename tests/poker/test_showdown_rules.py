@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from libs.poker import (
@@ -14,6 +16,7 @@ from libs.poker import (
     Fold,
     HandMucked,
     HandShown,
+    HandState,
     IllegalAction,
     InvalidCommand,
     Muck,
@@ -36,7 +39,7 @@ from tests.poker.hand_helpers import board, deal, events_of, holdem, play
 HILO = Variant.OMAHA_HI_LO
 
 
-def _check_down(s, players):  # type: ignore[no-untyped-def]
+def _check_down(s: HandState, players: Sequence[int]) -> HandState:
     for p in players:
         s, _ = step(s, Check(p))
     return s
