@@ -28,7 +28,7 @@ from .commands import (
     VoidHand,
 )
 from .config import BettingStructure, HandConfig, Variant
-from .evaluation import DEFAULT_EVALUATOR, HandEvaluator, describe_high, describe_low
+from .evaluation import DEFAULT_EVALUATOR, HandEvaluator
 from .events import (
     ActionKind,
     ActionTaken,
@@ -48,6 +48,7 @@ from .events import (
     StreetDealt,
     UncalledBetReturned,
 )
+from .hand_values import describe_high, describe_low
 from .pots import Pot, build_pots, rake_amount, split_evenly, take_rake
 from .state import _APPLY, HandState, Phase, _on_action, apply, initial_state
 

@@ -14,12 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from libs.poker.evaluation import (
-    DEFAULT_EVALUATOR,
-    high_value,
-    omaha_high_value,
-    omaha_low_value,
-)
+from libs.poker.evaluation import DEFAULT_EVALUATOR
 from libs.poker.fast import FastEvaluator, high_batch, tables
 from libs.poker.fast.tables import (
     HI_BITS,
@@ -31,6 +26,7 @@ from libs.poker.fast.tables import (
     rank_multisets,
     representatives,
 )
+from libs.poker.hand_values import high_value, omaha_high_value, omaha_low_value
 from tests.evaluator.conftest import random_deals, skip_module_unless_native
 
 skip_module_unless_native()
@@ -280,7 +276,8 @@ def test_bad_tables_are_refused_and_the_old_ones_kept(
 def test_tables_load_on_first_use_in_a_fresh_interpreter() -> None:
     script = textwrap.dedent(
         """
-        from libs.poker.evaluation import DEFAULT_EVALUATOR, high_value
+        from libs.poker.evaluation import DEFAULT_EVALUATOR
+        from libs.poker.hand_values import high_value
         from libs.poker.fast import _native
         from libs.poker.fast.tables import tables
 
