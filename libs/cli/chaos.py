@@ -28,8 +28,8 @@ import nats
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.cli.verify import outcomes_from_stream
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform import healthcheck
 from libs.platform.localinfra import (
     LocalServer,
