@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from libs.platform.processes import DEFAULT_PORTS, SERVICE_NAMES
+from libs.devstack import SERVICE_NAMES
+from libs.platform.config import DEFAULT_PORTS
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"

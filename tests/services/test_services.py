@@ -67,9 +67,7 @@ def stack(
     finally:
         stop_all(list(running.values()))
         for pending in launched:
-            if pending.process.poll() is None:
-                pending.process.kill()
-                pending.process.wait()
+            pending.kill()
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +211,7 @@ def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess])
 
 def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
     lobby = start("lobby", {"HOLDEM_SHUTDOWN_GRACE_SECONDS": "2"})
-    assert lobby.terminate() == 0
+    assert lobby.stop() == 0
     events = [line.get("event") for line in lobby.log_lines()]
     assert events[-2:] == ["shutting down", "stopped"]
     with socket.socket() as probe, pytest.raises(ConnectionRefusedError):

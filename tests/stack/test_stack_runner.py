@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from libs.devstack import SERVICE_NAMES, LocalStack, StackStartError, pid_alive
 from libs.platform import healthcheck
-from libs.platform.localinfra import pid_alive
-from libs.platform.processes import SERVICE_NAMES, LocalStack, StackStartError
 from tests.stack.stackrun import FAKE_SERVICE, StackRun, fake_services_env, run_holdem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -137,5 +136,5 @@ def test_a_service_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
     started = time.monotonic()
     stack.stop(timeout=1)
     assert time.monotonic() - started < 8
-    assert stack.services[0].proc.returncode == -signal.SIGKILL
+    assert stack.services[0].returncode == -signal.SIGKILL
     assert [pid for pid in stack.pids() if pid_alive(pid)] == []
