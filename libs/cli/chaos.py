@@ -86,9 +86,13 @@ class Services:
             "HOLDEM_TABLE_EVALUATOR": "service",
         }
         self.table = self._service("table", "127.0.0.1:0", table_env)
-        self.dealer.start(60.0)
-        self.evaluator.start(60.0)
-        self.start_table()
+        try:
+            self.dealer.start(60.0)
+            self.evaluator.start(60.0)
+            self.start_table()
+        except BaseException:
+            self.stop()
+            raise
 
     def _service(self, name: str, listen: str, env: dict[str, str]) -> ServiceProcess:
         return ServiceProcess(name, self.workdir / f"{name}.log", listen=listen, env=env)
