@@ -12,7 +12,6 @@ line (``argv``), its environment (``env``) and when the process is ready (``wait
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -66,16 +65,30 @@ def free_ports(host: str, count: int) -> list[int]:
             s.close()
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: get SIGTERM if the parent dies, so a killed runner leaves no
-    orphans (Linux only; elsewhere a no-op). A new session keeps Ctrl-C from reaching the child
-    directly, so the runner can stop things in order."""
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            pr_set_pdeathsig = 1
-            libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+# Run first in the child, then replaced by the real program (``execvp`` keeps the pid): ask the
+# kernel for SIGTERM when this process dies, and give up if it already has. PR_SET_PDEATHSIG
+# survives exec.
+_TIE_TO_PARENT = """\
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
+def _tied_to_this_process(argv: Sequence[str]) -> list[str]:
+    """``argv`` started through a small Python trampoline that makes the child get SIGTERM if
+    this process dies, so a killed runner leaves no orphans (Linux only; elsewhere ``argv``).
+
+    The trampoline is a separate program rather than a ``preexec_fn`` on purpose: a
+    ``preexec_fn`` makes subprocess fork instead of vfork, which runs every fork handler of this
+    process in the child, and gRPC's (its event engine restarts its poller threads) can abort the
+    child before it execs when this process has gRPC channels open (tests, holdem chaos).
+    """
+    if not sys.platform.startswith("linux"):
+        return list(argv)
+    return [sys.executable, "-I", "-S", "-c", _TIE_TO_PARENT, str(os.getpid()), *argv]
 
 
 def spawn(
@@ -84,19 +97,19 @@ def spawn(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` with stdout and stderr appended to ``log_path``, in its own session and
-    tied to this process's life (see ``_die_with_parent``)."""
+    """Start ``argv`` with stdout and stderr appended to ``log_path``, in its own session (so
+    Ctrl-C in a terminal reaches only the runner, which stops things in order) and tied to this
+    process's life (see ``_tied_to_this_process``)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            list(argv),
+            _tied_to_this_process(argv),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=dict(env) if env is not None else None,
             cwd=cwd,
-            # the hook only calls setsid and prctl, which are safe between fork and exec
-            preexec_fn=_die_with_parent,
+            start_new_session=True,
         )
 
 
