@@ -9,7 +9,7 @@ GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 NATIVE_SRC := setup.py libs/poker/fast/_native.c
 
-.PHONY: setup proto test lint typecheck bench run up down clean
+.PHONY: setup proto test test-fast lint typecheck bench run up down clean
 
 # Third-party dependencies (and a first editable install of our own packages).
 $(DEPS): pyproject.toml
@@ -49,12 +49,17 @@ setup: $(STAMP)
 test: setup
 	$(PY) -m pytest
 
+# The contributors' loop: everything but the integration tests (real NATS, Redis, processes)
+# and the slow ones (the long differential and conformance runs); about a minute.
+test-fast: setup
+	$(PY) -m pytest -m "not integration and not slow"
+
 lint: setup
 	$(VENV)/bin/ruff check libs services tests
 	$(VENV)/bin/mypy libs
 
 typecheck: setup
-	$(VENV)/bin/mypy libs services benchmarks
+	$(VENV)/bin/mypy libs services benchmarks tests
 
 bench: setup
 	$(PY) -m benchmarks

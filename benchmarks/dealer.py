@@ -22,13 +22,11 @@ Details go to stderr (``[dealer] ...``), the throughput rows to the results tabl
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import multiprocessing
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -138,33 +136,6 @@ def system_random_shuffles_per_s(seconds: float = 1.0) -> float:
 # --------------------------------------------------------------------------- RPC
 
 
-def _start_dealer(redis_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
-    env.update({"HOLDEM_LISTEN": "127.0.0.1:0", "HOLDEM_REDIS_URL": redis_url})
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "services.dealer"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        for line in log_path.read_text(errors="replace").splitlines():
-            if '"serving"' in line:
-                record = json.loads(line)
-                if record.get("event") == "serving":
-                    return process, f"127.0.0.1:{record['port']}"
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    process.kill()
-    process.wait()
-    raise RuntimeError(f"the dealer did not start:\n{log_path.read_text(errors='replace')}")
-
-
 def _latencies(call: Callable[[int], object], count: int) -> list[float]:
     for i in range(min(50, count)):  # warm-up: connection, caches
         call(-1 - i)
@@ -190,13 +161,14 @@ def rpc_results(count: int) -> list[Result]:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
-    from libs.platform.localinfra import start_redis
+    from libs.devstack import ServiceProcess, clean_environ, service_env, start_redis
 
     table = f"bench-{uuid.uuid4().hex[:8]}"
     with start_redis() as redis, tempfile.TemporaryDirectory() as tmp:
-        process, address = _start_dealer(redis.url, Path(tmp) / "dealer.log")
+        env = service_env(redis_url=redis.url, base=clean_environ())
+        dealer_process = ServiceProcess("dealer", Path(tmp) / "dealer.log", env=env).start()
         try:
-            with grpc.insecure_channel(address) as channel:
+            with grpc.insecure_channel(dealer_process.address) as channel:
                 dealer = dealer_pb2_grpc.DealerServiceStub(channel)
                 health = health_pb2_grpc.HealthStub(channel)
                 deck_id = dealer.StartDeck(
@@ -226,8 +198,7 @@ def rpc_results(count: int) -> list[Result]:
                     count,
                 )
         finally:
-            process.terminate()
-            process.wait(15)
+            dealer_process.stop(15)
     for name, values in (("StartDeck", start), ("DealCards", deal), ("Health.Check", check)):
         print(f"[dealer] {_describe(name, values)}", file=sys.stderr)
     peer = len(check) / sum(check)

@@ -20,7 +20,7 @@ import time
 import uuid
 
 from benchmarks import Result
-from libs.platform.localinfra import start_nats, start_redis
+from libs.devstack import start_nats, start_redis
 from libs.table import TableConfig
 from libs.table import commands as tc
 

@@ -12,6 +12,16 @@ import pytest
 
 from tests import infra
 
+# Fixtures that start or reach real servers or processes: a test using any of them is an
+# integration test whether or not its module says so, so `make test-fast` never starts one.
+INTEGRATION_FIXTURES = frozenset({"nats_url", "redis_url", "start", "start_stack"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
 
 @pytest.fixture(scope="session")
 def nats_url() -> Iterator[str]:

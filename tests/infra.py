@@ -5,7 +5,7 @@ Each server comes from the first of these that works:
 1. an URL from the environment: ``HOLDEM_TEST_NATS_URL`` / ``HOLDEM_TEST_REDIS_URL`` (a server
    someone else runs; the tests then share its state, so use it for debugging only);
 2. testcontainers, when a Docker daemon answers (``HOLDEM_TEST_INFRA=local`` skips this);
-3. local binaries (``libs.platform.localinfra``): nats-server and redis-server on free loopback
+3. local binaries (``libs.devstack``): nats-server and redis-server on free loopback
    ports in temp dirs, stopped and removed at the end of the session.
 
 ``HOLDEM_TEST_INFRA`` = ``local`` or ``docker`` forces one of the last two. The fixtures in
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.localinfra import start_nats, start_redis
+from libs.devstack import start_nats, start_redis
 
 log = logging.getLogger("holdem.tests.infra")
 

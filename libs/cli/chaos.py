@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import signal
 import sys
 import tempfile
 import time
@@ -28,21 +27,18 @@ import nats
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.cli.verify import outcomes_from_stream
-from libs.eventstore.jetstream import JetStreamEventStore
-from libs.platform import healthcheck
-from libs.platform.localinfra import (
-    LocalServer,
-    find_redis_server,
+from libs.devstack import (
+    RedisServer,
+    ServiceProcess,
     free_port,
     log_tail,
-    spawn,
+    service_env,
     start_nats,
     start_redis,
-    terminate,
-    wait_for_tcp,
 )
-from libs.platform.processes import service_env
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.fairdeck.audit import outcomes_from_stream
+from libs.platform import healthcheck
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.envelope import decode_commit
@@ -78,71 +74,50 @@ class Services:
 
     def __init__(self, nats_url: str, redis_url: str, workdir: Path) -> None:
         self.nats_url, self.redis_url, self.workdir = nats_url, redis_url, workdir
-        self.dealer_addr = f"127.0.0.1:{free_port()}"
-        self.evaluator_addr = f"127.0.0.1:{free_port()}"
-        self.table_addr = ""
-        self.dealer = self._start("dealer", self.dealer_addr, {})
-        self.evaluator = self._start("evaluator", self.evaluator_addr, {})
-        self.table = self.start_table()
-
-    def _spawn(self, name: str, listen: str, extra: dict[str, str]) -> Any:
-        peers = {"dealer": self.dealer_addr, "evaluator": self.evaluator_addr}
-        env = service_env(listen, peers, self.nats_url, self.redis_url, "info")
-        env.update(extra)
-        return spawn([sys.executable, "-m", f"services.{name}"], self.workdir / f"{name}.log", env)
-
-    def _start(self, name: str, listen: str, extra: dict[str, str]) -> Any:
-        proc = self._spawn(name, listen, extra)
-        if healthcheck.wait_serving(listen, 60.0) != healthcheck.SERVING:
-            terminate(proc, 2.0)
-            self.failed_to_start(name)
-        return proc
-
-    def failed_to_start(self, name: str) -> None:
-        log = self.workdir / f"{name}.log"
-        raise RuntimeError(f"{name} did not start; last lines of {log}:\n{log_tail(log)}")
-
-    def start_table(self, wait: bool = True) -> Any:
-        """A new table service process on a new port; with ``wait``, once it serves."""
-        self.table_addr = f"127.0.0.1:{free_port()}"
-        extra = {
+        addresses = {name: f"127.0.0.1:{free_port()}" for name in ("dealer", "evaluator")}
+        env = service_env(peers=addresses, nats_url=nats_url, redis_url=redis_url, log_level="info")
+        self.dealer = self._service("dealer", addresses["dealer"], env)
+        self.evaluator = self._service("evaluator", addresses["evaluator"], env)
+        table_env = {
+            **env,
             "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
             "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
             "HOLDEM_TABLE_DEALER": "service",
             "HOLDEM_TABLE_EVALUATOR": "service",
         }
-        start = self._start if wait else self._spawn
-        self.table = start("table", self.table_addr, extra)
-        return self.table
+        self.table = self._service("table", "127.0.0.1:0", table_env)
+        try:
+            self.dealer.start(60.0)
+            self.evaluator.start(60.0)
+            self.start_table()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _service(self, name: str, listen: str, env: dict[str, str]) -> ServiceProcess:
+        return ServiceProcess(name, self.workdir / f"{name}.log", listen=listen, env=env)
+
+    @property
+    def table_addr(self) -> str:
+        return self.table.address
+
+    def start_table(self, wait: bool = True) -> ServiceProcess:
+        """The table service again, on a new port; with ``wait``, once it serves."""
+        self.table.listen = f"127.0.0.1:{free_port()}"
+        return self.table.start(60.0) if wait else self.table.spawn()
 
     def kill_table(self) -> None:
-        self.table.send_signal(signal.SIGKILL)
-        self.table.wait()
+        self.table.kill()
 
     def stop(self) -> None:
-        for proc in (self.table, self.evaluator, self.dealer):
-            terminate(proc, 10.0)
+        for service in (self.table, self.evaluator, self.dealer):
+            service.stop(10.0)
 
 
-def _restart_redis(server: LocalServer) -> Any:
-    """Crash redis-server (SIGKILL: it keeps nothing) and start a new one on the same port."""
-    server.proc.send_signal(signal.SIGKILL)
-    server.proc.wait()
-    argv = [
-        find_redis_server(),
-        "--port", str(server.port),
-        "--bind", server.host,
-        "--save", "",
-        "--appendonly", "no",
-        "--dir", str(server.workdir),
-        "--daemonize", "no",
-        "--protected-mode", "no",
-    ]  # fmt: skip
-    proc = spawn(argv, server.workdir / "restarted.log")
-    if not wait_for_tcp(server.host, server.port, 20.0, proc):
-        raise RuntimeError("redis-server did not come back")
-    server.proc = proc
-    return proc
+def _restart_redis(server: RedisServer) -> None:
+    """Crash redis-server (SIGKILL: it keeps nothing) and start it again on the same port."""
+    server.kill()
+    server.restart(timeout=20.0)
 
 
 CONFIG = common_pb2.TableConfig(
@@ -178,7 +153,7 @@ async def _call(services: Services, method: str, request: Any, deadline: float) 
 
 async def _drive(
     services: Services,
-    redis: LocalServer,
+    redis: RedisServer,
     hands: int,
     players: int,
     kill_every: int,
@@ -244,8 +219,8 @@ async def _drive(
                 if status == healthcheck.SERVING:
                     restarting.set()
                     break
-                if table.poll() is not None or time.monotonic() > deadline:
-                    services.failed_to_start("table")
+                if not table.running or time.monotonic() > deadline:
+                    raise table.failed("did not start")
                 await asyncio.sleep(0.01)
 
     async def chaotic(method: str, request: Any) -> Any:

@@ -1,7 +1,7 @@
 """`holdem stack up|status|down`: the whole platform as local processes.
 
 ``up`` runs a ``LocalStack`` (nats-server, redis-server, the six services; see
-``libs.platform.processes``) in the foreground, writes a state file and waits; Ctrl-C, SIGTERM or
+``libs.devstack``) in the foreground, writes a state file and waits; Ctrl-C, SIGTERM or
 ``holdem stack down`` (from another terminal) stops it all. ``up --detach`` runs the same in the
 background and returns once everything is SERVING. ``status`` reads the state file and asks each
 service's gRPC health service.
@@ -31,9 +31,8 @@ from types import FrameType
 from typing import Any
 
 from libs.cli import stack_metrics
+from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
 from libs.platform import healthcheck
-from libs.platform.localinfra import BinaryNotFoundError, InfraStartError, log_tail, pid_alive
-from libs.platform.processes import LocalStack, StackStartError
 
 STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
@@ -135,7 +134,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
     try:
         try:
             stack.start()
-        except (StackStartError, InfraStartError, BinaryNotFoundError) as exc:
+        except (StartError, BinaryNotFoundError) as exc:
             print(f"holdem stack up failed: {exc}", file=sys.stderr)
             return 1
         state = stack.state()

@@ -26,7 +26,7 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 ALGORITHM = "holdem-deck-v1"
@@ -118,9 +118,9 @@ def verify_deal(
     seed: bytes,
     expected_commitment: str,
     layout: DealLayout,
-    holes: dict[int, Sequence[int]],
-    boards: dict[int, Sequence[int]],
-    burns: dict[int, int] | None = None,
+    holes: Mapping[int, Sequence[int]],
+    boards: Mapping[int, Sequence[int]],
+    burns: Mapping[int, int] | None = None,
 ) -> None:
     """Raise ``FairnessError`` unless the commitment and every given card follow from ``seed``."""
     if commitment(seed) != expected_commitment:

@@ -28,7 +28,7 @@ from .commands import (
     VoidHand,
 )
 from .config import BettingStructure, HandConfig, Variant
-from .evaluation import DEFAULT_EVALUATOR, HandEvaluator, describe_high, describe_low
+from .evaluation import DEFAULT_EVALUATOR, HandEvaluator
 from .events import (
     ActionKind,
     ActionTaken,
@@ -48,8 +48,9 @@ from .events import (
     StreetDealt,
     UncalledBetReturned,
 )
+from .hand_values import describe_high, describe_low
 from .pots import Pot, build_pots, rake_amount, split_evenly, take_rake
-from .state import _APPLY, HandState, Phase, _on_action, apply, initial_state
+from .state import APPLIERS, HandState, Phase, apply, apply_action, initial_state
 
 _Emit = Callable[[Event], None]
 
@@ -285,12 +286,12 @@ def step(
     def emit(event: Event) -> None:
         # ``apply`` without dropping a cached ``legal_actions``: ``copy`` already did, and
         # nothing asks for the legal actions of this private copy until the step is over.
-        _APPLY[type(event)](s, event)
+        APPLIERS[type(event)](s, event)
         add(event)
 
     if kind in _BETTING_COMMANDS:
         action = _decide_action(s, command, state.__dict__.get("_legal"))  # type: ignore[arg-type]
-        _on_action(s, action)
+        apply_action(s, action)
         add(action)
     elif kind is DealHands:
         _decide_hands(s, command, emit)  # type: ignore[arg-type]

@@ -2,12 +2,14 @@
 
 ``evolve`` never fails and never mutates its input: it returns a new state. The engine (``decide``)
 works on a private copy with ``apply``, the in-place form of the same function, so the two can
-never disagree.
+never disagree. On its hot path the engine calls the in-place appliers directly: ``APPLIERS``
+(one per event type) for a copy that has no cached ``legal_actions`` answer to drop, and
+``apply_action`` for the one ``ActionTaken`` a betting command causes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -225,7 +227,8 @@ def _showdown_order(s: HandState) -> list[int]:
     ]
 
 
-def _on_action(s: HandState, event: ActionTaken) -> None:
+def apply_action(s: HandState, event: ActionTaken) -> None:
+    """Apply one ``ActionTaken`` to ``s`` in place (``apply`` without the type dispatch)."""
     p = event.player
     amount = event.amount
     if amount:
@@ -369,8 +372,9 @@ def _on_start(s: HandState, event: HandStarted) -> None:
     raise ValueError("HandStarted begins a new hand; use replay() or initial_state()")
 
 
-_APPLY: dict[type, Callable[[HandState, Any], None]] = {
-    ActionTaken: _on_action,
+#: The in-place applier of each event type (``apply`` minus dropping the cached legal actions).
+APPLIERS: Mapping[type, Callable[[HandState, Any], None]] = {
+    ActionTaken: apply_action,
     HoleCardsDealt: _on_hole,
     BettingRoundEnded: _on_round_end,
     StreetDealt: _on_street,
@@ -391,7 +395,7 @@ _APPLY: dict[type, Callable[[HandState, Any], None]] = {
 def apply(s: HandState, event: Event) -> None:
     """Apply ``event`` to ``s`` in place (the engine's private copy)."""
     s.__dict__.pop("_legal", None)  # a cached engine.legal_actions answer no longer holds
-    _APPLY[type(event)](s, event)
+    APPLIERS[type(event)](s, event)
 
 
 def evolve(state: HandState, event: Event) -> HandState:

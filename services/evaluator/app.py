@@ -13,9 +13,9 @@ from itertools import combinations
 from libs.platform.errors import InvalidArgument
 from libs.poker.config import Variant
 from libs.poker.equity import EquityResult, equity
-from libs.poker.evaluation import describe_high, describe_low, omaha_low_value
 from libs.poker.fast import FastEvaluator, tables
 from libs.poker.fast.tables import omaha_tables
+from libs.poker.hand_values import describe_high, describe_low, omaha_low_value
 from libs.poker.pots import split_evenly
 
 EVALUATOR = FastEvaluator()

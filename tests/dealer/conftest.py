@@ -26,9 +26,7 @@ def start_dealer(tmp_path: Path, redis_url: str) -> Iterator[StartDealer]:
 
     yield _start
     for dealer in started:
-        if dealer.process.poll() is None:
-            dealer.process.kill()
-            dealer.process.wait()
+        dealer.kill()
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +38,7 @@ def dealer_process(
         "dealer", tmp_path_factory.mktemp("dealer"), {"HOLDEM_REDIS_URL": redis_url}
     )
     yield dealer
-    dealer.terminate()
+    dealer.stop()
 
 
 @pytest.fixture(scope="session")

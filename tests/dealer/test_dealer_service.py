@@ -73,7 +73,7 @@ def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> No
         stub = Stub(channel)
         started = start(stub, table)
         cards = deal(stub, started.deck_id, list(range(52)))
-    assert before.terminate() == 0
+    assert before.stop() == 0
     after = start_dealer()
     with grpc.insecure_channel(after.address) as channel:
         stub = Stub(channel)

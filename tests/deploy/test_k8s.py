@@ -19,7 +19,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from libs.platform.localinfra import find_nats_server
+from libs.devstack import find_nats_server
 from tests.deploy.expected import (
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,

@@ -7,12 +7,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from libs.poker.evaluation import (
-    DEFAULT_EVALUATOR,
-    high_value,
-    omaha_high_value,
-    omaha_low_value,
-)
+from libs.poker.evaluation import DEFAULT_EVALUATOR
 from libs.poker.fast import (
     NO_LOW,
     FastEvaluator,
@@ -24,6 +19,7 @@ from libs.poker.fast import (
     tables,
 )
 from libs.poker.fast.tables import rank_multisets, representatives
+from libs.poker.hand_values import high_value, omaha_high_value, omaha_low_value
 from tests.evaluator.conftest import random_deals
 
 FAST = FastEvaluator()

@@ -16,7 +16,6 @@ import pytest
 from libs.poker.cards import parse_cards
 from libs.poker.config import Variant
 from libs.poker.equity import HandRange, equity
-from libs.poker.evaluation import high_value, omaha_high_value, omaha_low_value
 from libs.poker.fast import (
     NO_LOW,
     draw_distinct,
@@ -37,6 +36,7 @@ from libs.poker.fast.tables import (
     rank_multisets,
     representatives,
 )
+from libs.poker.hand_values import high_value, omaha_high_value, omaha_low_value
 from tests.evaluator.conftest import random_deals, skip_module_unless_native
 
 skip_module_unless_native()

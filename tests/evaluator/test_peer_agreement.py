@@ -13,7 +13,7 @@ from itertools import combinations, pairwise
 import numpy as np
 import numpy.typing as npt
 from phevaluator import evaluate_cards, evaluate_omaha_cards
-from pokerkit import OmahaEightOrBetterLowHand
+from pokerkit import Hand, OmahaEightOrBetterLowHand
 from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
@@ -49,10 +49,13 @@ def test_seven_card_order_agrees_with_phevaluator_and_treys() -> None:
 
 
 def _treys_omaha(hole: list[int], board: list[int]) -> int:
-    return min(
-        TREYS.evaluate([TREYS_CARDS[c] for c in pair], [TREYS_CARDS[c] for c in triple])
-        for pair in combinations(hole, 2)
-        for triple in combinations(board, 3)
+    # treys ships no type information: its ranks are ints
+    return int(
+        min(
+            TREYS.evaluate([TREYS_CARDS[c] for c in pair], [TREYS_CARDS[c] for c in triple])
+            for pair in combinations(hole, 2)
+            for triple in combinations(board, 3)
+        )
     )
 
 
@@ -65,7 +68,7 @@ def test_omaha_order_agrees_with_phevaluator_and_treys() -> None:
     assert_same_preorder(ours, [-_treys_omaha(h, b) for h, b in pairs])
 
 
-def _pokerkit_low(hole: list[int], board: list[int]) -> OmahaEightOrBetterLowHand | None:
+def _pokerkit_low(hole: list[int], board: list[int]) -> Hand | None:
     try:
         return OmahaEightOrBetterLowHand.from_game(
             "".join(str(DECK[c]) for c in hole), "".join(str(DECK[c]) for c in board)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
@@ -176,7 +176,7 @@ def test_equity_exact_on_the_turn_and_budgeted_monte_carlo(
 def test_invalid_requests_answer_invalid_argument(
     stub: evaluator_pb2_grpc.EvaluatorServiceStub,
 ) -> None:
-    bad = [
+    bad: list[Callable[[], object]] = [
         lambda: stub.Equity(evaluator_pb2.EquityRequest(), timeout=5),
         lambda: stub.Equity(
             evaluator_pb2.EquityRequest(

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from libs.eventstore.lease import LeaseLost, Leases
+from tests.conditions import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -31,8 +32,13 @@ def test_one_holder_at_a_time_and_takeover_after_expiry(nats_url: str) -> None:
             await a.release("t1")
             assert await b.acquire("t1")
             assert not await a.acquire("t1")
-            # b dies (stops renewing): its leases expire and a takes them over
-            await asyncio.sleep(1.6)
+            # b dies (stops renewing): its leases expire and a takes them over. The server ages
+            # entries out on its own schedule: wait until both are gone rather than a guessed time.
+            async def expired(key: str) -> bool:
+                return await a.holder(key) is None
+
+            await wait_until(lambda: expired("t1"), "b's lease on t1 to expire")
+            await wait_until(lambda: expired("t2"), "b's lease on t2 to expire")
             assert await a.acquire("t1")
             with pytest.raises(LeaseLost):
                 await b.renew("t1")

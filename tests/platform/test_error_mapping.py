@@ -127,7 +127,9 @@ async def call_all() -> dict[str, grpc.aio.AioRpcError]:
     running = await start_server("127.0.0.1:0", [endpoint()], error_mapper=mapper())
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            raise_ = channel.unary_unary(f"/{SERVICE}/Raise")
+            raise_: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                f"/{SERVICE}/Raise"
+            )
             errors = {}
             for case in CASES:
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -177,7 +179,10 @@ def test_error_in_a_stream_ends_it_with_the_mapped_status() -> None:
         received: list[bytes] = []
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-                call = channel.unary_stream(f"/{SERVICE}/Stream")(b"illegal_action", timeout=5)
+                stream: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(
+                    f"/{SERVICE}/Stream"
+                )
+                call = stream(b"illegal_action", timeout=5)
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     async for item in call:
                         received.append(item)
@@ -195,9 +200,10 @@ def test_caller_request_id_is_echoed() -> None:
         running = await start_server("127.0.0.1:0", [endpoint()])
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-                call = channel.unary_unary(f"/{SERVICE}/Echo")(
-                    b"hi", metadata=((REQUEST_ID_HEADER, "req-42"),), timeout=5
+                echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                    f"/{SERVICE}/Echo"
                 )
+                call = echo(b"hi", metadata=((REQUEST_ID_HEADER, "req-42"),), timeout=5)
                 assert await call == b"hi"
                 return str(dict(await call.trailing_metadata())[REQUEST_ID_HEADER])
         finally:

@@ -9,7 +9,8 @@ from typing import Any
 import grpc
 import pytest
 import structlog
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc.aio import ServicerContext, UnaryUnaryMultiCallable
+from grpc_health.v1 import health_pb2
 
 from libs.platform.clients import connect, service_config
 from libs.platform.logging import REQUEST_ID_HEADER
@@ -40,7 +41,7 @@ class Probe:
             await context.abort(grpc.StatusCode.UNAVAILABLE, "try again")
         return b"ok"
 
-    async def refuse(self, request: bytes, context: Any) -> bytes:
+    async def refuse(self, request: bytes, context: ServicerContext[bytes, bytes]) -> bytes:
         self.calls += 1
         await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "no")
 
@@ -61,16 +62,25 @@ class Probe:
         return Endpoint(SERVICE, lambda server: server.add_generic_rpc_handlers((handler,)))
 
 
+def raw(channel: grpc.aio.Channel, method: str) -> UnaryUnaryMultiCallable[bytes, bytes]:
+    """``Probe``'s ``method``: bytes in, bytes out (no serializers)."""
+    return channel.unary_unary(f"/{SERVICE}/{method}")
+
+
 def test_health_is_serving_for_the_server_and_each_service() -> None:
     async def run() -> list[int]:
         running = await start_server("127.0.0.1:0", [Probe().endpoint()])
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-                stub = health_pb2_grpc.HealthStub(channel)
+                check: UnaryUnaryMultiCallable[
+                    health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse
+                ] = channel.unary_unary(
+                    "/grpc.health.v1.Health/Check",
+                    request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+                    response_deserializer=health_pb2.HealthCheckResponse.FromString,
+                )
                 return [
-                    (
-                        await stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
-                    ).status
+                    (await check(health_pb2.HealthCheckRequest(service=name), timeout=5)).status
                     for name in ("", SERVICE)
                 ]
         finally:
@@ -86,9 +96,7 @@ def test_graceful_stop_finishes_in_flight_calls_and_refuses_new_ones() -> None:
         running = await start_server("127.0.0.1:0", [probe.endpoint()])
         target = f"127.0.0.1:{running.port}"
         async with grpc.aio.insecure_channel(target) as channel:
-            in_flight = asyncio.ensure_future(
-                channel.unary_unary(f"/{SERVICE}/Slow")(b"0.5", timeout=10)
-            )
+            in_flight = asyncio.ensure_future(raw(channel, "Slow")(b"0.5", timeout=10))
             await asyncio.wait_for(probe.started.wait(), 5)
             stopping = asyncio.ensure_future(running.stop(grace=5))
             answer = await in_flight
@@ -96,7 +104,7 @@ def test_graceful_stop_finishes_in_flight_calls_and_refuses_new_ones() -> None:
         refused: grpc.StatusCode | None = None
         async with grpc.aio.insecure_channel(target) as channel:
             try:
-                await channel.unary_unary(f"/{SERVICE}/Slow")(b"0", timeout=1)
+                await raw(channel, "Slow")(b"0", timeout=1)
             except grpc.aio.AioRpcError as exc:
                 refused = exc.code()
         return answer, refused
@@ -111,14 +119,17 @@ def test_in_flight_calls_are_cancelled_after_the_grace_period() -> None:
         probe = Probe()
         running = await start_server("127.0.0.1:0", [probe.endpoint()])
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            call = channel.unary_unary(f"/{SERVICE}/Slow")(b"30", timeout=20)
+            call = raw(channel, "Slow")(b"30", timeout=20)
             await asyncio.wait_for(probe.started.wait(), 5)
             await running.stop(grace=0.2)
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await call
             return caught.value.code()
 
-    assert asyncio.run(run()) != grpc.StatusCode.OK
+    # gRPC cancels the calls still running when the grace period ends: the client sees
+    # UNAVAILABLE (not DEADLINE_EXCEEDED from its own 20 s deadline, and never OK)
+    status = asyncio.run(run())
+    assert status == grpc.StatusCode.UNAVAILABLE, status
 
 
 def test_a_taken_port_is_a_clear_error() -> None:
@@ -141,7 +152,7 @@ def test_unavailable_is_retried_up_to_max_attempts() -> None:
             channel = connect(f"127.0.0.1:{running.port}", max_attempts=attempts)
             async with channel:
                 try:
-                    await channel.unary_unary(f"/{SERVICE}/Flaky")(b"")
+                    await raw(channel, "Flaky")(b"")
                     outcome = "OK"
                 except grpc.aio.AioRpcError as exc:
                     outcome = exc.code().name
@@ -161,7 +172,7 @@ def test_other_errors_are_not_retried() -> None:
         try:
             async with connect(f"127.0.0.1:{running.port}", max_attempts=5) as channel:
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
-                    await channel.unary_unary(f"/{SERVICE}/Refuse")(b"")
+                    await raw(channel, "Refuse")(b"")
             return caught.value.code().name, probe.calls
         finally:
             await running.stop(0)
@@ -174,7 +185,7 @@ def test_default_deadline_applies_and_per_call_timeout_overrides_it() -> None:
         running = await start_server("127.0.0.1:0", [Probe().endpoint()])
         try:
             async with connect(f"127.0.0.1:{running.port}", timeout_seconds=0.2) as channel:
-                slow = channel.unary_unary(f"/{SERVICE}/Slow")
+                slow = raw(channel, "Slow")
                 with pytest.raises(grpc.aio.AioRpcError) as caught:
                     await slow(b"2")
                 answer = await slow(b"0.3", timeout=5)
@@ -190,7 +201,7 @@ def test_request_id_of_the_current_call_is_propagated() -> None:
         running = await start_server("127.0.0.1:0", [Probe().endpoint()])
         try:
             async with connect(f"127.0.0.1:{running.port}") as channel:
-                who = channel.unary_unary(f"/{SERVICE}/Who")
+                who = raw(channel, "Who")
                 with structlog.contextvars.bound_contextvars(request_id="req-7"):
                     inside = await who(b"")
                 outside = await who(b"")

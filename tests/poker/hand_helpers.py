@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from libs.poker import (
     BettingStructure,
@@ -62,5 +63,9 @@ def play(state: HandState, *commands: Command) -> tuple[HandState, list[Event]]:
     return state, events
 
 
-def events_of(events: Sequence[Event], kind: type) -> list[Event]:
+EventT = TypeVar("EventT")
+
+
+def events_of(events: Sequence[Event], kind: type[EventT]) -> list[EventT]:
+    """The events of one type, typed as that type."""
     return [e for e in events if isinstance(e, kind)]

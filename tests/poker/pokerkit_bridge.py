@@ -7,31 +7,39 @@ actor, fold/check/call, the call amount, whether a raise is allowed and the rais
 that one chip below the minimum and one above the maximum are rejected by both. At the end it
 checks the finishing stacks, the pots and chip conservation.
 
-Where RULES.md ("Choices where references disagree") says our rule differs from PokerKit, the
-harness translates narrowly, and counts every translation in ``HandResult.translations``:
+Both engines are also held to a reference computed from neither: ``BettingRound`` rebuilds each
+betting round from the table's stakes and the actions alone (the bet to call, the size of a full
+raise, who acted since the last full raise, every raise and whether it was full), and the pay-out
+is recomputed from what each player put in and PokerKit's hand classes. Our engine must offer a
+raise exactly when the reopening rule and the fixed-limit cap allow one, with exactly the rules'
+bounds, and pay exactly the rules' amounts.
+
+Where docs/rules.md ("Where references disagree") says our rule differs from PokerKit, the
+harness translates, only when the rule the translation stands for, computed from that reference,
+explains both answers exactly, and counts every translation in ``HandResult.translations``:
 
 ``cap_preflop`` (choice 1)
-    Fixed-limit preflop: we refuse a raise because the cap is reached (the big blind counts as
-    the bet, so three raises follow it) while PokerKit still allows a fourth raise.
-``short_all_in_preflop`` (the TDA reopening rule of RULES.md; PokerKit differs)
-    PokerKit starts each round's last raise size at 0, so preflop an all-in raise for less than
-    a full raise over the big blind counts as a full raise there and reopens the betting; we
-    refuse a raise to a player who already acted and faces less than a full raise since.
+    Fixed-limit preflop with the big blind and three raises made: we refuse the raise
+    (``CAP_REACHED``) while PokerKit, which has counted three raises, allows a fourth.
+``short_all_in_preflop`` (the TDA reopening rule; PokerKit differs)
+    Preflop, the player acted since the last full raise and faces less than a full raise: we
+    refuse a raise (``ACTION_NOT_REOPENED``); PokerKit allows it because one of the short
+    all-ins since was at least every raise before it in the round, which PokerKit (its raise
+    size starts at 0 each round, the blinds are not raises) counts as a full raise.
 ``short_all_in_bet``
-    The same postflop: an all-in bet below the minimum bet is a full bet for PokerKit (its
-    raise size starts at 0), not for us; only when the round was opened by such a bet.
+    The same after the flop, in a round opened by an all-in bet below the minimum bet.
 ``short_all_in_sum_reset``
-    PokerKit forgets the short all-ins that added up to a full raise and then refuses a raise to
-    a player who already acted when a new short all-in follows; we allow it because the total
-    raised since that player acted is at least a full raise.
+    The player acted since the last full raise, and two or more short all-ins since then add up
+    to a full raise: we allow a raise (with the rules' bounds), PokerKit refuses it because it
+    reset its running sum of short all-ins when it reached a full raise earlier.
 ``odd_chips`` (choice 4), ``hi_lo_side_pot`` (choice 5), ``pot_merging``
-    The pay-out is recomputed independently (PokerKit's hand classes, pots built from what each
-    player put in) under our rules and under PokerKit's: PokerKit's finishing stacks must equal
-    the second, ours the first. A counter fires when switching that one rule changes the result.
-    ``pot_merging`` (not in RULES.md's list): before paying, PokerKit kills every shown hand that
-    cannot win anything and then merges the pots whose eligible players became the same, so
-    their odd chips are shared out once; we pay each pot separately, as RULES.md says (here
-    everybody shows, so no pot of ours loses a player).
+    The pay-out is recomputed under our rules and under PokerKit's: PokerKit's finishing stacks
+    must equal the second, ours the first. A counter fires when switching that one rule changes
+    the result. ``pot_merging`` (not in the rules' list): before paying, PokerKit kills every
+    shown hand that cannot win any part of any pot and builds its pots again without those
+    players, merging pots whose eligible players became the same, so their odd chips are shared
+    out once; PokerKit's pots must be exactly ours rebuilt that way. We pay each pot separately
+    (here everybody shows, so no pot of ours loses a player).
 
 Straddles (choice 2) and blinds posted short (choice 3) are not generated: every stack is larger
 than its position's ante plus blind. Nor are equal blinds heads-up (PokerKit then lets the big
@@ -214,6 +222,7 @@ PK_STRUCTURES = {
 BOUNDS_CHECK_RATE = 0.3  # share of decisions where min_to - 1 and max_to + 1 are tried in both
 
 PK_ACTED_MESSAGE = "The player already acted and hence cannot raise"
+FIXED_LIMIT_BETS = 4  # per round: one bet and three raises (preflop the big blind is the bet)
 
 
 # --------------------------------------------------------------------------- tables
@@ -443,6 +452,22 @@ def reference_payout(
     return paid
 
 
+def hopeless_hands(pots: Sequence[RefPot], hands: Hands) -> set[int]:
+    """The players PokerKit kills before paying: those whose hand (high, or qualifying low in
+    hi-lo) is not at least the best of its kind among the players of some pot they are in."""
+    kinds: list[dict[int, pk.Hand | None]] = [dict(hands.high)]
+    if hands.hi_lo:
+        kinds.append(dict(hands.low))
+    alive: set[int] = set()
+    for pot in pots:
+        for kind in kinds:
+            made = {p: hand for p in pot.eligible if (hand := kind.get(p)) is not None}
+            if made:
+                best = max(made.values())
+                alive.update(p for p, hand in made.items() if not hand < best)
+    return {p for pot in pots for p in pot.eligible} - alive
+
+
 # --------------------------------------------------------------------------- playing a hand
 
 
@@ -497,9 +522,104 @@ class _MemoEvaluator:
 
 
 @dataclass
-class _StreetAction:
+class _Raise:
     player: int
-    short_all_in: bool  # an all-in bet or raise for less than a full one (by RULES.md)
+    increment: int  # raised by: the new highest bet minus the one before
+    full: bool  # at least a full bet or raise (RULES.md); else a short all-in
+    index: int  # position in the round's action list
+
+
+@dataclass
+class BettingRound:
+    """One betting round as RULES.md states it, rebuilt from the table's stakes and the actions
+    alone, without asking either engine: the bets in front of each player, the bet to call, the
+    size a bet or raise must reach to be full (the street's bet size at least, else the largest
+    full bet or raise so far; preflop the big blind is the first bet), who has acted since the
+    last full bet or raise, and every raise with its increment.
+    """
+
+    street: int
+    structure: BettingStructure
+    bets: list[int]
+    current: int
+    full: int
+    bets_made: int  # bets and raises this round, the preflop big blind included
+    acted: set[int] = field(default_factory=set)
+    last_action: dict[int, int] = field(default_factory=dict)  # player -> index of their last
+    raises: list[_Raise] = field(default_factory=list)
+    actions: int = 0
+
+    @classmethod
+    def open(cls, config: HandConfig, street: int) -> BettingRound:
+        """The round of ``street``: preflop the blinds are the bets (no blind is short here)."""
+        fixed = config.structure is BettingStructure.FIXED_LIMIT
+        size = config.big_bet if fixed and street >= 2 else config.min_bet
+        n = config.player_count
+        bets = list(config.blinds) if street == 0 else [0] * n
+        current = max(bets)
+        return cls(street, config.structure, bets, current, max(size, current), int(current > 0))
+
+    @property
+    def opened_short(self) -> bool:
+        """This round's first bet was an all-in below the minimum bet."""
+        return self.street > 0 and bool(self.raises) and not self.raises[0].full
+
+    def record(self, player: int, kind: str, to: int = 0) -> _Raise | None:
+        """Apply one action (``fold``, ``check``, ``call`` with the amount now in front of the
+        player, or ``raise`` to ``to``); a raise is returned with whether it was full."""
+        index = self.actions
+        self.actions += 1
+        self.last_action[player] = index
+        raised: _Raise | None = None
+        if kind == "raise":
+            increment = to - self.current
+            raised = _Raise(player, increment, increment >= self.full, index)
+            self.raises.append(raised)
+            self.bets_made += 1
+            self.current = to
+            if raised.full:
+                self.full = increment
+                self.acted = set()
+        if kind != "fold":
+            self.bets[player] = to if kind in ("raise", "call") else self.bets[player]
+        self.acted.add(player)
+        return raised
+
+    def owed(self, player: int) -> int:
+        return self.current - self.bets[player]
+
+    def reopened_for(self, player: int) -> bool:
+        """May ``player`` raise by the reopening rule? Yes unless they acted since the last full
+        bet or raise and what was raised since (short all-ins only) adds up to less than a full
+        raise."""
+        return player not in self.acted or self.owed(player) >= self.full
+
+    def raises_since(self, player: int) -> list[_Raise]:
+        last = self.last_action.get(player, -1)
+        return [r for r in self.raises if r.index > last]
+
+    def counted_full_by_pokerkit_since(self, player: int) -> bool:
+        """Was a short all-in since ``player`` acted a full raise for PokerKit? It starts each
+        round's raise size at 0 (the blinds are not raises) and counts a raise as full when it
+        is at least every raise before it in the round."""
+        for r in self.raises_since(player):
+            before = [q.increment for q in self.raises if q.index < r.index]
+            if not r.full and r.increment >= max(before, default=0):
+                return True
+        return False
+
+    def bounds(self, player: int, stack: int, pot: int) -> tuple[int, int]:
+        """Raise-to bounds by RULES.md: at least a full raise (or all-in for less), at most the
+        whole stack (no-limit), the one fixed amount (fixed-limit), or the bet to call plus the
+        pot after calling it (pot-limit); ``pot`` counts every chip put in so far, bets too."""
+        all_in = self.bets[player] + stack
+        min_to = min(all_in, self.current + self.full)
+        if self.structure is BettingStructure.NO_LIMIT:
+            return min_to, all_in
+        if self.structure is BettingStructure.FIXED_LIMIT:
+            return min_to, min_to
+        pot_after_call = pot + self.owed(player)
+        return min_to, min(all_in, max(min_to, self.current + pot_after_call))
 
 
 @dataclass
@@ -534,9 +654,7 @@ class _Duel:
         self.events: list[Event] = []
         self.theirs = pokerkit_state(self.config, self.stacks)
         self.folded = [False] * n
-        self.street_actions: list[_StreetAction] = []
-        # This round's first bet was an all-in below the minimum bet (PokerKit: a full bet).
-        self.opened_short = False
+        self.round = BettingRound.open(self.config, 0)
         # A per-hand playing style, so some hands are passive (to showdown), others wild.
         self.raise_rate = self.rng.choice((0.1, 0.25, 0.4, 0.6))
         self.fold_rate = self.rng.choice((0.03, 0.1, 0.25))
@@ -624,18 +742,10 @@ class _Duel:
         self.pk_do("burn", self.theirs.burn_card, PK_CARDS[burn])
         self.pk_do("board", self.theirs.deal_board, [PK_CARDS[c] for c in cards])
         self.apply(DealBoard(cards, burn))
-        self.street_actions = []
-        self.opened_short = False
+        self.round = BettingRound.open(self.config, street)
         self.result.street_reached = street
 
     # ----------------------------------------------------------------- decisions
-
-    def _short_all_in_since(self, p: int) -> bool:
-        """Was there an all-in raise for less than a full raise since ``p`` last acted?"""
-        last = max((k for k, a in enumerate(self.street_actions) if a.player == p), default=None)
-        if last is None:
-            return False
-        return any(a.short_all_in for a in self.street_actions[last + 1 :])
 
     def _our_denial(self, p: int) -> str:
         s = self.ours
@@ -688,8 +798,47 @@ class _Duel:
             max_to=max_to or 0,
         )
 
+    def _reference_bounds(self, p: int) -> tuple[int, int]:
+        """RULES.md's raise-to bounds for ``p`` now, from the round's actions and PokerKit's
+        chip counts (equal to ours: checked before every decision)."""
+        t = self.theirs
+        pot = sum(self.stacks) - sum(t.stacks)
+        return self.round.bounds(p, t.stacks[p], pot)
+
+    def _check_rules(self, p: int, mine: _Options) -> None:
+        """Our engine against RULES.md, computed from the action history alone: a raise it
+        offers must be allowed by the reopening rule and have exactly the reference bounds; a
+        raise it refuses for the reopening rule or the fixed-limit cap must be refused by them."""
+        ref = self.round
+        if mine.can_raise:
+            if not ref.reopened_for(p):
+                raise self.fail(
+                    f"ours lets p{p + 1} raise, but only short all-ins ({ref.owed(p)} in all, "
+                    f"a full raise is {ref.full}) followed their action"
+                )
+            expected = self._reference_bounds(p)
+            if (mine.min_to, mine.max_to) != expected:
+                raise self.fail(
+                    f"ours lets p{p + 1} raise to {mine.min_to}..{mine.max_to}; the rules say "
+                    f"{expected[0]}..{expected[1]}"
+                )
+            return
+        code = self._our_denial(p)
+        if code == "ACTION_NOT_REOPENED" and ref.reopened_for(p):
+            raise self.fail(f"ours refuses p{p + 1} a raise as not reopened, but it is reopened")
+        if code == "CAP_REACHED" and not (
+            self.config.structure is BettingStructure.FIXED_LIMIT
+            and ref.bets_made >= FIXED_LIMIT_BETS
+        ):
+            raise self.fail(f"ours says the cap is reached after {ref.bets_made} bets")
+
     def _agree(self, p: int, ours: LegalActions, theirs: _Options) -> _Options:
-        """Compare, translating only the documented divergences; returns what both allow."""
+        """Compare, translating only the documented divergences; returns what both allow.
+
+        A translation fires only when the rule it stands for, computed from the action history
+        (``BettingRound``), explains both sides exactly: our refusal (or permission) is what
+        RULES.md says, and PokerKit's answer is what its documented behaviour gives.
+        """
         mine = _Options(
             ours.can_fold,
             ours.can_check,
@@ -699,24 +848,35 @@ class _Duel:
             ours.min_to,
             ours.max_to,
         )
-        street = self.ours.street
+        self._check_rules(p, mine)
+        ref = self.round
+        street = ref.street
         can_raise = mine.can_raise
         if mine.can_raise != theirs.can_raise:
+            # acted since the last full raise and faces only short all-ins since (RULES.md)
+            not_reopened = not ref.reopened_for(p)
             if theirs.can_raise:  # PokerKit allows a raise we refuse
                 code = self._our_denial(p)
                 if (
                     code == "CAP_REACHED"
                     and street == 0
                     and self.config.structure is BettingStructure.FIXED_LIMIT
-                    and self.theirs.completion_betting_or_raising_count == 3
+                    and ref.bets_made == FIXED_LIMIT_BETS  # the big blind and three raises
+                    and self.theirs.completion_betting_or_raising_count == FIXED_LIMIT_BETS - 1
                 ):
                     self.translate("cap_preflop")
-                elif code == "ACTION_NOT_REOPENED" and street == 0 and self._short_all_in_since(p):
+                elif (
+                    code == "ACTION_NOT_REOPENED"
+                    and not_reopened
+                    and ref.counted_full_by_pokerkit_since(p)
+                    and street == 0
+                ):
                     self.translate("short_all_in_preflop")
                 elif (
                     code == "ACTION_NOT_REOPENED"
-                    and self.opened_short
-                    and self._short_all_in_since(p)
+                    and not_reopened
+                    and ref.counted_full_by_pokerkit_since(p)
+                    and ref.opened_short
                 ):
                     self.translate("short_all_in_bet")
                 else:
@@ -726,7 +886,14 @@ class _Duel:
                     )
             else:  # we allow a raise PokerKit refuses
                 reason = self._pk_denial()
-                if reason.startswith(PK_ACTED_MESSAGE) and self._short_all_in_since(p):
+                short_since = [r for r in ref.raises_since(p) if not r.full]
+                if (
+                    reason.startswith(PK_ACTED_MESSAGE)
+                    and p in ref.acted  # no full raise since p acted ...
+                    and ref.owed(p) >= ref.full  # ... but the short all-ins add up to one
+                    and len(short_since) >= 2
+                ):
+                    # (our bounds were compared with the rules' in _check_rules)
                     self.translate("short_all_in_sum_reset")
                 else:
                     raise self.fail(
@@ -782,34 +949,36 @@ class _Duel:
         s = self.ours
         t = self.theirs
         kind, to = self._choose(options)
-        short = False
         if kind == "raise":
-            all_in = to == s.stacks[p] + s.bets[p]
-            full = max(s.increment, self.config.street_bet(s.street))
-            short = all_in and to - s.current_bet < full
-            if short and s.current_bet == 0:
-                self.opened_short = True
+            all_in = to == t.stacks[p] + t.bets[p]
+            raised = self.round.record(p, "raise", to)
+            assert raised is not None
+            if not raised.full and not all_in:
+                raise self.fail(f"p{p + 1} raises to {to}, less than a full raise, not all-in")
             if all_in:
                 self.result.all_in = True
-            self.note(f"p{p + 1} cbr {to}" + (" (short all-in)" if short else ""))
+            short = " (short all-in)" if not raised.full else ""
+            self.note(f"p{p + 1} cbr {to}{short}")
             self.pk_do(f"raise to {to}", t.complete_bet_or_raise_to, to)
             self.apply(BetOrRaise(p, to))
         elif kind == "check":
             self.note(f"p{p + 1} cc (check)")
+            self.round.record(p, "check")
             self.pk_do("check", t.check_or_call)
             self.apply(Check(p))
         elif kind == "call":
             if options.call_amount == s.stacks[p]:
                 self.result.all_in = True
             self.note(f"p{p + 1} cc (call {options.call_amount})")
+            self.round.record(p, "call", self.round.bets[p] + options.call_amount)
             self.pk_do("call", t.check_or_call)
             self.apply(Call(p))
         else:
             self.note(f"p{p + 1} f")
+            self.round.record(p, "fold")
             self.pk_do("fold", t.fold)
             self.apply(Fold(p))
             self.folded[p] = True
-        self.street_actions.append(_StreetAction(p, short))
 
     # ----------------------------------------------------------------- the end
 
@@ -875,6 +1044,19 @@ class _Duel:
             )
             return [a + b for a, b in zip(pre, paid, strict=True)]
 
+        # PokerKit kills every shown hand that cannot win any part of any pot, then builds its
+        # pots again without those players, merging pots whose players became the same. Rebuild
+        # that from our reference pots and PokerKit's hand classes, and hold PokerKit to it.
+        killed = hopeless_hands(our_pots, hands)
+        merged_pots = reference_pots(
+            contributions, dead, [live[i] and i not in killed for i in range(n)]
+        )
+        if pk_pots != merged_pots or pk_contenders != [p for p in players if p not in killed]:
+            raise self.fail(
+                f"PokerKit's pots {pk_pots} (contenders {pk_contenders}) are not ours {our_pots} "
+                f"without the hopeless hands {sorted(killed)}: {merged_pots}"
+            )
+
         expected_ours = payout(our_pots, True, True)
         expected_theirs = payout(pk_pots, False, False)
         if theirs_final != expected_theirs:
@@ -895,7 +1077,7 @@ class _Duel:
             if payout(our_pots, True, False) != expected_ours:
                 self.translate("hi_lo_side_pot")
                 fired = True
-            if payout(pk_pots, True, True) != expected_ours:
+            if merged_pots != our_pots and payout(merged_pots, True, True) != expected_ours:
                 self.translate("pot_merging")
                 fired = True
             if not fired:

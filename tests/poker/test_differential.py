@@ -13,6 +13,7 @@ command that replays the hand step by step.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import multiprocessing
 import os
@@ -40,12 +41,14 @@ from libs.poker import (
     Phase,
     Show,
     Variant,
+    engine,
     new_hand,
     parse_cards,
     position_blinds,
     showdown_turn,
     step,
 )
+from libs.poker.state import HandState
 from tests.poker import pokerkit_bridge as bridge
 from tests.poker.pokerkit_bridge import HandResult, play_random_hand
 
@@ -331,3 +334,24 @@ def test_mucking_a_losing_hand_does_not_change_the_payout() -> None:
 
     assert finish(p2_mucks=False) == [99, 111, 0, 109, 85]
     assert finish(p2_mucks=True) == [99, 111, 0, 109, 85]
+
+
+def test_an_engine_that_agrees_with_pokerkits_quirk_is_still_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The harness holds our engine to the rules computed from the actions, not only to
+    PokerKit: an engine whose reopening rule forgets the minimum bet (so, after an all-in bet
+    below it, lets everyone raise again, as PokerKit does) fails although PokerKit agrees."""
+    real = engine._raise_denial
+
+    def forgets_the_minimum_bet(s: HandState, p: int) -> tuple[str, str] | None:
+        owed = s.current_bet - s.bets[p]
+        if s.acted[p] and owed >= s.increment and s.stacks[p] > owed:
+            return real(dataclasses.replace(s, acted=[False] * len(s.acted)), p)
+        return real(s, p)
+
+    monkeypatch.setattr(engine, "_raise_denial", forgets_the_minimum_bet)
+    with pytest.raises(AssertionError) as failure:
+        for seed in range(60):
+            play_random_hand(seed, Variant.HOLDEM, BettingStructure.FIXED_LIMIT, 2 + seed % 9)
+    assert "only short all-ins" in str(failure.value)

@@ -12,7 +12,7 @@ import pytest
 
 from libs.poker import parse_cards
 from libs.poker.cards import DECK, format_cards
-from libs.poker.evaluation import (
+from libs.poker.hand_values import (
     describe_high,
     describe_low,
     high_value,

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from libs.poker import AllIn, Call, DealBoard, parse_cards, step
+from libs.poker import AllIn, Call, DealBoard, HandEnded, HandState, parse_cards, step
 from libs.poker.evaluation import DEFAULT_EVALUATOR
 from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
 from tests.poker.hand_helpers import deal, holdem, play
 
 
-def _before_river():  # type: ignore[no-untyped-def]
+def _before_river() -> HandState:
     s = deal(holdem([100, 100, 100]), "AsKs", "QdQh", "9c9d")
     s, _ = play(s, AllIn(2), Call(0), Call(1))
     s, _ = play(s, DealBoard(parse_cards("2c3d9h")), DealBoard(parse_cards("Ts")))
@@ -45,7 +45,9 @@ def test_the_awards_follow_the_values_given() -> None:
     values = {0: 3, 1: 1, 2: 2}  # made up: position 0 holds the "best" hand
     known = KnownValues(highs={high_key(tuple(s.hole[p]) + board): v for p, v in values.items()})
     events = step(s, DealBoard(parse_cards("Jd")), known)[1]
-    assert events[-1].stacks == (300, 0, 0)  # type: ignore[attr-defined]
+    end = events[-1]
+    assert isinstance(end, HandEnded)
+    assert end.stacks == (300, 0, 0)
 
 
 def test_omaha_values_are_keyed_by_hole_and_board_in_any_order() -> None:

@@ -1,4 +1,12 @@
-"""PHH: conformance on the shared real hand histories, writing then reading, and the CLI."""
+"""PHH: conformance on real hand histories, writing then reading, and the CLI.
+
+The conformance tests read 10,088 real hands in the Poker Hand History format kept beside the
+project at ``../shared/phh`` (never copied into it): 10,000 Pluribus no-limit hold'em hands, 83
+hands of a 2023 WSOP mixed-game final table and a few famous hands, from the history of the
+PokerKit repository (uoftcprg, MIT licence; dataset DOI 10.5281/zenodo.10796885). Without that
+folder they are skipped with a message saying where it was looked for; the other tests here need
+nothing outside the project.
+"""
 
 from __future__ import annotations
 
@@ -30,7 +38,8 @@ from libs.poker.state import Phase, replay
 
 PHH_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
 needs_phh = pytest.mark.skipif(
-    not PHH_DIR.is_dir(), reason=f"shared hand histories not found at {PHH_DIR}"
+    not PHH_DIR.is_dir(),
+    reason=f"the shared hand histories (PokerKit's PHH dataset) are not at {PHH_DIR}",
 )
 
 
@@ -108,7 +117,7 @@ def _random_hand(seed: int, variant: Variant, structure: BettingStructure) -> li
     n = rng.randint(2, 6)
     config = HandConfig(variant, structure, position_blinds(n, 1, 2), min_bet=2)
     events = start_hand(config, [rng.randint(5, 80) for _ in range(n)])
-    state = replay(events)  # type: ignore[arg-type]
+    state = replay(events)
     deck = list(DECK)
     rng.shuffle(deck)
     for p in range(n):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from libs.poker import (
     AllIn,
+    BetOrRaise,
     BettingStructure,
     Call,
     Check,
@@ -14,6 +17,7 @@ from libs.poker import (
     Fold,
     HandMucked,
     HandShown,
+    HandState,
     IllegalAction,
     InvalidCommand,
     Muck,
@@ -36,7 +40,7 @@ from tests.poker.hand_helpers import board, deal, events_of, holdem, play
 HILO = Variant.OMAHA_HI_LO
 
 
-def _check_down(s, players):  # type: ignore[no-untyped-def]
+def _check_down(s: HandState, players: Sequence[int]) -> HandState:
     for p in players:
         s, _ = step(s, Check(p))
     return s
@@ -96,6 +100,23 @@ def test_split_pot_with_odd_chip_in_a_hand() -> None:
         s, _ = step(s, Show(turn.player))
     assert s.stacks == [51, 51, 51]
 
+    # Now with odd chips: positions 0-2 tie on the board's straight, position 3 (the button)
+    # called the blind and folded to the flop bet: a pot of 4 * 2 + 3 * 2 = 14 chips split
+    # three ways is 4 each and 2 odd chips, one each from the first seat left of the button
+    # (RULES.md): positions 0 and 1, not 2, and not both to one winner.
+    s = deal(holdem([100] * 4), "2s3s", "2d3d", "2h3h", "KcQd")
+    s, _ = play(s, Call(2), Call(3), Call(0), Check(1))
+    s = board(s, "Ts9c8h")
+    s, _ = play(s, BetOrRaise(0, 2), Call(1), Call(2), Fold(3))
+    for street in ("7d", "6c"):
+        s = board(s, street)
+        s = _check_down(s, [0, 1, 2])
+    s, events = play(s, Show(0), Show(1), Show(2))
+    (award,) = events_of(events, PotAwarded)
+    assert award.amount == 14
+    assert award.winners == ((0, 5), (1, 5), (2, 4))
+    assert s.stacks == [101, 101, 100, 98]
+
 
 def test_showdown_order_starts_with_the_last_river_aggressor() -> None:
     s = deal(holdem([100] * 3), "AsKs", "QdQh", "2c7d")
@@ -144,6 +165,29 @@ def test_the_last_player_left_in_a_pot_cannot_muck() -> None:
         s = _check_down(s, [0, 1])
     s, _ = play(s, Muck(0))
     assert s.is_complete and s.stacks == [98, 102]  # the other hand wins unshown
+
+    # A side pot: position 2 is all-in for 20; 0 and 1 play on for a side pot only they are in.
+    # Position 0 shows first and may muck (1 is still in both pots); once 0 has mucked, 1 is
+    # the last player in the side pot and must show to win it: mucking is refused.
+    s = deal(holdem([100, 100, 20]), "7c2d", "KsKd", "AsAd")
+    s, _ = play(s, AllIn(2), Call(0), Call(1))
+    s = board(s, "2h3h4c")
+    s, _ = play(s, BetOrRaise(0, 10), Call(1))
+    for cards in ("9s", "Jd"):
+        s = board(s, cards)
+        s = _check_down(s, [0, 1])
+    turn = showdown_turn(s)
+    assert turn is not None and turn.player == 0 and turn.can_muck
+    s, _ = play(s, Muck(0))
+    turn = showdown_turn(s)
+    assert turn is not None and turn.player == 1 and not turn.can_muck
+    before = s.copy().__dict__
+    with pytest.raises(IllegalAction) as refused:
+        step(s, Muck(1))
+    assert refused.value.code == E.CANNOT_MUCK
+    assert s.__dict__ == before
+    s, _ = play(s, Show(1), Show(2))
+    assert s.is_complete and s.stacks == [70, 90, 60]  # 2 wins the main pot, 1 the side pot
 
 
 def test_only_the_cards_dealt_can_be_shown() -> None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -67,9 +67,7 @@ def stack(
     finally:
         stop_all(list(running.values()))
         for pending in launched:
-            if pending.process.poll() is None:
-                pending.process.kill()
-                pending.process.wait()
+            pending.kill()
 
 
 @pytest.fixture(scope="module")
@@ -81,17 +79,30 @@ def gateway(stack: dict[str, ServiceProcess]) -> Iterator[gateway_pb2_grpc.Gatew
 @pytest.mark.parametrize("name", sorted(SERVICE_NAMES))
 def test_service_reports_serving(stack: dict[str, ServiceProcess], name: str) -> None:
     with grpc.insecure_channel(stack[name].address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        check: grpc.UnaryUnaryMultiCallable[
+            health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse
+        ] = channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
         for service in ("", SERVICE_NAMES[name]):
-            response = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+            response = check(health_pb2.HealthCheckRequest(service=service), timeout=5)
             assert response.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_reflection_lists_the_service(stack: dict[str, ServiceProcess]) -> None:
     with grpc.insecure_channel(stack["gateway"].address) as channel:
-        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        # (the stub's type information leaves ServerReflectionInfo untyped)
+        info: grpc.StreamStreamMultiCallable[
+            reflection_pb2.ServerReflectionRequest, reflection_pb2.ServerReflectionResponse
+        ] = channel.stream_stream(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
         request = reflection_pb2.ServerReflectionRequest(list_services="")
-        (response,) = list(stub.ServerReflectionInfo(iter([request]), timeout=5))
+        (response,) = list(info(iter([request]), timeout=5))
     names = {s.name for s in response.list_services_response.service}
     assert {"holdem.gateway.v1.GatewayService", "grpc.health.v1.Health"} <= names
 
@@ -143,7 +154,7 @@ def test_lobby_errors_keep_their_status_through_the_gateway(
             gateway_pb2.RegisterRequest(username="BOB", password="12345678"), timeout=10
         )
     assert taken.value.code() == grpc.StatusCode.ALREADY_EXISTS
-    assert "taken" in taken.value.details()
+    assert "taken" in (taken.value.details() or "")
 
     with pytest.raises(grpc.RpcError) as wrong:
         gateway.Login(gateway_pb2.LoginRequest(username="bob", password="wrong pass"), timeout=10)
@@ -181,11 +192,11 @@ def test_invalid_table_config_is_invalid_argument(
             timeout=10,
         )
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "max_seats" in caught.value.details()
+    assert "max_seats" in (caught.value.details() or "")
 
 
 def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
-    calls = {
+    calls: dict[str, Callable[[grpc.Channel], object]] = {
         "ai": lambda ch: ai_pb2_grpc.AiServiceStub(ch).Decide(ai_pb2.DecideRequest(), timeout=5),
     }
     for name, call in calls.items():
@@ -195,12 +206,12 @@ def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess])
         ):
             call(channel)
         assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED, name
-        assert "not implemented yet" in caught.value.details(), name
+        assert "not implemented yet" in (caught.value.details() or ""), name
 
 
 def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
     lobby = start("lobby", {"HOLDEM_SHUTDOWN_GRACE_SECONDS": "2"})
-    assert lobby.terminate() == 0
+    assert lobby.stop() == 0
     events = [line.get("event") for line in lobby.log_lines()]
     assert events[-2:] == ["shutting down", "stopped"]
     with socket.socket() as probe, pytest.raises(ConnectionRefusedError):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from libs.platform.localinfra import pid_alive
+from libs.devstack import pid_alive
 from tests.stack.stackrun import StackRun, holdem_argv, read_state
 
 

@@ -13,9 +13,8 @@ import grpc
 import pytest
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+from libs.devstack import SERVICE_NAMES, pid_alive
 from libs.platform import healthcheck
-from libs.platform.localinfra import pid_alive
-from libs.platform.processes import SERVICE_NAMES
 from tests.stack.stackrun import StackRun, run_holdem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]

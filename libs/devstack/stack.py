@@ -1,12 +1,11 @@
-"""The local stack as processes: nats-server, redis-server and the six services, wired together.
+"""The local stack: nats-server, redis-server and the six services, wired together.
 
-``LocalStack`` starts a real nats-server (JetStream) and redis-server on free loopback ports (see
-``libs.platform.localinfra``), then each service as ``python -m services.<name>`` on its own free
-port, configured only through the ``HOLDEM_*`` environment variables, and waits until every
-service's gRPC health check answers SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL
-after a timeout), then the infrastructure, and removes the stack's temp directory (logs, JetStream
-store, Redis dir) unless ``keep_temp``. ``holdem stack up`` is a thin CLI around it; end-to-end
-tests use it in-process:
+``LocalStack`` starts a ``NatsServer`` and a ``RedisServer`` on free loopback ports, then each
+service as a ``ServiceProcess`` on its own free port (all at once: every address is chosen first,
+so each service knows its peers), and waits until every service's gRPC health check answers
+SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL after a timeout), then the servers,
+and removes the stack's temp directory (logs, JetStream store, Redis dir) unless ``keep_temp``.
+``holdem stack up`` is a thin CLI around it; end-to-end tests use it in-process:
 
     >>> with LocalStack() as stack:  # doctest: +SKIP
     ...     gateway = stack.address("gateway")
@@ -14,118 +13,33 @@ tests use it in-process:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 from libs.platform import healthcheck
-from libs.platform.config import DEFAULT_PORTS
-from libs.platform.localinfra import (
-    LOOPBACK,
-    LocalServer,
-    log_tail,
-    spawn,
-    start_nats,
-    start_redis,
-    terminate,
-)
 
-__all__ = [
-    "DEFAULT_PORTS",
-    "SERVICE_NAMES",
-    "LocalStack",
-    "ServiceProcess",
-    "StackStartError",
-    "service_env",
-]
+from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
+from .servers import NatsServer, RedisServer
+from .services import ServiceProcess, service_env
+
+__all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 
 # Front to back: the order in which services are stopped (clients first, so nothing is cut off
 # mid-call by a dependency going away); they are started all at once.
 SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
 
 
-class StackStartError(RuntimeError):
+class StackStartError(StartError):
     """The stack did not come up; the message names the failing service and shows its log."""
-
-
-@dataclass
-class ServiceProcess:
-    """One service subprocess."""
-
-    name: str
-    address: str
-    proc: subprocess.Popen[bytes]
-    log_path: Path
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-
-def addr_env_var(name: str) -> str:
-    return f"HOLDEM_{name.upper()}_ADDR"
-
-
-def service_env(
-    listen: str,
-    addresses: Mapping[str, str],
-    nats_url: str,
-    redis_url: str,
-    log_level: str = "info",
-    log_format: str = "json",
-    base: Mapping[str, str] | None = None,
-    metrics_listen: str = f"{LOOPBACK}:0",
-) -> dict[str, str]:
-    """The environment of one service process: the agreed ``HOLDEM_*`` variables on top of
-    ``base`` (default: this process's environment). Metrics go to a free port unless told
-    otherwise, never to the fixed defaults another local run may hold."""
-    env = dict(os.environ if base is None else base)
-    env.update(
-        {
-            "HOLDEM_LISTEN": listen,
-            "HOLDEM_METRICS_LISTEN": metrics_listen,
-            "HOLDEM_NATS_URL": nats_url,
-            "HOLDEM_REDIS_URL": redis_url,
-            "HOLDEM_LOG_LEVEL": log_level,
-            "HOLDEM_LOG_FORMAT": log_format,
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    for other, address in addresses.items():
-        env[addr_env_var(other)] = address
-    # The checkout and its generated code first, whether or not the project is installed.
-    paths = [str(p) for p in (REPO_ROOT, REPO_ROOT / "gen") if p.is_dir()]
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    return env
-
-
-def _free_ports(host: str, count: int) -> list[int]:
-    """``count`` distinct free ports (all held open while choosing, so no duplicates)."""
-    socks: list[socket.socket] = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            socks.append(sock)
-            sock.bind((host, 0))
-        return [int(s.getsockname()[1]) for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 class LocalStack:
@@ -154,11 +68,10 @@ class LocalStack:
         self.log_level = log_level
         self.log_format = log_format
         self.startup_timeout = startup_timeout
-        self.python = python
         self.extra_env = dict(extra_env or {})
         self.workdir: Path | None = None
-        self.nats: LocalServer | None = None
-        self.redis: LocalServer | None = None
+        self.nats: NatsServer | None = None
+        self.redis: RedisServer | None = None
         self.services: list[ServiceProcess] = []
         self.metrics_addresses: dict[str, str] = {}
 
@@ -179,10 +92,12 @@ class LocalStack:
             self.workdir_parent.mkdir(parents=True, exist_ok=True)
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-stack-", dir=self.workdir_parent))
         # The servers' own temp dirs live inside the stack's, so one rmtree cleans all.
-        self.nats = start_nats(self.host, keep_temp=True, parent_dir=self.workdir)
-        self.redis = start_redis(self.host, keep_temp=True, parent_dir=self.workdir)
+        self.nats = NatsServer(self.host, keep_temp=True, parent_dir=self.workdir)
+        self.nats.start()
+        self.redis = RedisServer(self.host, keep_temp=True, parent_dir=self.workdir)
+        self.redis.start()
         count = len(self.service_names)
-        ports = _free_ports(self.host, 2 * count)
+        ports = free_ports(self.host, 2 * count)
         addresses = {
             name: f"{self.host}:{port}"
             for name, port in zip(self.service_names, ports[:count], strict=True)
@@ -192,22 +107,23 @@ class LocalStack:
             name: f"{self.host}:{port}"
             for name, port in zip(self.service_names, ports[count:], strict=True)
         }
-        logs = self.workdir / "logs"
+        env = service_env(
+            peers=addresses,
+            nats_url=self.nats.url,
+            redis_url=self.redis.url,
+            log_level=self.log_level,
+            log_format=self.log_format,
+            extra=self.extra_env,
+        )
         for name in self.service_names:
-            env = service_env(
-                addresses[name],
-                addresses,
-                self.nats.url,
-                self.redis.url,
-                self.log_level,
-                self.log_format,
-                metrics_listen=self.metrics_addresses[name],
+            service = ServiceProcess(
+                name,
+                self.workdir / "logs" / f"{name}.log",
+                listen=addresses[name],
+                env={**env, "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name]},
+                argv=self.service_argv(name),
             )
-            env.update(self.extra_env)
-            argv = self.service_argv(name)
-            log_path = logs / f"{name}.log"
-            proc = spawn(argv, log_path, env=env)
-            self.services.append(ServiceProcess(name, addresses[name], proc, log_path))
+            self.services.append(service.spawn())
         self.wait_serving(self.startup_timeout)
 
     def wait_serving(self, timeout: float) -> None:
@@ -218,13 +134,10 @@ class LocalStack:
         last: dict[str, str] = {}
         while pending:
             for svc in list(pending):
-                if svc.proc.poll() is not None:
-                    raise StackStartError(
-                        f"service {svc.name} exited with status {svc.proc.returncode} while "
-                        f"starting (listen {svc.address}); last lines of {svc.log_path}:\n"
-                        f"{log_tail(svc.log_path)}"
-                    )
-                last[svc.name] = healthcheck.check(svc.address, timeout=0.5)
+                try:
+                    last[svc.name] = svc.poll_ready(timeout=0.5)
+                except StartError as exc:
+                    raise StackStartError(str(exc)) from None
                 if last[svc.name] == healthcheck.SERVING:
                     pending.remove(svc)
             if not pending:
@@ -232,7 +145,7 @@ class LocalStack:
             if time.monotonic() >= deadline:
                 details = "\n".join(
                     f"--- {svc.name} ({svc.address}) health={last.get(svc.name)}; "
-                    f"last lines of {svc.log_path}:\n{log_tail(svc.log_path)}"
+                    f"last lines of {svc.log_path}:\n{svc.log_tail()}"
                     for svc in pending
                 )
                 names = ", ".join(s.name for s in pending)
@@ -243,13 +156,11 @@ class LocalStack:
         """Stop the services (all signalled at once, front to back), then redis and nats, then
         remove the temp directory unless ``keep_temp``. Safe to call more than once."""
         for svc in self.services:
-            if svc.proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    svc.proc.terminate()
+            svc.send_stop()
         # one deadline for all of them: a stuck service costs `timeout`, not six times it
         deadline = time.monotonic() + timeout
         for svc in self.services:
-            terminate(svc.proc, max(0.0, deadline - time.monotonic()))
+            svc.stop(max(0.0, deadline - time.monotonic()))
         for server in (self.redis, self.nats):
             if server is not None:
                 server.stop(timeout)
@@ -269,11 +180,18 @@ class LocalStack:
 
     # -- queries -----------------------------------------------------------------------------
 
-    def address(self, name: str) -> str:
+    def _processes(self) -> list[ManagedProcess]:
+        servers: list[ManagedProcess] = [s for s in (self.nats, self.redis) if s is not None]
+        return servers + list(self.services)
+
+    def service(self, name: str) -> ServiceProcess:
         for svc in self.services:
             if svc.name == name:
-                return svc.address
+                return svc
         raise KeyError(name)
+
+    def address(self, name: str) -> str:
+        return self.service(name).address
 
     @property
     def nats_url(self) -> str:
@@ -287,24 +205,16 @@ class LocalStack:
 
     def pids(self) -> list[int]:
         """Every process this stack started."""
-        servers = [s for s in (self.nats, self.redis) if s is not None]
-        return [s.pid for s in servers] + [svc.pid for svc in self.services]
+        return [p.pid for p in self._processes() if p.started]
 
     def exited(self) -> list[str]:
         """Names of processes that have exited (none should while the stack is up)."""
-        names = [svc.name for svc in self.services if svc.proc.poll() is not None]
-        names += [
-            s.name for s in (self.nats, self.redis) if s is not None and s.proc.poll() is not None
-        ]
-        return names
+        return [p.name for p in self._processes() if p.returncode is not None]
 
     def log_path(self, name: str) -> Path:
-        for svc in self.services:
-            if svc.name == name:
-                return svc.log_path
-        for server in (self.nats, self.redis):
-            if server is not None and server.name == name:
-                return server.log_path
+        for process in self._processes():
+            if process.name == name:
+                return process.log_path
         raise KeyError(name)
 
     def state(self) -> dict[str, Any]:

@@ -1,0 +1,216 @@
+"""Real nats-server (JetStream) and redis-server processes on free loopback ports.
+
+Each server runs in its own temp directory (its log, and the JetStream store), on a port nobody
+else uses, so every run gets its own servers and never shares state with another run or with a
+system-wide server. ``stop`` removes the directory unless ``keep_temp``; ``kill`` then ``restart``
+brings a crashed server back on the same port with the same directory (JetStream keeps its store,
+as a real node does; redis-server runs without persistence, so it comes back empty).
+
+    >>> with start_nats() as nats, start_redis() as redis:  # doctest: +SKIP
+    ...     print(nats.url, redis.url)
+    nats://127.0.0.1:40123 redis://127.0.0.1:40125/0
+
+``NatsServer`` takes ``extra_args`` for options such as a server name or cluster routes, which
+a multi-node setup adds on top of the one-node command line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Self
+
+from .binaries import find_nats_server, find_redis_server
+from .processes import LOOPBACK, ManagedProcess, free_port, wait_for_tcp
+
+__all__ = ["LocalServer", "NatsServer", "RedisServer", "start_nats", "start_redis"]
+
+
+def _make_workdir(name: str, parent: Path | None) -> Path:
+    if parent is not None:
+        parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"holdem-{name}-", dir=parent))
+
+
+class LocalServer(ManagedProcess):
+    """A server process in its own temp directory, reached at ``url``."""
+
+    scheme = ""
+
+    def __init__(
+        self,
+        name: str,
+        host: str = LOOPBACK,
+        port: int = 0,
+        keep_temp: bool = False,
+        parent_dir: Path | None = None,
+    ) -> None:
+        self.workdir = _make_workdir(name, parent_dir)
+        super().__init__(name, self.workdir / f"{name}-server.log")
+        self.host = host
+        self.port = port  # 0 until known
+        self.keep_temp = keep_temp
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://{self.host}:{self.port}"
+
+    def close(self) -> None:
+        if not self._closed and not self.keep_temp:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._closed = True
+
+
+class NatsServer(LocalServer):
+    """nats-server with JetStream, its store in the temp directory. With ``port`` 0 the server
+    chooses a free port itself (``-p -1``, read back from its ports file: no port race)."""
+
+    scheme = "nats"
+
+    def __init__(
+        self,
+        host: str = LOOPBACK,
+        port: int = 0,
+        keep_temp: bool = False,
+        parent_dir: Path | None = None,
+        name: str = "nats",
+        extra_args: Sequence[str] = (),
+    ) -> None:
+        self.binary = find_nats_server()  # before making a directory: a missing binary leaks none
+        super().__init__(name, host, port, keep_temp, parent_dir)
+        self.extra_args = tuple(extra_args)
+
+    @property
+    def store_dir(self) -> Path:
+        return self.workdir / "jetstream"
+
+    def argv(self) -> list[str]:
+        return [
+            self.binary,
+            "-a", self.host,
+            "-p", str(self.port or -1),
+            "--ports_file_dir", str(self.workdir),
+            "-js",
+            "-sd", str(self.store_dir),
+            *self.extra_args,
+        ]  # fmt: skip
+
+    def _ports_file_url(self) -> str | None:
+        path = self.workdir / f"nats-server_{self.pid}.ports"
+        try:
+            ports = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        urls = ports.get("nats") or []
+        return str(urls[0]) if urls else None
+
+    def wait_ready(self, deadline: float) -> None:
+        while not self.port and time.monotonic() < deadline and self.running:
+            url = self._ports_file_url()
+            if url is not None:
+                self.port = int(url.rsplit(":", 1)[1])
+                break
+            time.sleep(0.05)
+        if not self.port or not wait_for_tcp(
+            self.host, self.port, max(0.1, deadline - time.monotonic()), self.process, _nats_probe
+        ):
+            raise self.failed(f"({self.binary}) did not start")
+
+
+class RedisServer(LocalServer):
+    """redis-server without persistence (a restart comes back empty) on a free port, retrying
+    with another port if one is taken between choosing it and binding it."""
+
+    scheme = "redis"
+
+    def __init__(
+        self,
+        host: str = LOOPBACK,
+        port: int = 0,
+        keep_temp: bool = False,
+        parent_dir: Path | None = None,
+        name: str = "redis",
+        attempts: int = 5,
+    ) -> None:
+        self.binary = find_redis_server()
+        super().__init__(name, host, port, keep_temp, parent_dir)
+        self.attempts = attempts
+
+    @property
+    def url(self) -> str:
+        return f"{super().url}/0"
+
+    def argv(self) -> list[str]:
+        return [
+            self.binary,
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--save", "",
+            "--appendonly", "no",
+            "--dir", str(self.workdir),
+            "--daemonize", "no",
+            "--protected-mode", "no",
+        ]  # fmt: skip
+
+    def start(self, timeout: float | None = None) -> Self:
+        chosen = not self.port
+        for attempt in range(self.attempts):
+            if chosen:
+                self.port = free_port(self.host)
+            try:
+                return super().start(timeout)
+            except Exception:
+                lost_race = "Address already in use" in self.log_tail()
+                if not (chosen and lost_race) or attempt == self.attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def wait_ready(self, deadline: float) -> None:
+        remaining = max(0.1, deadline - time.monotonic())
+        if not wait_for_tcp(self.host, self.port, remaining, self.process, _redis_probe):
+            raise self.failed(f"({self.binary}) did not start")
+
+
+def _nats_probe(sock: socket.socket) -> bool:
+    return sock.recv(4).startswith(b"INFO")
+
+
+def _redis_probe(sock: socket.socket) -> bool:
+    sock.sendall(b"PING\r\n")
+    return sock.recv(7).startswith(b"+PONG")
+
+
+def start_nats(
+    host: str = LOOPBACK,
+    keep_temp: bool = False,
+    parent_dir: Path | None = None,
+    timeout: float | None = None,
+) -> NatsServer:
+    """A started ``NatsServer`` (raises ``StartError`` or ``BinaryNotFoundError``)."""
+    server = NatsServer(host, keep_temp=keep_temp, parent_dir=parent_dir)
+    try:
+        return server.start(timeout)
+    except BaseException:
+        server.close()
+        raise
+
+
+def start_redis(
+    host: str = LOOPBACK,
+    keep_temp: bool = False,
+    parent_dir: Path | None = None,
+    timeout: float | None = None,
+) -> RedisServer:
+    """A started ``RedisServer`` (raises ``StartError`` or ``BinaryNotFoundError``)."""
+    server = RedisServer(host, keep_temp=keep_temp, parent_dir=parent_dir)
+    try:
+        return server.start(timeout)
+    except BaseException:
+        server.close()
+        raise

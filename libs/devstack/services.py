@@ -1,0 +1,192 @@
+"""One holdem service as a local process (``python -m services.<name>``), configured only through
+the ``HOLDEM_*`` environment variables, ready once its gRPC health check answers SERVING.
+
+``listen`` is where it listens: a fixed ``host:port``, or ``host:0`` for any free port, which is
+then read from the service's JSON "serving" log line (no port race; needs the JSON log format, the
+default). ``restart`` starts it again at the address it had; set ``listen`` first to move it.
+
+    >>> env = service_env(peers={"lobby": "127.0.0.1:50052"}, base=clean_environ())
+    >>> with ServiceProcess("gateway", Path("gateway.log"), env=env) as gateway:  # doctest: +SKIP
+    ...     print(gateway.address)
+    127.0.0.1:40211
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Self
+
+from libs.platform import healthcheck
+
+from .processes import LOOPBACK, START_TIMEOUT, ManagedProcess
+
+__all__ = [
+    "REPO_ROOT",
+    "ServiceProcess",
+    "addr_env_var",
+    "clean_environ",
+    "service_env",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def addr_env_var(name: str) -> str:
+    """The variable that tells a service where service ``name`` listens."""
+    return f"HOLDEM_{name.upper()}_ADDR"
+
+
+def clean_environ() -> dict[str, str]:
+    """This process's environment without any ``HOLDEM_*`` setting (so a developer's own
+    settings cannot leak into a test's services)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
+
+
+def service_env(
+    *,
+    peers: Mapping[str, str] | None = None,
+    nats_url: str | None = None,
+    redis_url: str | None = None,
+    log_level: str | None = None,
+    log_format: str = "json",
+    extra: Mapping[str, str] | None = None,
+    base: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a service: ``base`` (default: this process's environment), the agreed
+    ``HOLDEM_*`` variables for what is given (peer addresses, NATS, Redis, logging; metrics on
+    a free port), then ``extra``. ``HOLDEM_LISTEN`` is the ``ServiceProcess``'s own."""
+    env = dict(os.environ if base is None else base)
+    env["HOLDEM_LOG_FORMAT"] = log_format
+    # Metrics on a free port, never on a fixed default another local run may hold.
+    env["HOLDEM_METRICS_LISTEN"] = f"{LOOPBACK}:0"
+    env["PYTHONUNBUFFERED"] = "1"
+    if log_level is not None:
+        env["HOLDEM_LOG_LEVEL"] = log_level
+    if nats_url is not None:
+        env["HOLDEM_NATS_URL"] = nats_url
+    if redis_url is not None:
+        env["HOLDEM_REDIS_URL"] = redis_url
+    for other, address in (peers or {}).items():
+        env[addr_env_var(other)] = address
+    env.update(extra or {})
+    return env
+
+
+def _with_checkout_on_path(env: Mapping[str, str]) -> dict[str, str]:
+    """The checkout and its generated code first on PYTHONPATH, whether or not the project is
+    installed."""
+    out = dict(env)
+    paths = [str(p) for p in (REPO_ROOT, REPO_ROOT / "gen") if p.is_dir()]
+    if out.get("PYTHONPATH"):
+        paths.append(out["PYTHONPATH"])
+    out["PYTHONPATH"] = os.pathsep.join(paths)
+    return out
+
+
+class ServiceProcess(ManagedProcess):
+    """A service subprocess: ``address`` once it listens, ``log_lines`` of its JSON log."""
+
+    def __init__(
+        self,
+        name: str,
+        log_path: Path,
+        *,
+        listen: str = f"{LOOPBACK}:0",
+        env: Mapping[str, str] | None = None,
+        argv: Sequence[str] | None = None,
+        python: str = sys.executable,
+    ) -> None:
+        super().__init__(name, log_path)
+        self.listen = listen
+        self.environment = dict(env if env is not None else service_env())
+        self._argv = list(argv) if argv is not None else [python, "-m", f"services.{name}"]
+        self.port = 0  # known once it listens
+        self._log_offset = 0
+
+    @property
+    def label(self) -> str:
+        return f"service {self.name}"
+
+    @property
+    def host(self) -> str:
+        return self.listen.rsplit(":", 1)[0]
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def argv(self) -> list[str]:
+        return list(self._argv)
+
+    def env(self) -> dict[str, str]:
+        return _with_checkout_on_path({**self.environment, "HOLDEM_LISTEN": self.listen})
+
+    def spawn(self) -> Self:
+        # a restart appends to the same log: its "serving" line is the first after this offset
+        self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self.port = int(self.listen.rsplit(":", 1)[1])  # 0: known once the service says
+        return super().spawn()
+
+    def _learn_port(self) -> None:
+        for record in self._records(self._log_offset):
+            if record.get("event") == "serving" and "port" in record:
+                self.port = int(record["port"])
+                self.listen = self.address
+                return
+
+    def poll_ready(self, timeout: float = 0.5) -> str:
+        """One look: the health status now (``healthcheck`` names; UNREACHABLE while it does
+        not listen yet). Raises ``StartError`` if the process has exited."""
+        code = self.returncode
+        if code is not None:
+            raise self.failed(f"exited with status {code} while starting (listen {self.listen})")
+        if not self.port:
+            self._learn_port()
+            if not self.port:
+                return healthcheck.UNREACHABLE
+        return healthcheck.check(self.address, timeout=timeout)
+
+    def wait_ready(self, deadline: float) -> None:
+        last = healthcheck.UNREACHABLE
+        while True:
+            last = self.poll_ready(timeout=max(0.2, min(2.0, deadline - time.monotonic())))
+            if last == healthcheck.SERVING:
+                return
+            if time.monotonic() >= deadline:
+                raise self.failed(f"not SERVING (health {last}) at {self.address or self.listen}")
+            time.sleep(0.05)
+
+    def wait_serving(self, timeout: float = START_TIMEOUT) -> Self:
+        """Wait until a spawned service is SERVING (``StartError`` if not: it is then killed)."""
+        try:
+            self.wait_ready(time.monotonic() + timeout)
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def _records(self, offset: int = 0) -> list[dict[str, Any]]:
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(offset)
+                data = log.read().decode("utf-8", "replace")
+        except OSError:
+            return []
+        records: list[dict[str, Any]] = []
+        for raw in data.splitlines():
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records
+
+    def log_lines(self) -> list[dict[str, Any]]:
+        """Every JSON record of the service's log, oldest first (other lines are skipped)."""
+        return self._records()

@@ -1,0 +1,23 @@
+"""Reading a table's events from JetStream for the fairness audit: the one part of
+``libs.fairdeck`` that does I/O (``audit`` and ``histories`` are pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nats
+
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.table.envelope import decode_commit
+
+__all__ = ["read_table_events"]
+
+
+async def read_table_events(nats_url: str, stream: str, table_id: str) -> list[Any]:
+    """Every event of ``table_id``'s stream, in order (the commits' events flattened)."""
+    nc = await nats.connect(nats_url)
+    try:
+        commits = await JetStreamEventStore(nc, stream=stream).read(table_id)
+    finally:
+        await nc.close()
+    return [event for commit in commits for event in decode_commit(commit.data)[1]]
