@@ -91,7 +91,7 @@ def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> No
             "DealCards",
             dealer_pb2.DealCardsRequest(deck_id="zz", indexes=[0]),
             "INVALID_ARGUMENT",
-            "not a deck id",
+            "deck_id: at least 32 characters",
         ),
         (
             "DealCards",
