@@ -2,9 +2,10 @@
 
 A service that does costly work per call (the evaluator) sets ``Mount.max_calls_per_caller``;
 the server then answers a caller's call beyond the limit RESOURCE_EXHAUSTED at once, with a retry
-hint (trailing metadata ``grpc-retry-pushback-ms``, and in the message), instead of queueing it behind work it
-may never wait for. Callers are keyed by :func:`libs.platform.callers.caller_of` (the peer's
-address), so one caller cannot starve the others by sending more calls.
+hint (trailing metadata ``grpc-retry-pushback-ms``, and in the message), instead of queueing it
+behind work it may never wait for. Callers are keyed by
+:func:`libs.platform.callers.caller_of` (the peer's address), so one caller cannot starve the
+others by sending more calls.
 """
 
 from __future__ import annotations

@@ -274,8 +274,8 @@ def _request_type_name(deserializer: Any) -> str:
 
 class CallerLimitInterceptor(grpc.aio.ServerInterceptor):
     """At most ``limiter.limit`` calls of one caller in flight (``libs.platform.limits``); a call
-    beyond it is answered RESOURCE_EXHAUSTED at once, with trailing metadata ``grpc-retry-pushback-ms``.
-    Health checks and reflection are never limited."""
+    beyond it is answered RESOURCE_EXHAUSTED at once, with trailing metadata
+    ``grpc-retry-pushback-ms``. Health checks and reflection are never limited."""
 
     def __init__(self, limiter: CallerLimiter) -> None:
         self.limiter = limiter
