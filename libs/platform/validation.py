@@ -112,37 +112,78 @@ def validate(message: Message) -> None:
 
 def violations(message: Message) -> list[Violation]:
     """Every rule ``message`` breaks (empty when it is valid)."""
-    out: list[Violation] = []
-    _check_message(message, "", out, 0)
-    return out
+    found = _check_message(message, 0, _plan(message.DESCRIPTOR)) or []
+    return [v if v.field else Violation("(request)", v.problem) for v in found]
 
 
-# ---- compiled checks, one list per message type -------------------------------------------------
+# ---- compiled checks, one tuple per message type ------------------------------------------------
+# A check returns the violations it found (paths relative to its message), or None: valid requests
+# build no paths and no lists, so the cost is a few attribute reads per field.
 
-Out = list[Violation]
-_Check = Callable[[Message, str, Out, int], None]
+Found = list[Violation] | None
+_Check = Callable[[Message, int], Found]
+_Scalar = Callable[[Any], str | None]  # one value -> its problem, or None
 _PLANS: dict[str, tuple[_Check, ...]] = {}
 
 
-def _check_message(message: Message, prefix: str, out: Out, depth: int) -> None:
-    if depth > MAX_DEPTH:
-        out.append(Violation(prefix or "(request)", f"nested deeper than {MAX_DEPTH} levels"))
-        return
-    descriptor = message.DESCRIPTOR
+def _plan(descriptor: Any) -> tuple[_Check, ...]:
     plan = _PLANS.get(descriptor.full_name)
     if plan is None:
         plan = _PLANS[descriptor.full_name] = _compile(descriptor)
+    return plan
+
+
+def _check_message(message: Message, depth: int, plan: tuple[_Check, ...]) -> Found:
+    if depth > MAX_DEPTH:
+        return [Violation("", f"nested deeper than {MAX_DEPTH} levels")]
+    found: Found = None
     for check in plan:
-        check(message, prefix, out, depth)
+        bad = check(message, depth)
+        if bad:
+            found = bad if found is None else found + bad
+    return found
+
+
+def _within(path: str, found: list[Violation]) -> list[Violation]:
+    """Violations of a nested message, with paths from its parent."""
+    return [Violation(f"{path}.{v.field}" if v.field else path, v.problem) for v in found]
 
 
 def _compile(descriptor: Any) -> tuple[_Check, ...]:
     special = _WELL_KNOWN.get(descriptor.full_name)
     if special is not None:
         return (special,)
-    checks: list[_Check] = [_field_check(field) for field in descriptor.fields]
+    flat = [f for f in descriptor.fields if not f.is_repeated and not f.has_presence]
+    flat = [f for f in flat if f.type != FieldDescriptor.TYPE_MESSAGE]
+    checks: list[_Check] = [_flat_check(flat)] if flat else []
+    checks += [_field_check(f) for f in descriptor.fields if f not in flat]
     checks += [_oneof_check(o) for o in descriptor.oneofs if _oneof_required(o)]
     return tuple(checks)
+
+
+def _flat_check(fields: Sequence[FieldDescriptor]) -> _Check:
+    """One check for all the plain scalar fields of a message (most of a request's fields):
+    one call per message instead of one per field."""
+    specs = [
+        (f.name, bool(_rules(f).required), _missing(f), _scalar_check(f, _rules(f))) for f in fields
+    ]
+
+    def check(message: Message, depth: int) -> Found:
+        found: list[Violation] = []
+        for name, required, missing, item in specs:
+            value = getattr(message, name)
+            problem = missing if required and not value else item(value)
+            if problem is not None:
+                found.append(Violation(name, problem))
+        return found or None
+
+    return check
+
+
+def _missing(field: FieldDescriptor) -> str:
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return f"is required (one of {_enum_names(field)})"
+    return "is required"
 
 
 def _rules(field: FieldDescriptor) -> validate_pb2.FieldRules:
@@ -160,9 +201,10 @@ def _oneof_check(oneof: OneofDescriptor) -> _Check:
     name = oneof.name
     choices = ", ".join(f.name for f in oneof.fields)
 
-    def check(message: Message, prefix: str, out: Out, depth: int) -> None:
+    def check(message: Message, depth: int) -> Found:
         if message.WhichOneof(name) is None:
-            out.append(Violation(prefix + name, f"one of {choices} is required"))
+            return [Violation(name, f"one of {choices} is required")]
+        return None
 
     return check
 
@@ -174,77 +216,89 @@ def _is_map(field: FieldDescriptor) -> bool:
 
 def _field_check(field: FieldDescriptor) -> _Check:
     rules = _rules(field)
-    name = field.name
-    item = _item_check(field, rules)
     if field.is_repeated:
-        max_items = rules.max_items or DEFAULT_MAX_ITEMS
-        required, unique = rules.required, rules.unique
-        is_map = _is_map(field)
-        scalar = field.type != FieldDescriptor.TYPE_MESSAGE
-
-        def repeated(message: Message, prefix: str, out: Out, depth: int) -> None:
-            values = getattr(message, name)
-            count = len(values)
-            path = prefix + name
-            if count == 0:
-                if required:
-                    out.append(Violation(path, "is required (at least one item)"))
-                return
-            if count > max_items:
-                out.append(Violation(path, f"at most {max_items} items (got {count})"))
-                return
-            if is_map:
-                out.append(Violation(path, "map fields are not accepted in requests"))
-                return
-            if unique and scalar and len(set(values)) != count:
-                out.append(Violation(path, "items must be distinct"))
-            for index, value in enumerate(values):
-                item(value, f"{path}[{index}]", out, depth)
-
-        return repeated
-
-    presence = field.has_presence
-    is_message = field.type == FieldDescriptor.TYPE_MESSAGE
+        return _repeated_check(field, rules)
+    name = field.name
     required = rules.required
-    missing = "is required"
-    if field.type == FieldDescriptor.TYPE_ENUM:
-        missing = f"is required (one of {_enum_names(field)})"
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        message_type = field.message_type
 
-    def singular(message: Message, prefix: str, out: Out, depth: int) -> None:
-        path = prefix + name
+        def message_field(message: Message, depth: int) -> Found:
+            if not message.HasField(name):
+                return [Violation(name, "is required")] if required else None
+            found = _check_message(getattr(message, name), depth + 1, _plan(message_type))
+            return _within(name, found) if found else None
+
+        return message_field
+    presence = field.has_presence
+    item = _scalar_check(field, rules)
+    missing = _missing(field)
+
+    def scalar_field(message: Message, depth: int) -> Found:
         if presence and not message.HasField(name):
-            if required:
-                out.append(Violation(path, "is required"))
-            return
+            return [Violation(name, missing)] if required else None
         value = getattr(message, name)
-        if required and not is_message and not value:
-            out.append(Violation(path, missing))
-            return
-        item(value, path, out, depth)
+        if required and not value:
+            return [Violation(name, missing)]
+        problem = item(value)
+        return None if problem is None else [Violation(name, problem)]
 
-    return singular
-
-
-_Item = Callable[[Any, str, Out, int], None]
+    return scalar_field
 
 
-def _item_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Item:
-    """The check of one value of ``field`` (the field itself, or one item when repeated)."""
+def _repeated_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Check:
+    name = field.name
+    max_items = rules.max_items or DEFAULT_MAX_ITEMS
+    required, unique = rules.required, rules.unique
+    is_map = _is_map(field)
+    item = None if field.type == FieldDescriptor.TYPE_MESSAGE else _scalar_check(field, rules)
+    message_type = field.message_type
+
+    def repeated(message: Message, depth: int) -> Found:
+        values = getattr(message, name)
+        count = len(values)
+        if count == 0:
+            return [Violation(name, "is required (at least one item)")] if required else None
+        if count > max_items:
+            return [Violation(name, f"at most {max_items} items (got {count})")]
+        if is_map:
+            return [Violation(name, "map fields are not accepted in requests")]
+        found: list[Violation] = []
+        if item is None:
+            plan = _plan(message_type)  # looked up here: a message type may contain itself
+            if len(plan) == 1 and depth < MAX_DEPTH:  # e.g. cards: one check, no recursion
+                (only,) = plan
+                for index, value in enumerate(values):
+                    bad = only(value, depth + 1)
+                    if bad:
+                        found += _within(f"{name}[{index}]", bad)
+                return found or None
+            for index, value in enumerate(values):
+                bad = _check_message(value, depth + 1, plan)
+                if bad:
+                    found += _within(f"{name}[{index}]", bad)
+            return found or None
+        if unique and len(set(values)) != count:
+            found.append(Violation(name, "items must be distinct"))
+        for index, value in enumerate(values):
+            problem = item(value)
+            if problem is not None:
+                found.append(Violation(f"{name}[{index}]", problem))
+        return found or None
+
+    return repeated
+
+
+def _scalar_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Scalar:
+    """The check of one scalar value of ``field`` (the field itself, or one item)."""
     kind = field.type
-    if kind == FieldDescriptor.TYPE_MESSAGE:
-
-        def nested(value: Message, path: str, out: Out, depth: int) -> None:
-            _check_message(value, path + ".", out, depth + 1)
-
-        return nested
     if kind == FieldDescriptor.TYPE_STRING:
         return _string_check(rules)
     if kind == FieldDescriptor.TYPE_BYTES:
         limit = rules.max_len or DEFAULT_BYTES_MAX
 
-        def raw(value: bytes, path: str, out: Out, depth: int) -> None:
-            if len(value) > limit:
-                out.append(Violation(path, f"at most {limit} bytes (got {len(value)})"))
+        def raw(value: bytes) -> str | None:
+            return f"at most {limit} bytes (got {len(value)})" if len(value) > limit else None
 
         return raw
     if kind == FieldDescriptor.TYPE_ENUM:
@@ -256,36 +310,38 @@ def _item_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Item
     return _number_check(rules, finite=False)
 
 
-def _nothing(value: Any, path: str, out: Out, depth: int) -> None:
+def _nothing(value: Any) -> str | None:
     return None
 
 
-def _number_check(rules: validate_pb2.FieldRules, *, finite: bool) -> _Item:
+def _number_check(rules: validate_pb2.FieldRules, *, finite: bool) -> _Scalar:
     low = rules.min if rules.HasField("min") else None
     high = rules.max if rules.HasField("max") else None
 
-    def check(value: float, path: str, out: Out, depth: int) -> None:
+    def check(value: float) -> str | None:
         if finite and not math.isfinite(value):
-            out.append(Violation(path, f"must be a finite number (got {value})"))
-        elif low is not None and value < low:
-            out.append(Violation(path, f"at least {low} (got {value})"))
-        elif high is not None and value > high:
-            out.append(Violation(path, f"at most {high} (got {value})"))
+            return f"must be a finite number (got {value})"
+        if low is not None and value < low:
+            return f"at least {low} (got {value})"
+        if high is not None and value > high:
+            return f"at most {high} (got {value})"
+        return None
 
     return check
 
 
-def _enum_check(field: FieldDescriptor) -> _Item:
+def _enum_check(field: FieldDescriptor) -> _Scalar:
     enum = _enum_type(field)
     defined = frozenset(enum.values_by_number)
     nonzero = field.is_repeated  # a list item is never *_UNSPECIFIED
     names = _enum_names(field)
 
-    def check(value: int, path: str, out: Out, depth: int) -> None:
+    def check(value: int) -> str | None:
         if value not in defined:
-            out.append(Violation(path, f"{value} is not a {enum.name} (one of {names})"))
-        elif nonzero and value == 0:
-            out.append(Violation(path, f"must be one of {names}"))
+            return f"{value} is not a {enum.name} (one of {names})"
+        if nonzero and value == 0:
+            return f"must be one of {names}"
+        return None
 
     return check
 
@@ -310,7 +366,7 @@ _CHARSETS: dict[int, tuple[re.Pattern[str] | None, int, str]] = {
 }
 
 
-def _string_check(rules: validate_pb2.FieldRules) -> _Item:
+def _string_check(rules: validate_pb2.FieldRules) -> _Scalar:
     pattern, default_max, meaning = _CHARSETS.get(
         rules.chars, (None, DEFAULT_STRING_MAX, "text without control characters")
     )
@@ -318,22 +374,21 @@ def _string_check(rules: validate_pb2.FieldRules) -> _Item:
     shortest = rules.min_len
     text = rules.chars == Chars.TEXT
 
-    def check(value: str, path: str, out: Out, depth: int) -> None:
+    def check(value: str) -> str | None:
         if not value and not shortest:
-            return  # empty and not required: nothing to check
+            return None  # empty and not required: nothing to check
         length = len(value)
         if length > longest:
-            out.append(Violation(path, f"at most {longest} characters, got {echo(value)}"))
-        elif length < shortest:
-            out.append(Violation(path, f"at least {shortest} characters, got {echo(value)}"))
-        elif pattern is not None:
-            if pattern.fullmatch(value) is None:
-                out.append(Violation(path, f"must be {meaning}, got {echo(value)}"))
+            return f"at most {longest} characters, got {echo(value)}"
+        if length < shortest:
+            return f"at least {shortest} characters, got {echo(value)}"
+        if pattern is not None:
+            ok = pattern.fullmatch(value) is not None
         elif text:
-            if not value.isprintable():
-                out.append(Violation(path, f"must be {meaning}, got {echo(value)}"))
-        elif _CONTROL.search(value) is not None:
-            out.append(Violation(path, f"must be {meaning}, got {echo(value)}"))
+            ok = value.isprintable()
+        else:
+            ok = _CONTROL.search(value) is None
+        return None if ok else f"must be {meaning}, got {echo(value)}"
 
     return check
 
@@ -342,13 +397,13 @@ def _string_check(rules: validate_pb2.FieldRules) -> _Item:
 
 
 def _time_check(low: int, high: int, nanos_low: int) -> _Check:
-    def check(message: Message, prefix: str, out: Out, depth: int) -> None:
+    def check(message: Message, depth: int) -> Found:
         seconds, nanos = getattr(message, "seconds"), getattr(message, "nanos")  # noqa: B009
-        path = prefix.rstrip(".") or "(request)"
         if not low <= seconds <= high:
-            out.append(Violation(path, f"seconds must be within {low}..{high}"))
-        elif not nanos_low <= nanos <= 999_999_999:
-            out.append(Violation(path, f"nanos must be within {nanos_low}..999999999"))
+            return [Violation("", f"seconds must be within {low}..{high}")]
+        if not nanos_low <= nanos <= 999_999_999:
+            return [Violation("", f"nanos must be within {nanos_low}..999999999")]
+        return None
 
     return check
 
