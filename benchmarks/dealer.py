@@ -162,6 +162,7 @@ def rpc_results(count: int) -> list[Result]:
     from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
     from libs.devstack import ServiceProcess, clean_environ, service_env, start_redis
+    from services.dealer.app import deck_id_for
 
     table = f"bench-{uuid.uuid4().hex[:8]}"
     with start_redis() as redis, tempfile.TemporaryDirectory() as tmp:
@@ -171,10 +172,6 @@ def rpc_results(count: int) -> list[Result]:
             with grpc.insecure_channel(dealer_process.address) as channel:
                 dealer = dealer_pb2_grpc.DealerServiceStub(channel)
                 health = health_pb2_grpc.HealthStub(channel)
-                deck_id = dealer.StartDeck(
-                    dealer_pb2.StartDeckRequest(table_id=table, hand_id="x", idempotency_key="k"),
-                    timeout=5,
-                ).deck_id
                 start = _latencies(
                     lambda i: dealer.StartDeck(
                         dealer_pb2.StartDeckRequest(
@@ -184,10 +181,11 @@ def rpc_results(count: int) -> list[Result]:
                     ),
                     count,
                 )
+                # Each deck position is dealt once: every call deals from a deck started above.
                 deal = _latencies(
                     lambda i: dealer.DealCards(
                         dealer_pb2.DealCardsRequest(
-                            deck_id=deck_id, indexes=[abs(i) % 50, abs(i) % 50 + 2]
+                            deck_id=deck_id_for(table, str(i)), indexes=[0, 6]
                         ),
                         timeout=5,
                     ),

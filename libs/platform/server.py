@@ -1,7 +1,9 @@
 """The one way to run a service: a ``grpc.aio`` server with the standard health service (SERVING
-once ready, NOT_SERVING while draining), reflection (so ``grpcurl`` works), logging, metrics and
-error-mapping interceptors, a Prometheus endpoint (``HOLDEM_METRICS_LISTEN``), and graceful
-shutdown on SIGTERM/SIGINT: stop accepting calls, give in-flight calls
+once ready, NOT_SERVING while draining), reflection (so ``grpcurl`` works), logging, metrics,
+error-mapping and request-validation interceptors (every request is checked against its proto's
+rules before a handler sees it: ``libs.platform.validation``), an optional per-caller concurrency
+limit, a Prometheus endpoint (``HOLDEM_METRICS_LISTEN``), and graceful shutdown on
+SIGTERM/SIGINT: stop accepting calls, give in-flight calls
 ``HOLDEM_SHUTDOWN_GRACE_SECONDS`` to finish, exit 0.
 
 A service's ``__main__`` is::
@@ -25,12 +27,15 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from libs.platform.callers import caller_of
 from libs.platform.config import ConfigError, PlatformConfig, Var, documentation, markdown_table
-from libs.platform.errors import ErrorMapper
+from libs.platform.errors import ErrorMapper, InvalidArgument
+from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import (
     REQUEST_ID_HEADER,
     configure_logging,
@@ -39,6 +44,7 @@ from libs.platform.logging import (
 )
 from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
+from libs.platform.validation import MALFORMED_REQUEST, validate
 
 ERROR_CODE_HEADER = "x-error-code"
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
@@ -58,9 +64,11 @@ def _wrap_handler(
     handler: grpc.RpcMethodHandler[Any, Any],
     unary: Callable[[Behaviour], Behaviour],
     streaming: Callable[[Behaviour], Behaviour],
+    deserializer: Callable[[bytes], Any] | None = None,
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """The same handler with its behaviour wrapped (``unary`` for single responses)."""
-    des, ser = handler.request_deserializer, handler.response_serializer
+    """The same handler with its behaviour wrapped (``unary`` for single responses), and its
+    request deserializer replaced when ``deserializer`` is given."""
+    des, ser = deserializer or handler.request_deserializer, handler.response_serializer
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), des, ser)
     if handler.stream_unary is not None:
@@ -277,6 +285,136 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         await context.abort(error.status, error.message, trailing_metadata=tuple(trailing))
 
 
+@dataclass(frozen=True, slots=True)
+class _Undecodable:
+    """Stands in for a request whose bytes are not a message of the method's type."""
+
+    type_name: str
+
+
+class ValidationInterceptor(grpc.aio.ServerInterceptor):
+    """Checks every unary request against its proto's rules before the handler runs
+    (:func:`libs.platform.validation.validate`): a bad one is refused INVALID_ARGUMENT naming the
+    field (code ``INVALID_FIELD``), and bytes that do not decode as the request type are refused
+    INVALID_ARGUMENT (code ``MALFORMED_REQUEST``) instead of gRPC's INTERNAL. Sits inside the error
+    interceptor, which turns these refusals into statuses. (No method of ours takes a request
+    stream; such methods pass through unchecked.)"""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        decode = handler.request_deserializer
+        type_name = _request_type_name(decode)
+
+        def deserialize(raw: bytes) -> Any:
+            if decode is None:
+                return raw
+            try:
+                return decode(raw)
+            except (DecodeError, ValueError, TypeError):
+                return _Undecodable(type_name)
+
+        def check(request: Any) -> None:
+            if isinstance(request, _Undecodable):
+                raise InvalidArgument(
+                    MALFORMED_REQUEST, f"the request is not a valid {request.type_name} message"
+                )
+            if isinstance(request, Message):
+                validate(request)
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            async def checked(request: Any, context: Any) -> Any:
+                check(request)
+                return await behaviour(request, context)
+
+            return checked
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            async def checked(request: Any, context: Any) -> AsyncIterator[Any]:
+                check(request)
+                async for item in _stream_of(behaviour, request, context):
+                    yield item
+
+            return checked
+
+        return _wrap_handler(handler, unary, streaming, deserializer=deserialize)
+
+
+def _request_type_name(deserializer: Any) -> str:
+    """The message type a generated deserializer (``Request.FromString``) parses."""
+    owner = getattr(deserializer, "__self__", None)
+    descriptor = getattr(owner, "DESCRIPTOR", None)
+    return str(getattr(descriptor, "full_name", "request"))
+
+
+class CallerLimitInterceptor(grpc.aio.ServerInterceptor):
+    """At most ``limiter.limit`` calls of one caller in flight (``libs.platform.limits``); a call
+    beyond it is answered RESOURCE_EXHAUSTED at once, with trailing metadata
+    ``grpc-retry-pushback-ms``. Health checks and reflection are never limited."""
+
+    def __init__(self, limiter: CallerLimiter) -> None:
+        self.limiter = limiter
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler_call_details.method.startswith(_QUIET_PREFIXES):
+            return handler
+        limiter = self.limiter
+
+        async def admit(context: Any) -> str:
+            caller = caller_of(context).address
+            if not limiter.try_acquire(caller):
+                trailing = [
+                    *(context.trailing_metadata() or ()),
+                    (ERROR_CODE_HEADER, TOO_MANY_CALLS),
+                    (RETRY_AFTER_HEADER, str(limiter.retry_after_ms())),
+                ]
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    limiter.refusal(),
+                    trailing_metadata=tuple(trailing),
+                )
+            return caller
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            async def limited(request: Any, context: Any) -> Any:
+                caller = await admit(context)
+                started = time.monotonic()
+                try:
+                    return await behaviour(request, context)
+                finally:
+                    limiter.release(caller, time.monotonic() - started)
+
+            return limited
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            async def limited(request: Any, context: Any) -> AsyncIterator[Any]:
+                caller = await admit(context)
+                started = time.monotonic()
+                try:
+                    async for item in _stream_of(behaviour, request, context):
+                        yield item
+                finally:
+                    limiter.release(caller, time.monotonic() - started)
+
+            return limited
+
+        return _wrap_handler(handler, unary, streaming)
+
+
 # ---- server -----------------------------------------------------------------------------------
 
 
@@ -295,6 +433,8 @@ class Mount:
     endpoints: Sequence[Endpoint]
     error_mapper: ErrorMapper = field(default_factory=ErrorMapper)
     cleanups: Sequence[Callable[[], Awaitable[None]]] = ()
+    # At most this many calls of one caller in flight (0 = no limit): see libs.platform.limits.
+    max_calls_per_caller: int = 0
 
 
 class BindError(RuntimeError):
@@ -320,11 +460,22 @@ async def start_server(
     *,
     error_mapper: ErrorMapper | None = None,
     options: Sequence[tuple[str, Any]] = (),
+    max_calls_per_caller: int = 0,
 ) -> RunningServer:
     """Start serving ``endpoints`` plus health and reflection on ``listen`` (port 0 = any free
-    port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns."""
+    port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns.
+    Every request is validated (:class:`ValidationInterceptor`); ``max_calls_per_caller`` > 0
+    limits each caller's calls in flight (:class:`CallerLimitInterceptor`)."""
+    interceptors: list[grpc.aio.ServerInterceptor] = [
+        LoggingInterceptor(),
+        MetricsInterceptor(),
+        ErrorInterceptor(error_mapper),
+        ValidationInterceptor(),
+    ]
+    if max_calls_per_caller > 0:
+        interceptors.append(CallerLimitInterceptor(CallerLimiter(max_calls_per_caller)))
     server = grpc.aio.server(
-        interceptors=[LoggingInterceptor(), MetricsInterceptor(), ErrorInterceptor(error_mapper)],
+        interceptors=interceptors,
         # Without this, Linux lets a second server bind the same port silently.
         options=[("grpc.so_reuseport", 0), *options],
     )
@@ -363,7 +514,10 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
                 raise BindError(str(exc)) from exc
         metrics.SERVICE_INFO.labels(platform.service).set(1)
         running = await start_server(
-            platform.listen, mount.endpoints, error_mapper=mount.error_mapper
+            platform.listen,
+            mount.endpoints,
+            error_mapper=mount.error_mapper,
+            max_calls_per_caller=mount.max_calls_per_caller,
         )
         log.info(
             "serving",

@@ -209,8 +209,12 @@ def equity(
     seed: int | None = None,
     exact_limit: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    stop: Callable[[], bool] | None = None,
 ) -> EquityResult:
-    """Equity of each player. Without any budget Monte Carlo stops at 100,000 samples."""
+    """Equity of each player. Without any budget Monte Carlo stops at 100,000 samples.
+
+    ``stop`` is asked between batches: once it says True the work ends with what it has (an
+    estimate, ``exact`` False), e.g. because nobody waits for the answer any more."""
     hole_count = variant.hole_card_count
     if len(players) < 2:
         raise ValueError("equity needs at least two players")
@@ -239,7 +243,7 @@ def equity(
         runouts = math.comb(len(deck), board_missing)
         limit = EXACT_LIMIT[variant] if exact_limit is None else exact_limit
         if runouts <= limit:
-            return _enumerate(variant, explicit, board, deck, board_missing)
+            return _enumerate(variant, explicit, board, deck, board_missing, stop)
 
     range_combos: list[npt.NDArray[np.int64]] = []
     known_set = set(known)
@@ -262,6 +266,8 @@ def equity(
         if len(boards):
             tally.add(showdown_shares(variant, holes, boards))
         if max_samples is not None and tally.n >= max_samples:
+            break
+        if stop is not None and stop():
             break
         elapsed = clock() - start
         if (
@@ -288,12 +294,15 @@ def _enumerate(
     board: Sequence[int],
     deck: npt.NDArray[np.int64],
     missing: int,
+    stop: Callable[[], bool] | None = None,
 ) -> EquityResult:
     tally = _Tally(len(holes))
     hole_arrays = [np.array([h], dtype=np.int64) for h in holes]
     runouts = deck[combination_indices(len(deck), missing)]
     chunk = 250_000
     for begin in range(0, len(runouts), chunk):
+        if begin and stop is not None and stop():
+            return tally.result(exact=False)
         part = runouts[begin : begin + chunk]
         fixed = np.broadcast_to(np.array(board, dtype=np.int64), (len(part), len(board)))
         boards = np.hstack([fixed, part])

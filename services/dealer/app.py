@@ -2,19 +2,30 @@
 deck position, reveal the seed after the hand.
 
 The deck follows from the seed by ``libs.fairdeck`` (algorithm ``holdem-deck-v1``, documented
-there), so dealing is a pure lookup: position ``i`` of a deck is always the same card. Hence:
+there): position ``i`` of a deck is always the same card. What the dealer guards is who gets to
+see it, and when:
 
-- ``deal`` is idempotent by position: asking again for a position returns the same card (a table
-  retrying a call, or restarted mid-hand, continues the same deck). The dealer does not track
-  which positions were dealt; the table's event stream is the record of that.
-- ``reveal`` does not close the deck: after it, ``deal`` still answers with the same cards. That
-  reveals nothing new (the seed is public by then), and keeps every call a harmless repeat. The
-  table calls ``reveal`` only once its hand has ended.
+- Each position is dealt once. ``deal`` records, per deck, which request dealt each position
+  (the ledger in the ``SeedStore``). The same request again (same deck, same positions in the same
+  order) is a retry and gets the same cards: a table that crashed after the dealer answered and
+  before it committed asks again with exactly that request (its deal steps are deterministic:
+  ``DealLayout``) and continues the hand. Any other request naming a dealt position is refused
+  (FAILED_PRECONDITION ``POSITION_DEALT``) and deals nothing; so is a request repeating a
+  position (INVALID_ARGUMENT).
+- ``reveal`` closes the deck first, then returns the seed: from then on ``deal`` refuses every
+  request (``DECK_CLOSED``), retries included. The dealer cannot know when a hand ended; the
+  table's reveal call is that signal, so only the table may make it. Restricting ``DealCards``
+  and ``RevealSeed`` to the table service is the servicer's caller policy
+  (``libs.platform.callers``), effective once services authenticate each other.
 - A deck is identified by its table and hand: ``deck_id`` is derived from them (``deck_id_for``),
   so ``start_deck`` repeated with the same table, hand and idempotency key returns the same deck
   and commitment, also after a dealer restart (seeds live in the ``SeedStore``: Redis). The same
   table and hand with a *different* idempotency key is refused (ALREADY_EXISTS): a second hand
   reusing a hand id must never get a deck whose seed may already be public.
+
+Ids and keys reach these use cases checked by the platform's request validation (the rules in
+dealer.proto: ids of ``[A-Za-z0-9_-]``, keys of printable ASCII); the deck positions are checked
+here too, as the dealer's own rules.
 """
 
 from __future__ import annotations
@@ -26,12 +37,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from libs import fairdeck
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound
+from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
 from libs.platform.metrics import dealer as metrics
-from services.dealer.store import DeckRecord, SeedStore
+from services.dealer.store import Claim, DeckRecord, SeedStore
 
 DECK_SIZE = 52
-MAX_ID_LENGTH = 128
 DECK_ID = re.compile(r"^[0-9a-f]{32}$")
 _DECK_ID_TAG = b"holdem-deck-id-v1\x00"
 
@@ -66,23 +76,31 @@ def _deck(seed: bytes) -> tuple[int, ...]:
     return fairdeck.deck_from_seed(seed)
 
 
-def _check_id(field: str, value: str, *, required: bool = True) -> None:
-    if required and not value:
-        raise InvalidArgument(f"invalid_{field}", f"{field} is required")
-    if len(value) > MAX_ID_LENGTH or not value.isprintable():
-        raise InvalidArgument(
-            f"invalid_{field}",
-            f"{field} must be at most {MAX_ID_LENGTH} printable characters",
-        )
-
-
 def _check_deck_id(deck_id: str) -> None:
-    if not deck_id:
-        raise InvalidArgument("invalid_deck_id", "deck_id is required")
     if not DECK_ID.match(deck_id):
+        raise InvalidArgument("INVALID_DECK_ID", "deck_id must be 32 lower-case hex digits")
+
+
+def _check_positions(indexes: Sequence[int]) -> None:
+    if not indexes:
+        raise InvalidArgument("INVALID_CARD_INDEX", "indexes must name at least one position")
+    if len(indexes) > DECK_SIZE:
         raise InvalidArgument(
-            "invalid_deck_id", f"deck_id {deck_id[:40]!r} is not a deck id (32 hex digits)"
+            "INVALID_CARD_INDEX", f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
         )
+    bad = [i for i in indexes if not 0 <= i < DECK_SIZE]
+    if bad:
+        raise InvalidArgument(
+            "INVALID_CARD_INDEX",
+            f"deck positions are 0..{DECK_SIZE - 1}; got {', '.join(map(str, bad[:5]))}",
+        )
+    if len(set(indexes)) != len(indexes):
+        raise InvalidArgument("DUPLICATE_CARD_INDEX", "a position appears twice in the request")
+
+
+def request_key(indexes: Sequence[int]) -> str:
+    """What makes two deal requests of one deck the same request: the positions, in order."""
+    return ",".join(map(str, indexes))
 
 
 class Dealer:
@@ -92,9 +110,6 @@ class Dealer:
 
     async def start_deck(self, table_id: str, hand_id: str, idempotency_key: str) -> StartedDeck:
         """The hand's deck, drawn on the first call (an empty idempotency key is a valid key)."""
-        _check_id("table_id", table_id)
-        _check_id("hand_id", hand_id)
-        _check_id("idempotency_key", idempotency_key, required=False)
         wanted = DeckRecord(
             deck_id=deck_id_for(table_id, hand_id),
             table_id=table_id,
@@ -106,7 +121,7 @@ class Dealer:
         stored = await self.store.create(wanted)
         if stored.idempotency_key != idempotency_key:
             raise AlreadyExists(
-                "hand_has_deck",
+                "HAND_HAS_DECK",
                 f"hand {hand_id!r} of table {table_id!r} already has deck {stored.deck_id}, "
                 "started with another idempotency key",
             )
@@ -120,36 +135,46 @@ class Dealer:
         )
 
     async def deal(self, deck_id: str, indexes: Sequence[int]) -> tuple[int, ...]:
-        """The cards (0..51, rank * 4 + suit) at the given deck positions, in request order."""
+        """The cards (0..51, rank * 4 + suit) at the given deck positions, in request order:
+        once per position (the same request again gets the same cards), never after reveal."""
         _check_deck_id(deck_id)
-        if not indexes:
-            raise InvalidArgument("invalid_card_index", "indexes must name at least one position")
-        if len(indexes) > DECK_SIZE:
-            raise InvalidArgument(
-                "invalid_card_index", f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
+        _check_positions(indexes)
+        claimed = await self.store.claim(deck_id, indexes, request_key(indexes))
+        if claimed.outcome is Claim.MISSING:
+            raise _not_found(deck_id)
+        if claimed.outcome is Claim.CLOSED:
+            raise PreconditionFailed(
+                "DECK_CLOSED", f"deck {deck_id} was revealed: it deals no more cards"
             )
-        bad = [i for i in indexes if not 0 <= i < DECK_SIZE]
-        if bad:
-            raise InvalidArgument(
-                "invalid_card_index",
-                f"deck positions are 0..{DECK_SIZE - 1}; got {', '.join(map(str, bad[:5]))}",
+        if claimed.outcome is Claim.TAKEN:
+            raise PreconditionFailed(
+                "POSITION_DEALT",
+                f"position {claimed.position} of deck {deck_id} was dealt by another request "
+                "(only the same request again gets the same cards)",
             )
-        record = await self._record(deck_id)
-        deck = _deck(record.seed)
+        if claimed.record is None:
+            raise _not_found(deck_id)
+        deck = _deck(claimed.record.seed)
         metrics.CARDS_DEALT.inc(len(indexes))
         return tuple(deck[i] for i in indexes)
 
     async def reveal(self, deck_id: str) -> RevealedSeed:
-        """The seed, for the hand-end event (call only once the hand is over)."""
+        """The seed, for the hand-end event; the deck is closed before it is returned."""
         _check_deck_id(deck_id)
         record = await self._record(deck_id)
+        if not await self.store.close_deck(deck_id):
+            raise _not_found(deck_id)
         metrics.SEEDS_REVEALED.inc()
         return RevealedSeed(record.seed, fairdeck.commitment(record.seed), record.algorithm)
 
     async def _record(self, deck_id: str) -> DeckRecord:
         record = await self.store.get(deck_id)
         if record is None:
-            raise NotFound(
-                "deck_not_found", f"no deck {deck_id} (never started, or expired after its TTL)"
-            )
+            raise _not_found(deck_id)
         return record
+
+
+def _not_found(deck_id: str) -> NotFound:
+    return NotFound(
+        "DECK_NOT_FOUND", f"no deck {deck_id} (never started, or expired after its TTL)"
+    )

@@ -1,6 +1,10 @@
 """Dealer gRPC servicer (holdem.dealer.v1.DealerService): translates messages to and from the use
 cases in app.py. Seeds are kept in Redis (``HOLDEM_REDIS_URL``), connected lazily: the service
-starts without Redis and answers UNAVAILABLE until it can reach it."""
+starts without Redis and answers UNAVAILABLE until it can reach it.
+
+Every call first asks the servicer's caller policy (``libs.platform.callers``) whether its caller
+may make it: today :class:`~libs.platform.callers.AnyCaller`; once services authenticate each
+other, ``DEALER_CALLERS`` (DealCards and RevealSeed for the table service only) is the policy."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
+from libs.platform.callers import AnyCaller, CallerPolicy, OnlyServices, authorize
 from libs.platform.server import Context, Endpoint, Mount
 from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
@@ -19,6 +24,9 @@ from services.dealer.store import RedisSeedStore, SeedStoreUnavailable
 SERVICE_NAME = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
 
 T = TypeVar("T")
+
+#: Who may call what once callers are authenticated: cards and seeds go to the table only.
+DEALER_CALLERS = OnlyServices({"DealCards": {"table"}, "RevealSeed": {"table"}})
 
 
 def card_to_proto(card: int) -> common_pb2.Card:
@@ -43,12 +51,14 @@ async def _unless_unavailable(call: Awaitable[T], context: Context) -> T:
 
 
 class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
-    def __init__(self, dealer: Dealer) -> None:
+    def __init__(self, dealer: Dealer, policy: CallerPolicy | None = None) -> None:
         self.dealer = dealer
+        self.policy: CallerPolicy = policy or AnyCaller()
 
     async def StartDeck(
         self, request: dealer_pb2.StartDeckRequest, context: Context
     ) -> dealer_pb2.StartDeckResponse:
+        authorize(self.policy, context, "StartDeck")
         deck = await _unless_unavailable(
             self.dealer.start_deck(request.table_id, request.hand_id, request.idempotency_key),
             context,
@@ -63,6 +73,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     async def DealCards(
         self, request: dealer_pb2.DealCardsRequest, context: Context
     ) -> dealer_pb2.DealCardsResponse:
+        authorize(self.policy, context, "DealCards")
         cards = await _unless_unavailable(
             self.dealer.deal(request.deck_id, list(request.indexes)), context
         )
@@ -71,6 +82,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     async def RevealSeed(
         self, request: dealer_pb2.RevealSeedRequest, context: Context
     ) -> dealer_pb2.RevealSeedResponse:
+        authorize(self.policy, context, "RevealSeed")
         revealed = await _unless_unavailable(self.dealer.reveal(request.deck_id), context)
         return dealer_pb2.RevealSeedResponse(
             seed=revealed.seed.hex(),

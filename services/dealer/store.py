@@ -1,27 +1,37 @@
-"""Where the dealer keeps each hand's secret seed: in memory (tests) or in Redis (for real).
+"""Where the dealer keeps each hand's secret seed and what it dealt: in memory (tests) or in
+Redis (for real).
 
 A deck is written once and never changed: ``create`` stores a record unless one already exists
 under its ``deck_id`` and returns whichever record is stored (so two concurrent ``StartDeck`` calls
 agree on one seed). Records expire after a TTL (a hand lasts minutes; 24 hours by default).
 
+Beside the record, the store keeps the deck's *ledger*: which request dealt each position, and
+whether the deck is closed (its seed revealed). ``claim`` checks and records a deal atomically:
+positions no request dealt yet are taken by this one; positions this same request (same
+``request_key``) dealt before are a retry; anything else refuses the whole deal and records nothing.
+``close`` marks the deck closed; a closed deck refuses every claim.
+
 Redis layout: one string key per deck, ``holdem:dealer:deck:<deck_id>``, holding a JSON object
 ``{"v": 1, "table_id", "hand_id", "idempotency_key", "seed" (hex), "algorithm"}``, written with
-``SET NX PX <ttl>``. Anyone who can read these keys can read seeds before they are revealed:
-keep this Redis private to the dealer.
+``SET NX PX <ttl>``; and its ledger, a hash ``holdem:dealer:dealt:<deck_id>`` (field = position,
+value = request key; field ``closed`` once revealed) expiring with the record, changed only by Lua
+scripts. Anyone who can read these keys can read seeds before they are revealed: keep this Redis
+private to the dealer.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import redis.asyncio as aioredis
 import redis.exceptions
 
-KEY_PREFIX = "holdem:dealer:deck:"
+KEY_PREFIX = "holdem:dealer:"  # + "deck:<deck_id>" (the record), + "dealt:<deck_id>" (ledger)
 DEFAULT_TTL_SECONDS = 24 * 3600.0
 
 
@@ -37,6 +47,22 @@ class DeckRecord:
     algorithm: str
 
 
+class Claim(enum.Enum):
+    """How a ``claim`` ended."""
+
+    DEALT = "dealt"  # recorded (or repeated by the request that dealt them)
+    TAKEN = "taken"  # a position was dealt by another request: nothing recorded
+    CLOSED = "closed"  # the deck's seed was revealed: nothing recorded
+    MISSING = "missing"  # no such deck (never started, or expired)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    outcome: Claim
+    position: int | None = None  # for TAKEN: the first position another request dealt
+    record: DeckRecord | None = None  # for DEALT: the deck (one round trip deals a card)
+
+
 class SeedStoreUnavailable(Exception):
     """The store cannot be reached (answered UNAVAILABLE: the caller may retry)."""
 
@@ -48,7 +74,23 @@ class SeedStore(Protocol):
 
     async def get(self, deck_id: str) -> DeckRecord | None: ...
 
+    async def claim(self, deck_id: str, positions: Sequence[int], request_key: str) -> ClaimResult:
+        """Record that the request ``request_key`` deals ``positions`` of the deck, unless the
+        deck is closed or another request dealt one of them (then record nothing). A DEALT
+        result carries the deck's record."""
+        ...
+
+    async def close_deck(self, deck_id: str) -> bool:
+        """Mark the deck closed (idempotent); False when there is no such deck."""
+        ...
+
     async def close(self) -> None: ...
+
+
+@dataclass
+class _Ledger:
+    dealt: dict[int, str] = field(default_factory=dict)
+    closed: bool = False
 
 
 class InMemorySeedStore:
@@ -62,6 +104,7 @@ class InMemorySeedStore:
         self.ttl_seconds = ttl_seconds
         self.clock = clock
         self._records: dict[str, tuple[DeckRecord, float]] = {}
+        self._ledgers: dict[str, _Ledger] = {}
 
     async def create(self, record: DeckRecord) -> DeckRecord:
         existing = await self.get(record.deck_id)
@@ -77,8 +120,29 @@ class InMemorySeedStore:
         record, expires_at = entry
         if expires_at <= self.clock():
             del self._records[deck_id]
+            self._ledgers.pop(deck_id, None)
             return None
         return record
+
+    async def claim(self, deck_id: str, positions: Sequence[int], request_key: str) -> ClaimResult:
+        record = await self.get(deck_id)
+        if record is None:
+            return ClaimResult(Claim.MISSING)
+        ledger = self._ledgers.setdefault(deck_id, _Ledger())
+        if ledger.closed:
+            return ClaimResult(Claim.CLOSED)
+        for position in positions:
+            if ledger.dealt.get(position, request_key) != request_key:
+                return ClaimResult(Claim.TAKEN, position)
+        for position in positions:
+            ledger.dealt[position] = request_key
+        return ClaimResult(Claim.DEALT, record=record)
+
+    async def close_deck(self, deck_id: str) -> bool:
+        if await self.get(deck_id) is None:
+            return False
+        self._ledgers.setdefault(deck_id, _Ledger()).closed = True
+        return True
 
     async def close(self) -> None:
         return None
@@ -110,6 +174,36 @@ def _decode(deck_id: str, raw: str | bytes) -> DeckRecord:
     )
 
 
+# KEYS: record, ledger. ARGV: request key, positions... -> {"dealt", record} |
+# {"taken", position} | {"closed"} | {"missing"}. The ledger expires with the record.
+_CLAIM = """
+local record = redis.call('GET', KEYS[1])
+if not record then return {'missing'} end
+local ttl = redis.call('PTTL', KEYS[1])
+if redis.call('HEXISTS', KEYS[2], 'closed') == 1 then return {'closed'} end
+for i = 2, #ARGV do
+  local previous = redis.call('HGET', KEYS[2], ARGV[i])
+  if previous and previous ~= ARGV[1] then return {'taken', ARGV[i]} end
+end
+for i = 2, #ARGV do redis.call('HSET', KEYS[2], ARGV[i], ARGV[1]) end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return {'dealt', record}
+"""
+
+# KEYS: record, ledger -> 1 (closed now or before) | 0 (no such deck).
+_CLOSE = """
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+redis.call('HSET', KEYS[2], 'closed', '1')
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1
+"""
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 class RedisSeedStore:
     """Seeds in Redis, so a restarted dealer (or another replica) deals the same decks."""
 
@@ -122,6 +216,8 @@ class RedisSeedStore:
         self.client = client
         self.ttl_ms = max(int(ttl_seconds * 1000), 1)
         self.key_prefix = key_prefix
+        self._claim = client.register_script(_CLAIM)
+        self._close = client.register_script(_CLOSE)
 
     @classmethod
     def from_url(cls, url: str, ttl_seconds: float = DEFAULT_TTL_SECONDS) -> RedisSeedStore:
@@ -130,7 +226,10 @@ class RedisSeedStore:
         return cls(client, ttl_seconds)
 
     def key(self, deck_id: str) -> str:
-        return self.key_prefix + deck_id
+        return f"{self.key_prefix}deck:{deck_id}"
+
+    def ledger_key(self, deck_id: str) -> str:
+        return f"{self.key_prefix}dealt:{deck_id}"
 
     async def create(self, record: DeckRecord) -> DeckRecord:
         key = self.key(record.deck_id)
@@ -153,6 +252,26 @@ class RedisSeedStore:
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             raise SeedStoreUnavailable(f"seed store unavailable: {exc}") from exc
         return None if raw is None else _decode(deck_id, raw)
+
+    async def claim(self, deck_id: str, positions: Sequence[int], request_key: str) -> ClaimResult:
+        keys = [self.key(deck_id), self.ledger_key(deck_id)]
+        try:
+            reply = await self._claim(keys=keys, args=[request_key, *map(str, positions)])
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            raise SeedStoreUnavailable(f"seed store unavailable: {exc}") from exc
+        outcome = Claim(_text(reply[0]))
+        if outcome is Claim.TAKEN:
+            return ClaimResult(outcome, position=int(_text(reply[1])))
+        if outcome is Claim.DEALT:
+            return ClaimResult(outcome, record=_decode(deck_id, reply[1]))
+        return ClaimResult(outcome)
+
+    async def close_deck(self, deck_id: str) -> bool:
+        try:
+            closed = await self._close(keys=[self.key(deck_id), self.ledger_key(deck_id)])
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            raise SeedStoreUnavailable(f"seed store unavailable: {exc}") from exc
+        return bool(closed)
 
     async def close(self) -> None:
         await self.client.aclose()

@@ -1,12 +1,17 @@
 """Evaluator gRPC servicer (holdem.evaluator.v1.EvaluatorService): proto <-> app types.
 
 CPU-bound work runs in a worker thread (numpy releases the GIL for most of it) so the event loop
-keeps answering health checks during a long equity estimate.
+keeps answering health checks during a long equity estimate; a cancelled call (the caller gave
+up, or the server is stopping) stops its estimate too. What one call may cost is capped
+(``app.Limits``: batch size, equity samples and time, the latter also cut to the call's deadline)
+and each caller has at most HOLDEM_EVALUATOR_MAX_CALLS_PER_CALLER calls in flight (the platform's
+per-caller limiter answers the next RESOURCE_EXHAUSTED with a retry hint).
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable
 
 from holdem.common.v1 import common_pb2
@@ -16,7 +21,7 @@ from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.config import Variant
 from services.evaluator import app
-from services.evaluator.config import EvaluatorConfig
+from services.evaluator.config import DEFAULT_LIMITS, EvaluatorConfig, Limits
 
 SERVICE_NAME = evaluator_pb2.DESCRIPTOR.services_by_name["EvaluatorService"].full_name
 
@@ -36,13 +41,13 @@ def variant_from_proto(variant: common_pb2.Variant.ValueType) -> Variant:
     try:
         return _VARIANTS[variant]
     except KeyError:
-        raise InvalidArgument("variant", "variant is required") from None
+        raise InvalidArgument("VARIANT", "variant is required") from None
 
 
 def card_from_proto(card: common_pb2.Card) -> int:
     rank, suit = int(card.rank), int(card.suit)
     if not (2 <= rank <= 14 and 1 <= suit <= 4):
-        raise InvalidArgument("card", f"not a card: rank {rank}, suit {suit}")
+        raise InvalidArgument("CARD", f"not a card: rank {rank}, suit {suit}")
     return (rank - 2) * 4 + suit - 1
 
 
@@ -78,11 +83,29 @@ def hand_value_to_proto(result: app.HandResult) -> evaluator_pb2.HandValue:
     return value
 
 
+#: Time kept back from a call's deadline for answering it.
+_DEADLINE_MARGIN_SECONDS = 0.05
+
+
+def _time_budget_ms(requested: int, context: Context) -> int:
+    """The budget asked for, cut to what is left of the call's deadline (the caller stops waiting
+    then: computing on would only burn CPU). 0 = the service default."""
+    remaining = context.time_remaining()
+    if remaining is None:
+        return requested
+    left_ms = max(1, int((remaining - _DEADLINE_MARGIN_SECONDS) * 1000))
+    return min(requested, left_ms) if requested else left_ms
+
+
 class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+
     async def EvaluateBatch(
         self, request: evaluator_pb2.EvaluateBatchRequest, context: Context
     ) -> evaluator_pb2.EvaluateBatchResponse:
         variant = variant_from_proto(request.variant)
+        app.check_batch(self.limits, len(request.holdings))
         holdings = [
             (cards_from_proto(h.hole_cards), cards_from_proto(h.board)) for h in request.holdings
         ]
@@ -97,16 +120,12 @@ class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         self, request: evaluator_pb2.ResolveShowdownRequest, context: Context
     ) -> evaluator_pb2.ResolveShowdownResponse:
         variant = variant_from_proto(request.variant)
-        contenders: dict[int, list[int]] = {}
-        for contender in request.contenders:
-            if contender.seat in contenders:
-                raise InvalidArgument("contenders", f"seat {contender.seat} appears twice")
-            contenders[contender.seat] = cards_from_proto(contender.hole_cards)
+        hands = [(c.seat, cards_from_proto(c.hole_cards)) for c in request.contenders]
         pots = [app.PotToSplit(p.amount, tuple(p.eligible_seats)) for p in request.pots]
         awards, results = app.resolve_showdown(
             variant,
             cards_from_proto(request.board),
-            contenders,
+            hands,
             pots,
             list(request.odd_chip_order),
         )
@@ -130,17 +149,25 @@ class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
     ) -> evaluator_pb2.EquityResponse:
         variant = variant_from_proto(request.variant)
         players = [cards_from_proto(p.hole_cards) for p in request.players]
-        result = await asyncio.to_thread(
+        abandoned = threading.Event()  # the call was cancelled: the worker thread stops too
+        work = asyncio.to_thread(
             app.estimate_equity,
             variant,
             players,
             cards_from_proto(request.board),
             cards_from_proto(request.dead_cards),
             request.max_samples,
-            request.time_budget_ms,
+            _time_budget_ms(request.time_budget_ms, context),
             request.seed,
             request.target_std_error,
+            self.limits,
+            abandoned.is_set,
         )
+        try:
+            result = await work
+        except asyncio.CancelledError:
+            abandoned.set()
+            raise
         return evaluator_pb2.EquityResponse(
             players=[
                 evaluator_pb2.PlayerEquity(
@@ -155,12 +182,13 @@ class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
 
 async def build(config: EvaluatorConfig) -> Mount:
     await asyncio.to_thread(app.warm_up)
-    servicer = EvaluatorServiceServicer()
+    servicer = EvaluatorServiceServicer(config.limits)
     return Mount(
         endpoints=[
             Endpoint(
                 SERVICE_NAME,
                 lambda s: evaluator_pb2_grpc.add_EvaluatorServiceServicer_to_server(servicer, s),
             )
-        ]
+        ],
+        max_calls_per_caller=config.max_calls_per_caller,
     )

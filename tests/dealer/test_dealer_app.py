@@ -10,7 +10,7 @@ from typing import TypeVar
 import pytest
 
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound
+from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
 from services.dealer.app import Dealer, deck_id_for
 from services.dealer.server import card_from_proto, card_to_proto
 from services.dealer.store import InMemorySeedStore
@@ -59,60 +59,90 @@ def test_deck_ids_do_not_collide_by_concatenation() -> None:
     assert len(deck_id_for("t", "h")) == 32
 
 
-def test_cards_are_dealt_by_deck_position_and_repeat_identically() -> None:
+def test_cards_are_dealt_by_deck_position() -> None:
     dealer = counting_seeds()
     deck_id = run(dealer.start_deck("t1", "h1", "k")).deck_id
     expected = deck_from_seed((1).to_bytes(32, "big"))
     assert run(dealer.deal(deck_id, [0, 1, 2])) == expected[:3]
-    assert run(dealer.deal(deck_id, [51, 0, 0])) == (expected[51], expected[0], expected[0])
-    assert run(dealer.deal(deck_id, list(range(52)))) == expected
+    assert run(dealer.deal(deck_id, [51, 3])) == (expected[51], expected[3])
+    assert run(dealer.deal(deck_id, list(range(4, 51)))) == expected[4:51]
 
 
-def test_reveal_gives_the_committed_seed_and_the_deck_still_deals_the_same() -> None:
+def test_the_same_request_again_is_a_retry_and_gets_the_same_cards() -> None:
+    """A table that crashed after the dealer answered asks again with exactly that request."""
+    dealer = counting_seeds()
+    deck_id = run(dealer.start_deck("t1", "h1", "k")).deck_id
+    first = run(dealer.deal(deck_id, [0, 6]))
+    assert run(dealer.deal(deck_id, [0, 6])) == first
+    assert run(dealer.deal(deck_id, [0, 6])) == first
+
+
+def test_dealing_position_0_three_times_deals_it_once() -> None:
+    """Issue 9: DealCards accepted position 0 three times. Now a request may name a position
+    once, and once dealt, a position goes to no other request."""
+    dealer = counting_seeds()
+    deck_id = run(dealer.start_deck("t1", "h1", "k")).deck_id
+    with pytest.raises(InvalidArgument, match="appears twice") as twice:
+        run(dealer.deal(deck_id, [0, 0, 0]))
+    assert twice.value.code == "DUPLICATE_CARD_INDEX"
+    run(dealer.deal(deck_id, [0]))
+    for other in ([0, 1], [1, 0], [5, 0]):
+        with pytest.raises(PreconditionFailed, match=r"position 0 .* another request") as taken:
+            run(dealer.deal(deck_id, other))
+        assert taken.value.code == "POSITION_DEALT"
+    # The refused requests dealt nothing: positions 1 and 5 are still free.
+    assert run(dealer.deal(deck_id, [1, 5])) == tuple(
+        deck_from_seed((1).to_bytes(32, "big"))[i] for i in (1, 5)
+    )
+
+
+def test_reveal_gives_the_committed_seed_and_closes_the_deck() -> None:
     dealer = counting_seeds()
     started = run(dealer.start_deck("t1", "h1", "k"))
     before = run(dealer.deal(started.deck_id, [5, 9]))
     revealed = run(dealer.reveal(started.deck_id))
     assert revealed.seed == (1).to_bytes(32, "big")
     assert revealed.commitment == started.commitment == commitment(revealed.seed)
-    assert run(dealer.deal(started.deck_id, [5, 9])) == before
+    assert before == tuple(deck_from_seed(revealed.seed)[i] for i in (5, 9))
+    assert run(dealer.reveal(started.deck_id)) == revealed  # a repeated reveal: same seed
 
 
-@pytest.mark.parametrize(
-    ("table_id", "hand_id", "key", "field"),
-    [
-        ("", "h", "k", "table_id"),
-        ("t", "", "k", "hand_id"),
-        ("t\n", "h", "k", "table_id"),
-        ("t", "h" * 129, "k", "hand_id"),
-        ("t", "h", "k\x00", "idempotency_key"),
-    ],
-)
-def test_start_deck_rejects_bad_ids_and_stores_nothing(
-    table_id: str, hand_id: str, key: str, field: str
-) -> None:
-    store = InMemorySeedStore()
-    with pytest.raises(InvalidArgument, match=field):
-        run(Dealer(store).start_deck(table_id, hand_id, key))
-    assert store._records == {}
+@pytest.mark.parametrize("indexes", [[0], [5, 9], [51]])
+def test_dealing_after_the_seed_was_revealed_is_refused(indexes: list[int]) -> None:
+    """Issue 9: the dealer dealt after the seed was revealed; a revealed deck is closed, even
+    to a retry of a request it answered before."""
+    dealer = counting_seeds()
+    deck_id = run(dealer.start_deck("t1", "h1", "k")).deck_id
+    run(dealer.deal(deck_id, [5, 9]))
+    run(dealer.reveal(deck_id))
+    with pytest.raises(PreconditionFailed, match="revealed") as closed:
+        run(dealer.deal(deck_id, indexes))
+    assert closed.value.code == "DECK_CLOSED"
 
 
 @pytest.mark.parametrize(
     ("deck_id", "indexes", "match"),
     [
-        ("", [0], "deck_id is required"),
-        ("not-a-deck", [0], "not a deck id"),
+        ("", [0], "32 lower-case hex"),
+        ("not-a-deck", [0], "32 lower-case hex"),
         (None, [], "at least one"),
         (None, [52], "0..51"),
         (None, [0, 99, 3], "got 99"),
+        (None, [-1], "got -1"),
         (None, [0] * 53, "at most 52"),
+        (None, [3, 4, 3], "appears twice"),
     ],
 )
-def test_deal_rejects_bad_input(deck_id: str | None, indexes: list[int], match: str) -> None:
+def test_deal_rejects_bad_input_and_deals_nothing(
+    deck_id: str | None, indexes: list[int], match: str
+) -> None:
     dealer = counting_seeds()
     real = run(dealer.start_deck("t", "h", "k")).deck_id
     with pytest.raises(InvalidArgument, match=match):
         run(dealer.deal(real if deck_id is None else deck_id, indexes))
+    assert run(dealer.deal(real, [0, 3, 4, 51])) == tuple(
+        deck_from_seed((1).to_bytes(32, "big"))[i] for i in (0, 3, 4, 51)
+    )
 
 
 def test_an_unknown_deck_is_not_found() -> None:

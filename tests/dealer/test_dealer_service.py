@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
+import redis
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
@@ -55,15 +57,80 @@ def test_concurrent_start_decks_agree_on_one_deck(dealer: Stub) -> None:
     assert len({(a.deck_id, a.commitment) for a in answers}) == 1
 
 
+def refusal(call: Callable[[], object]) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    return caught.value
+
+
 def test_dealt_cards_are_stable_and_follow_the_revealed_seed(dealer: Stub) -> None:
     started = start(dealer, fresh_table())
     first = deal(dealer, started.deck_id, [0, 1, 2, 3, 4])
-    assert deal(dealer, started.deck_id, [4, 0]) == [first[4], first[0]]
+    assert deal(dealer, started.deck_id, [0, 1, 2, 3, 4]) == first  # a retry
     revealed = dealer.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=started.deck_id), timeout=5)
     seed = bytes.fromhex(revealed.seed)
     assert revealed.commitment == started.commitment == commitment(seed)
     assert revealed.shuffle_algorithm == ALGORITHM
-    assert deal(dealer, started.deck_id, list(range(52))) == list(deck_from_seed(seed))
+    assert first == list(deck_from_seed(seed)[:5])
+
+
+def test_dealer_deals_position_0_three_times_only_as_one_request(dealer: Stub) -> None:
+    """Issue 9: DealCards accepted position 0 three times. Position 0 named three times in one
+    request is invalid; once dealt, it goes to no other request; only the same request again (the
+    table retrying after a crash) gets the same card."""
+    deck_id = start(dealer, fresh_table()).deck_id
+    thrice = refusal(lambda: deal(dealer, deck_id, [0, 0, 0]))
+    assert thrice.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "indexes: items must be distinct" in str(thrice.details())
+    card = deal(dealer, deck_id, [0])
+    assert deal(dealer, deck_id, [0]) == card
+    for other in ([0, 1], [2, 0]):
+        taken = refusal(lambda other=other: deal(dealer, deck_id, other))  # type: ignore[misc]
+        assert taken.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "position 0" in str(taken.details())
+    assert len(deal(dealer, deck_id, [1, 2])) == 2  # refused requests dealt nothing
+
+
+def test_dealing_after_the_seed_was_revealed_is_refused(dealer: Stub) -> None:
+    """Issue 9: the dealer dealt after the seed was revealed."""
+    deck_id = start(dealer, fresh_table()).deck_id
+    deal(dealer, deck_id, [0, 1])
+    dealer.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=deck_id), timeout=5)
+    for indexes in ([0, 1], [2], list(range(5, 52))):
+        closed = refusal(lambda indexes=indexes: deal(dealer, deck_id, indexes))  # type: ignore[misc]
+        assert closed.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "revealed" in str(closed.details())
+    again = dealer.RevealSeed(dealer_pb2.RevealSeedRequest(deck_id=deck_id), timeout=5)
+    assert len(again.seed) == 64  # revealing again is harmless: the seed is public
+
+
+@pytest.mark.parametrize(
+    ("table_id", "hand_id", "key"),
+    [
+        ("$JS", "h", "k"),
+        ("a.b", "h", "k"),
+        ("*", "h", "k"),
+        (">", "h", "k"),
+        ("tablé", "h", "k"),
+        ("t\x00", "h", "k"),
+        ("t", "h\n", "k"),
+        ("t" * 100_000, "h", "k"),
+        ("t", "h", "k y"),
+        ("t", "h", "k" * 129),
+    ],
+)
+def test_start_deck_refuses_bad_ids_and_stores_nothing(
+    dealer: Stub, redis_url: str, table_id: str, hand_id: str, key: str
+) -> None:
+    """Issue 9: bad ids ("$JS", unicode, control characters, 100 KB) gave INTERNAL."""
+    error = refusal(lambda: start(dealer, table_id, hand_id, key))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(str(error.details())) < 200
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert client.exists(f"holdem:dealer:deck:{deck_id_for(table_id, hand_id)}") == 0
+    finally:
+        client.close()
 
 
 def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> None:
@@ -72,13 +139,16 @@ def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> No
     with grpc.insecure_channel(before.address) as channel:
         stub = Stub(channel)
         started = start(stub, table)
-        cards = deal(stub, started.deck_id, list(range(52)))
+        cards = deal(stub, started.deck_id, list(range(50)))
     assert before.stop() == 0
     after = start_dealer()
     with grpc.insecure_channel(after.address) as channel:
         stub = Stub(channel)
-        assert deal(stub, started.deck_id, list(range(52))) == cards
+        assert deal(stub, started.deck_id, list(range(50))) == cards
         assert start(stub, table) == started
+        # what it dealt before the restart is remembered too
+        taken = refusal(lambda: deal(stub, started.deck_id, [49, 50]))
+        assert taken.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 @pytest.mark.parametrize(
@@ -91,7 +161,7 @@ def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> No
             "DealCards",
             dealer_pb2.DealCardsRequest(deck_id="zz", indexes=[0]),
             "INVALID_ARGUMENT",
-            "not a deck id",
+            "deck_id: at least 32 characters",
         ),
         (
             "DealCards",

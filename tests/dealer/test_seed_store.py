@@ -12,6 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.dealer.store import (
+    Claim,
+    ClaimResult,
     DeckRecord,
     InMemorySeedStore,
     RedisSeedStore,
@@ -98,6 +100,46 @@ class SeedStoreContract:
 
         self.run(body, ttl_seconds=ttl)
 
+    def test_a_position_goes_to_one_request_and_its_retries(self) -> None:
+        async def body(store: SeedStore) -> None:
+            await store.create(_record())
+            dealt = ClaimResult(Claim.DEALT, record=_record())
+            assert await store.claim("d1", [0, 6], "0,6") == dealt
+            assert await store.claim("d1", [0, 6], "0,6") == dealt  # the same request: a retry
+            assert await store.claim("d1", [1, 6], "1,6") == ClaimResult(Claim.TAKEN, 6)
+            # the refused claim recorded nothing: position 1 is still free
+            assert await store.claim("d1", [1], "1") == dealt
+
+        self.run(body)
+
+    def test_concurrent_claims_of_one_position_have_one_winner(self) -> None:
+        async def body(store: SeedStore) -> None:
+            await store.create(_record())
+            results = await asyncio.gather(
+                *(store.claim("d1", [i, 51], f"{i},51") for i in range(10))
+            )
+            assert sorted(r.outcome.value for r in results) == ["dealt"] + ["taken"] * 9
+
+        self.run(body)
+
+    def test_a_closed_deck_refuses_every_claim(self) -> None:
+        async def body(store: SeedStore) -> None:
+            await store.create(_record())
+            assert await store.claim("d1", [0], "0") == ClaimResult(Claim.DEALT, record=_record())
+            assert await store.close_deck("d1")
+            assert await store.close_deck("d1")  # idempotent
+            assert await store.claim("d1", [0], "0") == ClaimResult(Claim.CLOSED)
+            assert await store.claim("d1", [7], "7") == ClaimResult(Claim.CLOSED)
+
+        self.run(body)
+
+    def test_an_unknown_deck_cannot_be_claimed_or_closed(self) -> None:
+        async def body(store: SeedStore) -> None:
+            assert await store.claim("nope", [0], "0") == ClaimResult(Claim.MISSING)
+            assert not await store.close_deck("nope")
+
+        self.run(body)
+
 
 class TestInMemorySeedStore(SeedStoreContract):
     def make(self, ttl_seconds: float = 3600.0) -> SeedStore:
@@ -119,11 +161,24 @@ class TestRedisSeedStore(SeedStoreContract):
         async def body(store: SeedStore) -> None:
             assert isinstance(store, RedisSeedStore)
             await store.create(_record())
-            ttl = await store.client.pttl(self.prefix + "d1")
+            ttl = await store.client.pttl(self.prefix + "deck:d1")
             assert 0 < ttl <= 3_600_000
-            raw = await store.client.get(self.prefix + "d1")
+            raw = await store.client.get(self.prefix + "deck:d1")
             assert isinstance(raw, bytes)
             assert b'"seed":"' + (b"01" * 32) + b'"' in raw
+
+        self.run(body)
+
+    def test_the_ledger_is_a_hash_expiring_with_the_record(self) -> None:
+        async def body(store: SeedStore) -> None:
+            assert isinstance(store, RedisSeedStore)
+            await store.create(_record())
+            await store.claim("d1", [3, 9], "3,9")
+            await store.close_deck("d1")
+            ledger = await store.client.hgetall(self.prefix + "dealt:d1")
+            assert ledger == {b"3": b"3,9", b"9": b"3,9", b"closed": b"1"}
+            ledger_ttl = await store.client.pttl(self.prefix + "dealt:d1")
+            assert 0 < ledger_ttl <= await store.client.pttl(self.prefix + "deck:d1") + 1000
 
         self.run(body)
 

@@ -117,6 +117,31 @@ def test_target_standard_error_stops_early() -> None:
     assert result.samples < 20_000
 
 
+def test_stop_ends_monte_carlo_after_the_batch_in_progress() -> None:
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) >= 2
+
+    result = equity(
+        Variant.OMAHA,
+        [parse_cards("AsAdKsKd"), []],
+        max_samples=10_000_000,
+        seed=3,
+        stop=stop,
+    )
+    assert len(asked) == 2 and not result.exact
+    assert 0 < result.samples < 10_000_000
+    assert all(p.std_error > 0 for p in result.players)
+
+
+def test_stop_ends_an_enumeration_with_what_it_has() -> None:
+    """Two known hands before the flop: 1.7 million runouts, enumerated in chunks."""
+    result = equity(Variant.HOLDEM, [parse_cards("AhKh"), parse_cards("QsQd")], stop=lambda: True)
+    assert not result.exact and 0 < result.samples < 1_712_304
+
+
 @pytest.mark.parametrize(
     "players, board",
     [([[0, 1], [0, 2]], []), ([[0, 1]], []), ([[0, 1], [2, 3]], [4])],

@@ -202,3 +202,135 @@ def test_invalid_requests_answer_invalid_argument(
         with pytest.raises(grpc.RpcError) as caught:
             call()
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_evaluator_refuses_a_holdem_hand_of_7_hole_cards(
+    stub: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
+    """Issue 9: the evaluator ranked a hold'em hand of 7 hole cards."""
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.EvaluateBatch(
+            evaluator_pb2.EvaluateBatchRequest(
+                variant=HOLDEM,
+                holdings=[evaluator_pb2.Holding(hole_cards=cards("AhKhQhJhTh2c3d"))],
+            ),
+            timeout=10,
+        )
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "holdings[0].hole_cards: at most 4 items" in str(caught.value.details())
+    with pytest.raises(grpc.RpcError) as three:
+        stub.EvaluateBatch(
+            evaluator_pb2.EvaluateBatchRequest(
+                variant=HOLDEM,
+                holdings=[evaluator_pb2.Holding(hole_cards=cards("AhKhQh"), board=cards("Jh2c3d"))],
+            ),
+            timeout=10,
+        )
+    assert three.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "needs 2" in str(three.value.details())
+
+
+def test_resolve_showdown_with_eligible_seats_0_0_1_is_refused(
+    stub: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
+    """Issue 9: ResolveShowdown with eligible seats [0,0,1] paid seat 0 twice."""
+    request = evaluator_pb2.ResolveShowdownRequest(
+        variant=HOLDEM,
+        board=cards("2c7d9hJsQc"),
+        contenders=[
+            evaluator_pb2.Contender(seat=0, hole_cards=cards("AhAd")),
+            evaluator_pb2.Contender(seat=1, hole_cards=cards("KhKd")),
+        ],
+        pots=[common_pb2.Pot(amount=100, eligible_seats=[0, 0, 1])],
+    )
+    with pytest.raises(grpc.RpcError) as caught:
+        stub.ResolveShowdown(request, timeout=10)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "pots[0].eligible_seats: items must be distinct" in str(caught.value.details())
+    del request.pots[0].eligible_seats[0]
+    (award,) = stub.ResolveShowdown(request, timeout=10).awards
+    assert (award.seat, award.amount) == (0, 100)
+    request.contenders.append(evaluator_pb2.Contender(seat=0, hole_cards=cards("3s3h")))
+    with pytest.raises(grpc.RpcError) as twice:
+        stub.ResolveShowdown(request, timeout=10)
+    assert twice.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "seat 0 shows a hand twice" in str(twice.value.details())
+
+
+@pytest.fixture(scope="module")
+def capped(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[evaluator_pb2_grpc.EvaluatorServiceStub]:
+    """An evaluator with small caps: 2 holdings per batch, one call per caller at a time."""
+    service = start_service(
+        "evaluator",
+        tmp_path_factory.mktemp("capped"),
+        {
+            "HOLDEM_EVALUATOR_MAX_BATCH": "2",
+            "HOLDEM_EVALUATOR_MAX_CALLS_PER_CALLER": "1",
+            "HOLDEM_EVALUATOR_MAX_EQUITY_MS": "60000",
+        },
+    )
+    try:
+        with grpc.insecure_channel(service.address) as channel:
+            yield evaluator_pb2_grpc.EvaluatorServiceStub(channel)
+    finally:
+        stop_all([service])
+
+
+def test_a_batch_above_the_cap_is_refused(capped: evaluator_pb2_grpc.EvaluatorServiceStub) -> None:
+    holding = evaluator_pb2.Holding(hole_cards=cards("AhKh"), board=cards("QhJhTh"))
+    request = evaluator_pb2.EvaluateBatchRequest(variant=HOLDEM, holdings=[holding] * 2)
+    assert len(capped.EvaluateBatch(request, timeout=10).values) == 2
+    request.holdings.append(holding)
+    with pytest.raises(grpc.RpcError) as caught:
+        capped.EvaluateBatch(request, timeout=10)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "at most 2 holdings" in str(caught.value.details())
+
+
+def long_equity(time_budget_ms: int) -> evaluator_pb2.EquityRequest:
+    return evaluator_pb2.EquityRequest(
+        variant=OMAHA,
+        players=[evaluator_pb2.Holding() for _ in range(6)],
+        time_budget_ms=time_budget_ms,
+        max_samples=4_000_000_000,
+    )
+
+
+def test_a_caller_over_its_concurrency_limit_is_told_when_to_retry(
+    capped: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
+    first = capped.Equity.future(long_equity(20_000), timeout=60)
+    second = evaluator_pb2.EvaluateBatchRequest(
+        variant=HOLDEM,
+        holdings=[evaluator_pb2.Holding(hole_cards=cards("AhKh"), board=cards("QhJhTh"))],
+    )
+    refused = None
+    while refused is None and not first.done():  # the second call, while the first runs
+        try:
+            capped.EvaluateBatch(second, timeout=10)
+        except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                refused = error
+    first.cancel()
+    assert refused is not None, "the first call ended before a second one was refused"
+    trailing = {m.key: m.value for m in refused.trailing_metadata() or ()}
+    assert int(trailing["grpc-retry-pushback-ms"]) > 0
+    assert "retry in" in str(refused.details())
+
+
+def test_equity_stops_within_the_callers_deadline(
+    capped: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
+    """A budget of a minute, a deadline of 3 s: the estimate is cut to the deadline and returned
+    (not DEADLINE_EXCEEDED after burning a minute of CPU)."""
+    while True:  # the previous test's call may still hold this caller's one slot
+        try:
+            estimate = capped.Equity(long_equity(60_000), timeout=3)
+            break
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+    assert not estimate.exact and estimate.samples > 0
+    assert all(0 < p.std_error < 1 for p in estimate.players)

@@ -20,9 +20,8 @@ from prometheus_client.samples import Sample
 
 from libs.cli.stack import stack_status
 from libs.cli.stack_metrics import parse
-from libs.devstack import free_port
+from libs.devstack import LocalStack, free_port
 from libs.platform.logging import REQUEST_ID_HEADER
-from libs.devstack import LocalStack
 from tests.services.conftest import ServiceProcess, Starter, launch_service
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]

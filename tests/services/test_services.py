@@ -197,7 +197,13 @@ def test_invalid_table_config_is_invalid_argument(
 
 def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
     calls: dict[str, Callable[[grpc.Channel], object]] = {
-        "ai": lambda ch: ai_pb2_grpc.AiServiceStub(ch).Decide(ai_pb2.DecideRequest(), timeout=5),
+        "ai": lambda ch: ai_pb2_grpc.AiServiceStub(ch).Decide(
+            # a well-formed request (an empty one is INVALID_ARGUMENT: view and difficulty)
+            ai_pb2.DecideRequest(
+                view=common_pb2.PlayerView(), difficulty=common_pb2.BOT_DIFFICULTY_EASY
+            ),
+            timeout=5,
+        ),
     }
     for name, call in calls.items():
         with (

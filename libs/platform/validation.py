@@ -1,0 +1,416 @@
+"""Request validation: the input rules of the protos, checked before any handler runs.
+
+Every request field may carry ``(holdem.common.v1.rules)`` (protos/holdem/common/v1/validate.proto)
+and a oneof ``(holdem.common.v1.oneof_required)``. :func:`validate` walks a request message with
+its descriptor and raises :class:`RequestInvalid` (INVALID_ARGUMENT, code ``INVALID_FIELD``) naming
+every field in breach (up to :data:`MAX_REPORTED`), as a path such as ``holdings[2].board[0].rank``.
+The server's validation interceptor (``libs.platform.server``) calls it for every unary request of
+every service, so handlers only ever see well-formed input.
+
+What a message says about a bad value never repeats more than :data:`ECHO_CHARS` characters of it,
+escaped (:func:`echo`): an error about a 1 MB string is a short line, and control characters in
+the input never reach a log or a client's terminal as such.
+
+Rules (documented for clients in docs/platform.md):
+
+- strings: ``ID`` = 1..64 of ``A-Z a-z 0-9 _ -`` (safe in NATS subjects, Redis keys and headers);
+  ``KEY`` = up to 128 printable ASCII characters without spaces; ``TEXT`` = up to 256 printable
+  Unicode characters (``str.isprintable``: the plain space is the only separator allowed);
+  ``HEX`` = lower-case hex digits; any other string: at most 1,024 characters, no control
+  characters. ``max_len`` / ``min_len`` override the lengths (counted in code points).
+- integers: ``min`` / ``max`` inclusive, applied to every item of a repeated field; ``any`` = the
+  whole range of the type is fine. Floating-point values must be finite.
+- enums: a defined value always (an unknown number is refused); ``required`` = not 0 (the
+  ``*_UNSPECIFIED`` value). Items of a repeated enum field are never 0.
+- repeated: at most ``max_items`` (default 1,000) items, ``unique`` = no value twice, ``required``
+  = at least one.
+- messages: ``required`` = present; their own fields are checked at any depth.
+  ``google.protobuf.Timestamp`` and ``Duration`` must be within their documented ranges.
+- a field with presence (``optional`` or in a oneof) that is unset is not checked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor, OneofDescriptor
+from google.protobuf.message import Message
+from holdem.common.v1 import validate_pb2
+
+from libs.platform.errors import InvalidArgument
+
+INVALID_FIELD = "INVALID_FIELD"
+MALFORMED_REQUEST = "MALFORMED_REQUEST"
+#: Characters of an untrusted value an error message may repeat.
+ECHO_CHARS = 32
+#: Violations named in one error (the count of the others is given).
+MAX_REPORTED = 5
+
+ID_MAX = 64
+KEY_MAX = 128
+TEXT_MAX = 256
+DEFAULT_STRING_MAX = 1024
+DEFAULT_BYTES_MAX = 64 * 1024
+DEFAULT_MAX_ITEMS = 1000
+#: Nesting deeper than this is refused (our schemas are a few levels deep; protobuf allows 100).
+MAX_DEPTH = 32
+
+Chars = validate_pb2.FieldRules.Chars
+_ID = re.compile(r"[A-Za-z0-9_-]+")
+_KEY = re.compile(r"[!-~]+")
+_HEX = re.compile(r"[0-9a-f]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+# Seconds range of Timestamp (0001-01-01 .. 9999-12-31) and Duration (about +-10,000 years).
+_TIMESTAMP_SECONDS = (-62_135_596_800, 253_402_300_799)
+_DURATION_SECONDS = 315_576_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One field in breach of its rules: where (a path) and what is wrong, for people."""
+
+    field: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.problem}"
+
+
+class RequestInvalid(InvalidArgument):
+    """A request breaks its proto's rules (INVALID_ARGUMENT, code ``INVALID_FIELD``)."""
+
+    def __init__(self, violations: Sequence[Violation]) -> None:
+        self.violations = tuple(violations)
+        shown = "; ".join(str(v) for v in self.violations[:MAX_REPORTED])
+        more = len(self.violations) - MAX_REPORTED
+        suffix = f" (and {more} more)" if more > 0 else ""
+        super().__init__(INVALID_FIELD, f"invalid request: {shown}{suffix}")
+
+
+def echo(value: str | bytes) -> str:
+    """A short, escaped prefix of an untrusted value, safe to put in a message or a log line."""
+    if len(value) <= ECHO_CHARS:
+        return ascii(value)
+    return f"{value[:ECHO_CHARS]!a}... ({len(value)} {_unit(value)})"
+
+
+def _unit(value: str | bytes) -> str:
+    return "characters" if isinstance(value, str) else "bytes"
+
+
+def validate(message: Message) -> None:
+    """Raise :class:`RequestInvalid` unless ``message`` follows its proto's rules."""
+    found = violations(message)
+    if found:
+        raise RequestInvalid(found)
+
+
+def violations(message: Message) -> list[Violation]:
+    """Every rule ``message`` breaks (empty when it is valid)."""
+    found = _check_message(message, 0, _plan(message.DESCRIPTOR)) or []
+    return [v if v.field else Violation("(request)", v.problem) for v in found]
+
+
+# ---- compiled checks, one tuple per message type ------------------------------------------------
+# A check returns the violations it found (paths relative to its message), or None: valid requests
+# build no paths and no lists, so the cost is a few attribute reads per field.
+
+Found = list[Violation] | None
+_Check = Callable[[Message, int], Found]
+_Scalar = Callable[[Any], str | None]  # one value -> its problem, or None
+_PLANS: dict[str, tuple[_Check, ...]] = {}
+
+
+def _plan(descriptor: Any) -> tuple[_Check, ...]:
+    plan = _PLANS.get(descriptor.full_name)
+    if plan is None:
+        plan = _PLANS[descriptor.full_name] = _compile(descriptor)
+    return plan
+
+
+def _check_message(message: Message, depth: int, plan: tuple[_Check, ...]) -> Found:
+    if depth > MAX_DEPTH:
+        return [Violation("", f"nested deeper than {MAX_DEPTH} levels")]
+    found: Found = None
+    for check in plan:
+        bad = check(message, depth)
+        if bad:
+            found = bad if found is None else found + bad
+    return found
+
+
+def _within(path: str, found: list[Violation]) -> list[Violation]:
+    """Violations of a nested message, with paths from its parent."""
+    return [Violation(f"{path}.{v.field}" if v.field else path, v.problem) for v in found]
+
+
+def _compile(descriptor: Any) -> tuple[_Check, ...]:
+    special = _WELL_KNOWN.get(descriptor.full_name)
+    if special is not None:
+        return (special,)
+    flat = [f for f in descriptor.fields if not f.is_repeated and not f.has_presence]
+    flat = [f for f in flat if f.type != FieldDescriptor.TYPE_MESSAGE]
+    checks: list[_Check] = [_flat_check(flat)] if flat else []
+    checks += [_field_check(f) for f in descriptor.fields if f not in flat]
+    checks += [_oneof_check(o) for o in descriptor.oneofs if _oneof_required(o)]
+    return tuple(checks)
+
+
+def _flat_check(fields: Sequence[FieldDescriptor]) -> _Check:
+    """One check for all the plain scalar fields of a message (most of a request's fields):
+    one call per message instead of one per field."""
+    specs = [
+        (f.name, bool(_rules(f).required), _missing(f), _scalar_check(f, _rules(f))) for f in fields
+    ]
+
+    def check(message: Message, depth: int) -> Found:
+        found: list[Violation] = []
+        for name, required, missing, item in specs:
+            value = getattr(message, name)
+            problem = missing if required and not value else item(value)
+            if problem is not None:
+                found.append(Violation(name, problem))
+        return found or None
+
+    return check
+
+
+def _missing(field: FieldDescriptor) -> str:
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return f"is required (one of {_enum_names(field)})"
+    return "is required"
+
+
+def _rules(field: FieldDescriptor) -> validate_pb2.FieldRules:
+    options = field.GetOptions()
+    if options.HasExtension(validate_pb2.rules):
+        return options.Extensions[validate_pb2.rules]
+    return validate_pb2.FieldRules()
+
+
+def _oneof_required(oneof: OneofDescriptor) -> bool:
+    return bool(oneof.GetOptions().Extensions[validate_pb2.oneof_required])
+
+
+def _oneof_check(oneof: OneofDescriptor) -> _Check:
+    name = oneof.name
+    choices = ", ".join(f.name for f in oneof.fields)
+
+    def check(message: Message, depth: int) -> Found:
+        if message.WhichOneof(name) is None:
+            return [Violation(name, f"one of {choices} is required")]
+        return None
+
+    return check
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    message_type = field.message_type
+    return message_type is not None and bool(message_type.GetOptions().map_entry)
+
+
+def _field_check(field: FieldDescriptor) -> _Check:
+    rules = _rules(field)
+    if field.is_repeated:
+        return _repeated_check(field, rules)
+    name = field.name
+    required = rules.required
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        message_type = field.message_type
+
+        def message_field(message: Message, depth: int) -> Found:
+            if not message.HasField(name):
+                return [Violation(name, "is required")] if required else None
+            found = _check_message(getattr(message, name), depth + 1, _plan(message_type))
+            return _within(name, found) if found else None
+
+        return message_field
+    presence = field.has_presence
+    item = _scalar_check(field, rules)
+    missing = _missing(field)
+
+    def scalar_field(message: Message, depth: int) -> Found:
+        if presence and not message.HasField(name):
+            return [Violation(name, missing)] if required else None
+        value = getattr(message, name)
+        if required and not value:
+            return [Violation(name, missing)]
+        problem = item(value)
+        return None if problem is None else [Violation(name, problem)]
+
+    return scalar_field
+
+
+def _repeated_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Check:
+    name = field.name
+    max_items = rules.max_items or DEFAULT_MAX_ITEMS
+    required, unique = rules.required, rules.unique
+    is_map = _is_map(field)
+    item = None if field.type == FieldDescriptor.TYPE_MESSAGE else _scalar_check(field, rules)
+    message_type = field.message_type
+
+    def repeated(message: Message, depth: int) -> Found:
+        values = getattr(message, name)
+        count = len(values)
+        if count == 0:
+            return [Violation(name, "is required (at least one item)")] if required else None
+        if count > max_items:
+            return [Violation(name, f"at most {max_items} items (got {count})")]
+        if is_map:
+            return [Violation(name, "map fields are not accepted in requests")]
+        found: list[Violation] = []
+        if item is None:
+            plan = _plan(message_type)  # looked up here: a message type may contain itself
+            if len(plan) == 1 and depth < MAX_DEPTH:  # e.g. cards: one check, no recursion
+                (only,) = plan
+                for index, value in enumerate(values):
+                    bad = only(value, depth + 1)
+                    if bad:
+                        found += _within(f"{name}[{index}]", bad)
+                return found or None
+            for index, value in enumerate(values):
+                bad = _check_message(value, depth + 1, plan)
+                if bad:
+                    found += _within(f"{name}[{index}]", bad)
+            return found or None
+        if unique and len(set(values)) != count:
+            found.append(Violation(name, "items must be distinct"))
+        for index, value in enumerate(values):
+            problem = item(value)
+            if problem is not None:
+                found.append(Violation(f"{name}[{index}]", problem))
+        return found or None
+
+    return repeated
+
+
+def _scalar_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Scalar:
+    """The check of one scalar value of ``field`` (the field itself, or one item)."""
+    kind = field.type
+    if kind == FieldDescriptor.TYPE_STRING:
+        return _string_check(rules)
+    if kind == FieldDescriptor.TYPE_BYTES:
+        limit = rules.max_len or DEFAULT_BYTES_MAX
+
+        def raw(value: bytes) -> str | None:
+            return f"at most {limit} bytes (got {len(value)})" if len(value) > limit else None
+
+        return raw
+    if kind == FieldDescriptor.TYPE_ENUM:
+        return _enum_check(field)
+    if kind == FieldDescriptor.TYPE_BOOL:
+        return _nothing
+    if kind in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return _number_check(rules, finite=True)
+    return _number_check(rules, finite=False)
+
+
+def _nothing(value: Any) -> str | None:
+    return None
+
+
+def _number_check(rules: validate_pb2.FieldRules, *, finite: bool) -> _Scalar:
+    low = rules.min if rules.HasField("min") else None
+    high = rules.max if rules.HasField("max") else None
+
+    def check(value: float) -> str | None:
+        if finite and not math.isfinite(value):
+            return f"must be a finite number (got {value})"
+        if low is not None and value < low:
+            return f"at least {low} (got {value})"
+        if high is not None and value > high:
+            return f"at most {high} (got {value})"
+        return None
+
+    return check
+
+
+def _enum_check(field: FieldDescriptor) -> _Scalar:
+    enum = _enum_type(field)
+    defined = frozenset(enum.values_by_number)
+    nonzero = field.is_repeated  # a list item is never *_UNSPECIFIED
+    names = _enum_names(field)
+
+    def check(value: int) -> str | None:
+        if value not in defined:
+            return f"{value} is not a {enum.name} (one of {names})"
+        if nonzero and value == 0:
+            return f"must be one of {names}"
+        return None
+
+    return check
+
+
+def _enum_type(field: FieldDescriptor) -> EnumDescriptor:
+    enum = field.enum_type
+    if enum is None:
+        raise TypeError(f"{field.full_name} is not an enum field")
+    return enum
+
+
+def _enum_names(field: FieldDescriptor) -> str:
+    names = [v.name for v in _enum_type(field).values if v.number != 0]
+    return ", ".join(names) if len(names) <= 6 else f"{names[0]} .. {names[-1]}"
+
+
+_CHARSETS: dict[int, tuple[re.Pattern[str] | None, int, str]] = {
+    Chars.ID: (_ID, ID_MAX, "an id (letters, digits, '_' and '-')"),
+    Chars.KEY: (_KEY, KEY_MAX, "a key (printable ASCII, no spaces)"),
+    Chars.HEX: (_HEX, 0, "lower-case hexadecimal"),
+    Chars.TEXT: (None, TEXT_MAX, "printable text"),
+}
+
+
+def _string_check(rules: validate_pb2.FieldRules) -> _Scalar:
+    pattern, default_max, meaning = _CHARSETS.get(
+        rules.chars, (None, DEFAULT_STRING_MAX, "text without control characters")
+    )
+    longest = rules.max_len or default_max or DEFAULT_STRING_MAX
+    shortest = rules.min_len
+    text = rules.chars == Chars.TEXT
+
+    def check(value: str) -> str | None:
+        if not value and not shortest:
+            return None  # empty and not required: nothing to check
+        length = len(value)
+        if length > longest:
+            return f"at most {longest} characters, got {echo(value)}"
+        if length < shortest:
+            return f"at least {shortest} characters, got {echo(value)}"
+        if pattern is not None:
+            ok = pattern.fullmatch(value) is not None
+        elif text:
+            ok = value.isprintable()
+        else:
+            ok = _CONTROL.search(value) is None
+        return None if ok else f"must be {meaning}, got {echo(value)}"
+
+    return check
+
+
+# ---- well-known types ---------------------------------------------------------------------------
+
+
+def _time_check(low: int, high: int, nanos_low: int) -> _Check:
+    def check(message: Message, depth: int) -> Found:
+        seconds, nanos = getattr(message, "seconds"), getattr(message, "nanos")  # noqa: B009
+        if not low <= seconds <= high:
+            return [Violation("", f"seconds must be within {low}..{high}")]
+        if not nanos_low <= nanos <= 999_999_999:
+            return [Violation("", f"nanos must be within {nanos_low}..999999999")]
+        return None
+
+    return check
+
+
+_WELL_KNOWN: dict[str, _Check] = {
+    "google.protobuf.Timestamp": _time_check(*_TIMESTAMP_SECONDS, nanos_low=0),
+    "google.protobuf.Duration": _time_check(
+        -_DURATION_SECONDS, _DURATION_SECONDS, nanos_low=-999_999_999
+    ),
+}

@@ -1,0 +1,383 @@
+"""Fuzz every RPC of a service over real gRPC: no input may break it.
+
+Each service runs as a real process (as in tests/services). Every method of its proto service is
+called with requests drawn from its descriptor (tests/fuzz/strategies.py: well-formed, odd and
+raw-byte requests). Whatever the request, the answer is never UNKNOWN, INTERNAL or UNAVAILABLE
+(nor a call running past its deadline), and afterwards the service still reports SERVING and
+still answers a normal call correctly.
+
+Services fuzzed in CI: ``FUZZED``. Adding one is a line there, once a :class:`Target` (how to
+start it, and what a normal call is) exists for it in ``TARGETS`` (all six have one). Other
+services can be fuzzed on demand: ``HOLDEM_TEST_FUZZ_SERVICES=table,lobby,gateway``;
+``HOLDEM_TEST_FUZZ_EXAMPLES`` sets the examples per method (docs/hardening.md).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
+from holdem.common.v1 import common_pb2
+from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
+from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.fuzz.strategies import Known, requests
+from tests.services.conftest import ServiceProcess, start_service
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+
+#: Services fuzzed in CI (each about 30 s on a quiet 2-core machine).
+FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai")
+EXAMPLES = int(os.environ.get("HOLDEM_TEST_FUZZ_EXAMPLES", "120"))
+CALL_TIMEOUT = 10.0
+#: Never an acceptable answer, whatever the request.
+BROKEN = frozenset(
+    {
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DATA_LOSS,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+    }
+)
+_SERIAL = itertools.count()
+
+Infra = Mapping[str, str]  # "nats" / "redis" -> URL, "lobby" -> host:port
+
+
+Metadata = tuple[tuple[str, str], ...]
+#: Key of ``Known`` under which a normal call may return metadata for the fuzzed calls.
+METADATA = "__metadata__"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One service to fuzz: how to start it, a normal call that must work after the fuzzing (it
+    returns values for ``Known``: ids of things it created, and under :data:`METADATA` the
+    metadata fuzzed calls carry, e.g. a session token), and statuses that are fine for it."""
+
+    service: ServiceDescriptor
+    env: Callable[[Infra], dict[str, str]]
+    normal_call: Callable[[grpc.Channel], Known]
+    needs_lobby: bool = False
+    ok_codes: frozenset[grpc.StatusCode] = field(default_factory=frozenset)
+
+
+def fresh(prefix: str) -> str:
+    return f"{prefix}{next(_SERIAL)}-{uuid.uuid4().hex[:8]}"
+
+
+# ---- normal calls: what each service must still do after being fuzzed ---------------------------
+
+
+def dealer_call(channel: grpc.Channel) -> Known:
+    stub = dealer_pb2_grpc.DealerServiceStub(channel)
+    table = fresh("fuzz-")
+    started = stub.StartDeck(
+        dealer_pb2.StartDeckRequest(table_id=table, hand_id="1", idempotency_key="k"),
+        timeout=CALL_TIMEOUT,
+    )
+    dealt = stub.DealCards(
+        dealer_pb2.DealCardsRequest(deck_id=started.deck_id, indexes=[0, 6]), timeout=CALL_TIMEOUT
+    )
+    assert len(dealt.cards) == 2
+    return {"deck_id": [started.deck_id], "table_id": [table], "hand_id": ["1"]}
+
+
+def card(face: str) -> common_pb2.Card:
+    rank = "23456789TJQKA".index(face[0]) + 2
+    return common_pb2.Card(rank=rank, suit="cdhs".index(face[1]) + 1)  # type: ignore[arg-type]
+
+
+def hands(*faces: str) -> list[list[common_pb2.Card]]:
+    return [[card(f[i : i + 2]) for i in range(0, len(f), 2)] for f in faces]
+
+
+# Well-formed pieces for the evaluator, from disjoint parts of the deck (boards: T-A of spades
+# and hearts; hold'em pairs: 2-7 of clubs and diamonds; Omaha hands: 2-9 of hearts and spades),
+# so that a request drawn from them is often a valid deal.
+EVALUATOR_KNOWN: Known = {
+    "board": hands("TsJsQsKsAs", "ThJhQhKhAh", "TsJhQs", "ThJsQhKs"),
+    "ResolveShowdownRequest.board": hands("TsJsQsKsAs", "ThJhQhKhAh", "TsJhQsKhAs"),
+    "hole_cards": hands("2c2d", "3c3d", "4c4d", "5c5d", "6c6d", "7c7d")
+    + hands("2h2s8h8s", "3h3s9h9s", "4h4s6h6s", "5h5s7h7s"),
+    "ResolveShowdownRequest.contenders": [
+        [
+            evaluator_pb2.Contender(seat=seat, hole_cards=hole)
+            for seat, hole in enumerate(hands(*holes))
+        ]
+        for holes in (("2c2d", "3c3d"), ("4c4d", "5c5d", "6c6d"), ("2h2s8h8s", "3h3s9h9s"))
+    ],
+    "seat": [0, 1],
+    "eligible_seats": [[0, 1], [0], [1]],
+    "odd_chip_order": [[0, 1], [1, 0]],
+}
+
+
+def evaluator_call(channel: grpc.Channel) -> Known:
+    stub = evaluator_pb2_grpc.EvaluatorServiceStub(channel)
+    royal = evaluator_pb2.Holding(hole_cards=hands("AhKh")[0], board=hands("QhJhTh")[0])
+    reply = stub.EvaluateBatch(
+        evaluator_pb2.EvaluateBatchRequest(variant=common_pb2.VARIANT_HOLDEM, holdings=[royal]),
+        timeout=CALL_TIMEOUT,
+    )
+    assert reply.values[0].high.category == evaluator_pb2.HAND_CATEGORY_STRAIGHT_FLUSH
+    return EVALUATOR_KNOWN
+
+
+def ai_call(channel: grpc.Channel) -> Known:
+    stub = ai_pb2_grpc.AiServiceStub(channel)
+    request = ai_pb2.DecideRequest(
+        view=common_pb2.PlayerView(), difficulty=common_pb2.BOT_DIFFICULTY_EASY
+    )
+    try:
+        stub.Decide(request, timeout=CALL_TIMEOUT)
+    except grpc.RpcError as error:  # allowed until the ai service is built
+        assert error.code() == grpc.StatusCode.UNIMPLEMENTED, error
+    return {}
+
+
+CONFIG = common_pb2.TableConfig(
+    variant=common_pb2.VARIANT_HOLDEM,
+    betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+    max_seats=6,
+    small_blind=1,
+    big_blind=2,
+)
+
+
+def table_call(channel: grpc.Channel) -> Known:
+    stub = table_pb2_grpc.TableServiceStub(channel)
+    table = fresh("fuzz-")
+    stub.SubmitCommand(
+        table_pb2.SubmitCommandRequest(
+            table_id=table, idempotency_key="open", open_table=table_pb2.OpenTable(config=CONFIG)
+        ),
+        timeout=CALL_TIMEOUT,
+    )
+    view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table), timeout=CALL_TIMEOUT)
+    assert view.view.table_status == common_pb2.TABLE_STATUS_OPEN
+    return {"table_id": [table]}
+
+
+def lobby_call(channel: grpc.Channel) -> Known:
+    stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+    name = fresh("u")[:32]
+    player = stub.RegisterPlayer(
+        lobby_pb2.RegisterPlayerRequest(username=name, password="correct horse"),
+        timeout=CALL_TIMEOUT,
+    ).player
+    created = stub.CreateTable(
+        lobby_pb2.CreateTableRequest(config=CONFIG, created_by_player_id=player.player_id),
+        timeout=CALL_TIMEOUT,
+    )
+    stub.ListTables(lobby_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
+    return {
+        "player_id": [player.player_id],
+        "created_by_player_id": [player.player_id],
+        "table_id": [created.table.table_id],
+        "username": [name],
+    }
+
+
+def gateway_call(channel: grpc.Channel) -> Known:
+    stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+    name = fresh("g")[:32]
+    stub.Register(
+        gateway_pb2.RegisterRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+    )
+    token = stub.Login(
+        gateway_pb2.LoginRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+    ).token
+    stub.ListTables(gateway_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
+    return {"username": [name], METADATA: [(("authorization", f"Bearer {token}"),)]}
+
+
+def _infra(*names: str) -> Callable[[Infra], dict[str, str]]:
+    keys = {"nats": "HOLDEM_NATS_URL", "redis": "HOLDEM_REDIS_URL", "lobby": "HOLDEM_LOBBY_ADDR"}
+    return lambda infra: {keys[name]: infra[name] for name in names}
+
+
+def _table_env(infra: Infra) -> dict[str, str]:
+    return {
+        **_infra("nats", "redis")(infra),
+        "HOLDEM_TABLE_DEALER": "local",
+        "HOLDEM_TABLE_EVALUATOR": "local",
+    }
+
+
+TARGETS: Mapping[str, Target] = {
+    "dealer": Target(
+        dealer_pb2.DESCRIPTOR.services_by_name["DealerService"], _infra("redis"), dealer_call
+    ),
+    "evaluator": Target(
+        evaluator_pb2.DESCRIPTOR.services_by_name["EvaluatorService"],
+        # a short equity cap keeps the run short; exact enumerations still run in full
+        lambda infra: {"HOLDEM_EVALUATOR_MAX_EQUITY_MS": "100"},
+        evaluator_call,
+        # its per-caller limit is part of the contract: a fuzzer is one caller
+        ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
+    ),
+    "ai": Target(ai_pb2.DESCRIPTOR.services_by_name["AiService"], lambda infra: {}, ai_call),
+    "table": Target(table_pb2.DESCRIPTOR.services_by_name["TableService"], _table_env, table_call),
+    "lobby": Target(lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], _infra(), lobby_call),
+    "gateway": Target(
+        gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"],
+        _infra("lobby"),
+        gateway_call,
+        needs_lobby=True,
+    ),
+}
+
+
+def _services() -> tuple[str, ...]:
+    chosen = os.environ.get("HOLDEM_TEST_FUZZ_SERVICES", "")
+    names = tuple(n.strip() for n in chosen.split(",") if n.strip()) or FUZZED
+    unknown = [n for n in names if n not in TARGETS]
+    assert not unknown, f"no fuzz target for {unknown}; known: {sorted(TARGETS)}"
+    return names
+
+
+CASES = [(name, m.name) for name in _services() for m in TARGETS[name].service.methods]
+
+
+# ---- running services ---------------------------------------------------------------------------
+
+
+@dataclass
+class Running:
+    process: ServiceProcess
+    channel: grpc.Channel
+    known: dict[str, list[Any]]
+
+
+@pytest.fixture(scope="module")
+def running(
+    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
+) -> Iterator[Callable[[str], Running]]:
+    """``running(name)``: the service as a process (started once per module), with a channel."""
+    log_dir: Path = tmp_path_factory.mktemp("fuzz")
+    started: dict[str, Running] = {}
+    infra = {"nats": nats_url, "redis": redis_url}
+
+    def get(name: str) -> Running:
+        if name not in started:
+            target = TARGETS[name]
+            if target.needs_lobby:
+                infra["lobby"] = get("lobby").process.address
+            process = start_service(name, log_dir, target.env(infra))
+            channel = grpc.insecure_channel(process.address)
+            known = {k: list(v) for k, v in target.normal_call(channel).items()}
+            started[name] = Running(process, channel, known)
+        return started[name]
+
+    yield get
+    for entry in started.values():
+        entry.channel.close()
+        entry.process.stop()
+
+
+# ---- calling any method with raw bytes ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: grpc.StatusCode
+    details: str
+
+
+def call(
+    channel: grpc.Channel,
+    service: str,
+    method: MethodDescriptor,
+    payload: bytes,
+    metadata: Metadata = (),
+) -> Outcome:
+    path = f"/{service}/{method.name}"
+    try:
+        if method.server_streaming:
+            watch: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(path)
+            stream = watch(payload, timeout=2.0, metadata=metadata)
+            for _ in itertools.islice(stream, 3):
+                pass
+            stream.cancel()
+        else:
+            unary: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(path)
+            unary(payload, timeout=CALL_TIMEOUT, metadata=metadata)
+    except grpc.RpcError as error:
+        code = error.code()
+        if method.server_streaming and code in (
+            grpc.StatusCode.DEADLINE_EXCEEDED,
+            grpc.StatusCode.CANCELLED,
+        ):
+            return Outcome(grpc.StatusCode.OK, "stream open")  # a watch stays open: fine
+        return Outcome(code, str(error.details()))
+    return Outcome(grpc.StatusCode.OK, "")
+
+
+def healthy(channel: grpc.Channel, service: str) -> int:
+    health = health_pb2_grpc.HealthStub(channel)
+    reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=CALL_TIMEOUT)  # type: ignore[attr-defined]
+    return int(reply.status)
+
+
+def _fuzz(entry: Running, target: Target, method: MethodDescriptor, seen: dict[str, int]) -> None:
+    service = target.service.full_name
+    broken = BROKEN - target.ok_codes if target.ok_codes else BROKEN
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(payload=st.data())
+    def run(payload: st.DataObject) -> None:
+        request = payload.draw(requests(method.input_type, entry.known), label="request")
+        metadata = payload.draw(st.sampled_from([(), *entry.known.get(METADATA, [])]))
+        outcome = call(entry.channel, service, method, request, metadata)
+        seen[outcome.code.name] = seen.get(outcome.code.name, 0) + 1
+        assert outcome.code not in broken, (
+            f"{method.full_name} answered {outcome.code.name}: {outcome.details[:200]!r} "
+            f"to {request[:120]!r}"
+        )
+
+    run()
+
+
+@pytest.mark.parametrize(("name", "method_name"), CASES)
+def test_no_request_breaks_the_service(
+    running: Callable[[str], Running], name: str, method_name: str
+) -> None:
+    target = TARGETS[name]
+    entry = running(name)
+    method = target.service.methods_by_name[method_name]
+    seen: dict[str, int] = {}
+    try:
+        _fuzz(entry, target, method, seen)
+    finally:
+        print(f"{target.service.full_name}/{method_name}: {sorted(seen.items())}")
+    assert entry.process.process.poll() is None, f"{name} died"
+    serving = health_pb2.HealthCheckResponse.SERVING
+    assert healthy(entry.channel, "") == serving
+    assert healthy(entry.channel, target.service.full_name) == serving
+    for key, values in target.normal_call(entry.channel).items():
+        known = entry.known.setdefault(key, [])
+        known += [v for v in values if v not in known]
+    assert sum(seen.values()) > 0

@@ -1,0 +1,481 @@
+"""libs.platform.validation: the protos' input rules, checked from the descriptors.
+
+Boundaries of every kind of rule, nested and repeated fields, oneofs, unicode, control characters,
+huge strings, NATS-hostile ids, and that every request field of every service states its rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import pytest
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2
+from holdem.ai.v1 import ai_pb2
+from holdem.common.v1 import common_pb2, validate_pb2
+from holdem.dealer.v1 import dealer_pb2
+from holdem.evaluator.v1 import evaluator_pb2
+from holdem.gateway.v1 import gateway_pb2
+from holdem.lobby.v1 import lobby_pb2
+from holdem.table.v1 import table_pb2
+
+from libs.platform.validation import (
+    ECHO_CHARS,
+    INVALID_FIELD,
+    RequestInvalid,
+    Violation,
+    echo,
+    validate,
+    violations,
+)
+
+SERVICE_FILES = (ai_pb2, dealer_pb2, evaluator_pb2, gateway_pb2, lobby_pb2, table_pb2)
+DECK_ID = "0123456789abcdef0123456789abcdef"
+TRILLION = 10**12
+
+
+def fields(message: Message) -> list[str]:
+    return [v.field for v in violations(message)]
+
+
+def only(message: Message) -> Violation:
+    (found,) = violations(message)
+    return found
+
+
+def holdem_config(**overrides: int) -> common_pb2.TableConfig:
+    config = common_pb2.TableConfig(
+        variant=common_pb2.VARIANT_HOLDEM,
+        betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+        max_seats=6,
+        small_blind=1,
+        big_blind=2,
+    )
+    for name, value in overrides.items():
+        setattr(config, name, value)
+    return config
+
+
+def open_table(config: common_pb2.TableConfig) -> table_pb2.SubmitCommandRequest:
+    return table_pb2.SubmitCommandRequest(
+        table_id="t1", idempotency_key="open", open_table=table_pb2.OpenTable(config=config)
+    )
+
+
+def card(rank: int = common_pb2.RANK_ACE, suit: int = common_pb2.SUIT_SPADES) -> common_pb2.Card:
+    return common_pb2.Card(rank=rank, suit=suit)  # type: ignore[arg-type]
+
+
+# ---- ids and other strings ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table_id", ["t", "a" * 64, "table-1_B", "0123456789abcdef"])
+def test_ids_of_the_documented_charset_and_length_pass(table_id: str) -> None:
+    assert violations(table_pb2.GetTableStateRequest(table_id=table_id)) == []
+
+
+@pytest.mark.parametrize(
+    "table_id",
+    [
+        "$JS",
+        "$JS.API.STREAM.DELETE.HOLDEM_TABLES",
+        "a.b",
+        "*",
+        ">",
+        "a b",
+        "tablé",
+        "表",
+        "t\x00",
+        "t\n",
+        "t\x7f",
+        "a" * 65,
+        "Z" * 100_000,
+    ],
+)
+def test_ids_outside_the_charset_or_too_long_are_refused(table_id: str) -> None:
+    found = only(table_pb2.GetTableStateRequest(table_id=table_id))
+    assert found.field == "table_id"
+
+
+def test_a_missing_required_id_is_named() -> None:
+    assert str(only(table_pb2.GetTableStateRequest())) == "table_id: is required"
+
+
+def test_a_100_kb_string_is_refused_with_a_short_escaped_message() -> None:
+    hostile = "\x1b[2J" + "Z" * 100_000
+    with pytest.raises(RequestInvalid) as caught:
+        validate(table_pb2.GetTableStateRequest(table_id=hostile))
+    assert caught.value.code == INVALID_FIELD
+    message = caught.value.message
+    assert len(message) < 200
+    assert "\x1b" not in message and "\\x1b" in message
+    assert "Z" * (ECHO_CHARS + 1) not in message
+    assert "100004 characters" in message
+
+
+@pytest.mark.parametrize(
+    ("key", "ok"),
+    [
+        ("k", True),
+        ("table:hand", True),
+        ("0f8fad5b-d9cb-469f-a165-70867728950e", True),
+        ("a.b*>$JS", True),  # keys go to headers and Redis values, never into subjects
+        ("k" * 128, True),
+        ("k" * 129, False),
+        ("a b", False),
+        ("é", False),
+        ("k\r\nNats-Msg-Id: x", False),
+    ],
+)
+def test_idempotency_keys_are_printable_ascii_without_spaces(key: str, ok: bool) -> None:
+    request = table_pb2.SubmitActionRequest(
+        table_id="t",
+        player_id="p",
+        action=common_pb2.ACTION_TYPE_FOLD,
+        idempotency_key=key,
+    )
+    assert fields(request) == ([] if ok else ["idempotency_key"])
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [
+        ("Friday game", True),
+        ("Zoë's table 🂡", True),
+        ("表" * 64, True),
+        ("表" * 65, False),  # lengths count characters, not bytes
+        ("tab\there", False),
+        ("line\nbreak", False),
+        ("nul\x00", False),
+        ("right-to-left \u202e override", False),
+        ("line separator \u2028", False),
+    ],
+)
+def test_text_is_printable_unicode(name: str, ok: bool) -> None:
+    request = lobby_pb2.CreateTableRequest(
+        name=name, config=holdem_config(), created_by_player_id="p1"
+    )
+    assert fields(request) == ([] if ok else ["name"])
+
+
+@pytest.mark.parametrize("password", ["\x00" * 8, "pass\x00word", "p" * 257])
+def test_passwords_with_control_characters_or_too_long_are_refused(password: str) -> None:
+    request = gateway_pb2.RegisterRequest(username="alice", password=password)
+    assert fields(request) == ["password"]
+
+
+@pytest.mark.parametrize(
+    ("deck_id", "ok"),
+    [(DECK_ID, True), (DECK_ID.upper(), False), (DECK_ID[:-1], False), (DECK_ID + "0", False)],
+)
+def test_deck_ids_are_32_lower_case_hex_digits(deck_id: str, ok: bool) -> None:
+    assert fields(dealer_pb2.RevealSeedRequest(deck_id=deck_id)) == ([] if ok else ["deck_id"])
+
+
+def test_strings_without_rules_get_the_default_bound_and_no_control_characters() -> None:
+    assert violations(health_pb2.HealthCheckRequest(service="s" * 1024)) == []
+    assert fields(health_pb2.HealthCheckRequest(service="s" * 1025)) == ["service"]
+    assert fields(health_pb2.HealthCheckRequest(service="a\x01b")) == ["service"]
+    assert violations(health_pb2.HealthCheckRequest(service="ünïcode")) == []
+
+
+def test_echo_escapes_and_truncates() -> None:
+    assert echo("abc") == "'abc'"
+    assert echo("a\x00\n") == "'a\\x00\\n'"
+    assert echo("é") == "'\\xe9'"
+    long = echo("x" * 1000)
+    assert long == f"'{'x' * ECHO_CHARS}'... (1000 characters)"
+
+
+# ---- integers and floating point ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "ok"),
+    [
+        ("big_blind", TRILLION, True),
+        ("big_blind", TRILLION + 1, False),
+        ("big_blind", 2**60, False),
+        ("big_blind", -1, False),
+        ("ante", 0, True),
+        ("min_buy_in", 2**63 - 1, False),
+        ("rake_basis_points", 10_000, True),
+        ("rake_basis_points", 10_001, False),
+        ("rake_basis_points", 2**32 - 1, False),
+        ("max_seats", 10, True),
+        ("max_seats", 11, False),
+        ("action_clock_seconds", 2**32 - 1, False),
+    ],
+)
+def test_table_config_bounds(field: str, value: int, ok: bool) -> None:
+    request = open_table(holdem_config(**{field: value}))
+    assert fields(request) == ([] if ok else [f"open_table.config.{field}"])
+
+
+def _bound(message: type[Message], field: str) -> int:
+    rules = message.DESCRIPTOR.fields_by_name[field].GetOptions().Extensions[validate_pb2.rules]
+    return int(rules.max)
+
+
+def test_the_chip_bounds_leave_room_for_every_total_a_table_reaches() -> None:
+    """The most chips one table can hold: ten seats bought in at the default maximum buy-in
+    (100 big blinds) of the largest big blind. Stacks and pots a view reports are bounded above
+    that, and far below 2**63, so no sum the services write to a proto overflows."""
+    most_on_a_table = 10 * 100 * _bound(common_pb2.TableConfig, "big_blind")
+    for message, field in [
+        (common_pb2.SeatView, "stack"),
+        (common_pb2.Pot, "amount"),
+        (common_pb2.LegalActions, "max_raise_to"),
+    ]:
+        assert most_on_a_table <= _bound(message, field) < 2**63 // 1000, field
+    largest = holdem_config(small_blind=TRILLION, big_blind=TRILLION, rake_cap=TRILLION)
+    assert violations(open_table(largest)) == []
+
+
+def test_amounts_of_actions_are_bounded() -> None:
+    base = {"table_id": "t", "player_id": "p", "idempotency_key": "k"}
+    bet = common_pb2.ACTION_TYPE_BET
+    ok = table_pb2.SubmitActionRequest(action=bet, amount=TRILLION, **base)
+    assert violations(ok) == []
+    for amount in (-1, TRILLION + 1, 2**63 - 1, -(2**63)):
+        bad = table_pb2.SubmitActionRequest(action=bet, amount=amount, **base)
+        assert fields(bad) == ["amount"]
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        (0.0, True),
+        (0.01, True),
+        (1.0, True),
+        (1.5, False),
+        (-0.1, False),
+        (math.nan, False),
+        (math.inf, False),
+        (-math.inf, False),
+    ],
+)
+def test_floating_point_fields_are_finite_and_bounded(value: float, ok: bool) -> None:
+    request = evaluator_pb2.EquityRequest(
+        variant=common_pb2.VARIANT_HOLDEM,
+        players=[evaluator_pb2.Holding(), evaluator_pb2.Holding()],
+        target_std_error=value,
+    )
+    assert fields(request) == ([] if ok else ["target_std_error"])
+
+
+def test_any_value_of_a_seed_is_fine() -> None:
+    request = ai_pb2.DecideRequest(
+        view=common_pb2.PlayerView(),
+        difficulty=common_pb2.BOT_DIFFICULTY_EASY,
+        seed=2**64 - 1,
+    )
+    assert violations(request) == []
+
+
+# ---- enums --------------------------------------------------------------------------------------
+
+
+def test_a_required_enum_refuses_unspecified_and_names_the_choices() -> None:
+    found = only(table_pb2.SubmitActionRequest(table_id="t", player_id="p", idempotency_key="k"))
+    assert found.field == "action"
+    assert "ACTION_TYPE_FOLD" in found.problem and "UNSPECIFIED" not in found.problem
+
+
+@pytest.mark.parametrize("value", [7, 99, -1, 2**31 - 1])
+def test_unknown_enum_numbers_are_refused_even_where_optional(value: int) -> None:
+    request = lobby_pb2.ListTablesRequest(variant=value)  # type: ignore[arg-type]
+    found = only(request)
+    assert found.field == "variant" and f"{value} is not a Variant" in found.problem
+
+
+def test_items_of_a_repeated_enum_are_never_unspecified() -> None:
+    bots = [common_pb2.BOT_DIFFICULTY_EASY, common_pb2.BOT_DIFFICULTY_UNSPECIFIED]
+    request = gateway_pb2.CreateTableRequest(config=holdem_config(), bots=bots)
+    assert fields(request) == ["bots[1]"]
+
+
+# ---- repeated, nested, oneofs, presence ---------------------------------------------------------
+
+
+def test_repeated_bounds_uniqueness_and_item_rules() -> None:
+    def deal(indexes: list[int]) -> dealer_pb2.DealCardsRequest:
+        return dealer_pb2.DealCardsRequest(deck_id=DECK_ID, indexes=indexes)
+
+    assert violations(deal(list(range(52)))) == []
+    assert fields(deal([])) == ["indexes"]
+    assert fields(deal([0, 0, 0])) == ["indexes"]
+    assert fields(deal([0, 52])) == ["indexes[1]"]
+    assert fields(deal([*range(52), 0])) == ["indexes"]  # 53 items: counted first
+    assert "at most 52 items" in only(deal([1] * 10_000)).problem
+
+
+def test_nested_messages_are_checked_with_their_paths() -> None:
+    holding = evaluator_pb2.Holding(
+        hole_cards=[card(), card(rank=99), common_pb2.Card(rank=common_pb2.RANK_TEN)],
+        board=[card(suit=common_pb2.SUIT_HEARTS)],
+    )
+    request = evaluator_pb2.EvaluateBatchRequest(
+        variant=common_pb2.VARIANT_HOLDEM, holdings=[evaluator_pb2.Holding(), holding]
+    )
+    assert fields(request) == ["holdings[1].hole_cards[1].rank", "holdings[1].hole_cards[2].suit"]
+
+
+def test_repeated_messages_are_bounded_before_their_items_are_checked() -> None:
+    request = evaluator_pb2.EquityRequest(
+        variant=common_pb2.VARIANT_HOLDEM, players=[evaluator_pb2.Holding()] * 11
+    )
+    assert str(only(request)) == "players: at most 10 items (got 11)"
+
+
+def test_a_pot_pays_distinct_seats_only() -> None:
+    request = evaluator_pb2.ResolveShowdownRequest(
+        variant=common_pb2.VARIANT_HOLDEM,
+        board=[card()],
+        contenders=[evaluator_pb2.Contender(seat=0, hole_cards=[card()])],
+        pots=[common_pb2.Pot(amount=10, eligible_seats=[0, 0, 1])],
+    )
+    assert fields(request) == ["pots[0].eligible_seats"]
+
+
+def test_a_required_oneof_names_its_choices() -> None:
+    found = only(table_pb2.SubmitCommandRequest(table_id="t", idempotency_key="k"))
+    assert found.field == "command" and "start_hand" in found.problem
+    request = table_pb2.SubmitCommandRequest(
+        table_id="t", idempotency_key="k", start_hand=table_pb2.StartHand()
+    )
+    assert violations(request) == []
+
+
+def test_the_chosen_oneof_member_is_checked() -> None:
+    request = table_pb2.SubmitCommandRequest(
+        table_id="t", idempotency_key="k", seat_player=table_pb2.SeatPlayer(player_id="a.b")
+    )
+    assert fields(request) == ["seat_player.player_id"]
+
+
+def test_an_unset_optional_field_is_not_checked_but_a_set_one_is() -> None:
+    def join(**seat: int) -> gateway_pb2.JoinTableRequest:
+        return gateway_pb2.JoinTableRequest(table_id="t", buy_in=100, **seat)  # type: ignore[arg-type]
+
+    assert violations(join()) == []
+    assert violations(join(seat=0)) == []
+    assert violations(join(seat=9)) == []
+    assert fields(join(seat=10)) == ["seat"]
+
+
+def test_required_messages_must_be_present() -> None:
+    assert fields(lobby_pb2.CreateTableRequest(created_by_player_id="p")) == ["config"]
+
+
+def test_timestamps_in_a_request_must_be_in_range() -> None:
+    view = common_pb2.PlayerView()
+    view.action_deadline.seconds = 2**62
+    request = ai_pb2.DecideRequest(view=view, difficulty=common_pb2.BOT_DIFFICULTY_HARD)
+    assert fields(request) == ["view.action_deadline"]
+    deadline = request.view.action_deadline  # the request holds a copy of ``view``
+    deadline.seconds = 1_800_000_000
+    deadline.nanos = -1
+    assert fields(request) == ["view.action_deadline"]
+    deadline.nanos = 0
+    assert violations(request) == []
+
+
+def test_a_view_sent_to_the_ai_is_checked_at_every_level() -> None:
+    view = common_pb2.PlayerView(
+        table_id="t",
+        seats=[common_pb2.SeatView(seat=10, stack=-5, display_name="\x07bell")],
+        board=[card()] * 6,
+    )
+    request = ai_pb2.DecideRequest(view=view, difficulty=common_pb2.BOT_DIFFICULTY_NORMAL)
+    assert fields(request) == [
+        "view.board",
+        "view.seats[0].seat",
+        "view.seats[0].display_name",
+        "view.seats[0].stack",
+    ]
+
+
+def test_the_error_names_five_problems_and_counts_the_rest() -> None:
+    request = evaluator_pb2.EvaluateBatchRequest(
+        holdings=[evaluator_pb2.Holding(hole_cards=[common_pb2.Card()])] * 4
+    )
+    with pytest.raises(RequestInvalid) as caught:
+        validate(request)
+    assert len(caught.value.violations) == 9  # variant + 4 x (rank, suit)
+    assert caught.value.message.startswith("invalid request: variant: is required")
+    assert caught.value.message.endswith("(and 4 more)")
+
+
+def test_valid_requests_of_every_service_pass() -> None:
+    requests: list[Message] = [
+        dealer_pb2.StartDeckRequest(table_id="t", hand_id="1", idempotency_key="t:1"),
+        dealer_pb2.DealCardsRequest(deck_id=DECK_ID, indexes=[0, 6]),
+        evaluator_pb2.EvaluateBatchRequest(
+            variant=common_pb2.VARIANT_HOLDEM,
+            holdings=[evaluator_pb2.Holding(hole_cards=[card(), card(14, 3)], board=[card(2, 1)])],
+        ),
+        open_table(holdem_config(rake_basis_points=500, rake_cap=10)),
+        gateway_pb2.RegisterRequest(username="alice", password="correct horse"),
+        lobby_pb2.ListTablesRequest(),
+        ai_pb2.DecideRequest(view=common_pb2.PlayerView(), difficulty=1),  # type: ignore[arg-type]
+    ]
+    for request in requests:
+        assert violations(request) == [], type(request).__name__
+
+
+# ---- every request field says its rules ---------------------------------------------------------
+
+
+def _request_fields(descriptor: Descriptor, seen: set[str]) -> Iterator[FieldDescriptor]:
+    if descriptor.full_name in seen or descriptor.full_name.startswith("google.protobuf."):
+        return
+    seen.add(descriptor.full_name)
+    for field in descriptor.fields:
+        yield field
+        if field.message_type is not None:
+            yield from _request_fields(field.message_type, seen)
+
+
+def _all_request_fields() -> list[FieldDescriptor]:
+    seen: set[str] = set()
+    found: list[FieldDescriptor] = []
+    for module in SERVICE_FILES:
+        for service in module.DESCRIPTOR.services_by_name.values():
+            for method in service.methods:
+                found += _request_fields(method.input_type, seen)
+    return found
+
+
+_INTEGERS = {
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_INT64,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_UINT64,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_SINT64,
+    FieldDescriptor.TYPE_FIXED32,
+    FieldDescriptor.TYPE_FIXED64,
+    FieldDescriptor.TYPE_SFIXED32,
+    FieldDescriptor.TYPE_SFIXED64,
+}
+
+
+def test_every_request_field_of_every_service_states_its_rules() -> None:
+    """Strings name their charset, integers their bounds (or ``any``), repeated fields their
+    size: the defaults are a safety net, not the design."""
+    missing = []
+    for field in _all_request_fields():
+        rules = field.GetOptions().Extensions[validate_pb2.rules]
+        if field.type == FieldDescriptor.TYPE_STRING and not rules.chars:
+            missing.append(f"{field.full_name}: chars")
+        if field.type in _INTEGERS and not (
+            rules.HasField("max") or rules.HasField("min") or rules.any
+        ):
+            missing.append(f"{field.full_name}: bounds")
+        if field.is_repeated and not rules.max_items:
+            missing.append(f"{field.full_name}: max_items")
+    assert missing == []
+    assert len(_all_request_fields()) > 100  # the walk found the requests of all six services
