@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from libs.poker import DealBoard, DealHoleCards, HandVoided, IllegalAction, InvalidCommand
+from libs.poker import (
+    ActionKind,
+    ActionTaken,
+    DealBoard,
+    DealHoleCards,
+    HandEnded,
+    HandVoided,
+    IllegalAction,
+    InvalidCommand,
+    Phase,
+    legal_actions,
+)
 from libs.poker.cards import DECK
 from libs.table import TableConfig, TableState, replay, step_table
 from libs.table import commands as tc
 from libs.table.events import (
     ClockStarted,
+    Event,
     HandBegan,
     PlayerLeft,
     PlayerSatOut,
@@ -150,6 +162,27 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     assert state.hand is not None and state.hand.folded[2]  # facing the blind: fold
     assert state.seats[state.hand_seats[2]].time_bank == 0
     assert isinstance(events[-1], ClockStarted)
+    # the small blind calls; the big blind's clock runs out when checking is free: it checks
+    small_blind, big_blind = state.hand_seats[0], state.hand_seats[1]
+    state, _ = when(state, tc.Act(f"p{small_blind}", "call", now=120.0))
+    assert state.clock_seat == big_blind and state.deadline == 130.0
+    state, events = when(state, tc.Tick(131.0))
+    assert events == [TimeBankStarted(big_blind, 135.0)]
+    state, events = when(state, tc.Tick(136.0))
+    assert PlayerTimedOut(big_blind) in events
+    assert ActionTaken(1, ActionKind.CHECK, 0, 2, False) in events
+    assert state.hand is not None and not state.hand.folded[1] and state.hand_in_progress
+    assert PlayerSatOut(big_blind, "timed out") not in events  # one time-out of the two allowed
+    assert not state.seats[big_blind].sitting_out
+    # on the flop the big blind times out again (time bank spent): a second time-out in a row
+    state, _ = when(state, tc.Deal((DealBoard(tuple(DECK[20:23])),), now=140.0))
+    state, _ = when(state, tc.Act(f"p{small_blind}", "check", now=141.0))
+    assert state.clock_seat == big_blind and state.deadline == 151.0
+    state, events = when(state, tc.Tick(151.5))
+    assert PlayerTimedOut(big_blind) in events
+    assert ActionTaken(1, ActionKind.CHECK, 0, 0, False) in events  # checking is free: check
+    assert PlayerSatOut(big_blind, "timed out") in events
+    assert state.seats[big_blind].sitting_out
 
 
 def test_repeated_timeouts_sit_the_player_out() -> None:
@@ -213,18 +246,43 @@ def test_voiding_returns_every_chip_of_the_hand() -> None:
 
 
 def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
-    state = seated(3)
-    all_events: list[object] = []
-    for command in (tc.StartHand("h", "c", 0.0),):
+    opening: list[tc.TableCommand] = [
+        tc.OpenTable("t1", TableConfig(seats=6), 0.0),
+        *(tc.SitDown(f"p{i}", i, 100) for i in range(3)),
+        tc.StartHand("h", "c", 0.0),
+    ]
+    state = TableState()
+    all_events: list[Event] = []
+
+    def run(command: tc.TableCommand) -> None:
+        nonlocal state
         state, events = step_table(state, command)
-        all_events += events
-    state = deal_hole(state)
-    order = [state.hand_seats[p] for p in (2, 0, 1)]
-    for seat in order:
-        state, _ = step_table(state, tc.Act(f"p{seat}", "call" if seat != order[-1] else "check"))
-    assert state.hand is not None
-    state, _ = step_table(state, tc.Deal((DealBoard(tuple(DECK[20:23])),)))
+        all_events.extend(events)
+
+    for command in opening:
+        run(command)
+    hole = state.hand.config.variant.hole_card_count if state.hand else 0
+    for p in range(3):
+        run(tc.Deal((DealHoleCards(p, tuple(DECK[p * hole : p * hole + hole])),)))
+    board = iter(DECK[20:25])
+    while state.hand_in_progress:
+        hand = state.hand
+        assert hand is not None
+        if hand.phase is Phase.DEALING_BOARD:
+            count = 3 if hand.street == 0 else 1
+            run(tc.Deal((DealBoard(tuple(next(board) for _ in range(count))),)))
+            continue
+        seat = state.acting_seat()
+        assert seat is not None
+        options = legal_actions(hand)
+        if options is None:
+            run(tc.ShowOrMuck(f"p{seat}", show=True))
+        else:
+            run(tc.Act(f"p{seat}", "check" if options.can_check else "call"))
+    assert any(isinstance(e, HandEnded) for e in all_events)
     assert state.total_chips() == 300
+    assert sum(seat.stack for seat in state.seats.values()) == 300
+    assert replay(all_events) == state  # the events alone rebuild the very same table
 
 
 def test_a_command_from_someone_not_seated_is_refused() -> None:
