@@ -45,8 +45,8 @@ from libs.platform.localinfra import (
 from libs.platform.processes import service_env
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
-from libs.table.envelope import decode_commit
 from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
+from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "chaos"
 STREAM = "HOLDEM_TABLES"

@@ -25,8 +25,8 @@ from libs.poker.events import (
     PotAwarded,
     StreetDealt,
 )
-from libs.table.envelope import decode_commit
 from libs.table.events import HandBegan, PlayerSeated, SeedRevealed, TableClosed
+from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "demo"
 STREETS = {1: "flop", 2: "turn", 3: "river"}

@@ -374,7 +374,7 @@ async def _read_table(nats_url: str, stream: str, table_id: str) -> list[Any]:
     import nats
 
     from libs.eventstore.jetstream import JetStreamEventStore
-    from libs.table.envelope import decode_commit
+    from libs.tableproto.envelope import decode_commit
 
     nc = await nats.connect(nats_url)
     try:

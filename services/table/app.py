@@ -36,8 +36,8 @@ from libs.poker.state import Phase
 from libs.table import TableState, can_start_hand, codec, step_table
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit, encode_commit, encode_public
 from libs.table.events import TableClosed, TableOpened
+from libs.tableproto.envelope import decode_commit, encode_commit, encode_public
 from services.table.bots import simple_bot_action
 from services.table.dealing import DealerPort, DeckLost
 from services.table.ranking import EvaluatorUnavailable, HandRanker, values_for_showdown

@@ -14,8 +14,8 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.poker.events import PotAwarded
-from libs.table.envelope import decode_commit
 from libs.table.events import Event, HandBegan
+from libs.tableproto.envelope import decode_commit
 from tests.services.conftest import ServiceProcess, Starter
 
 pytestmark = pytest.mark.integration

@@ -14,7 +14,7 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, ReferenceEvaluator
 from libs.poker.events import HandEnded, HoleCardsDealt, PotAwarded, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 from services.table.ranking import EvaluatorUnavailable, HandValues, Holding

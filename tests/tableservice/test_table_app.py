@@ -16,7 +16,7 @@ from libs.poker import IllegalAction
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
-from libs.table.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 

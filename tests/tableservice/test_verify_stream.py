@@ -15,7 +15,7 @@ from libs.poker.cards import DECK
 from libs.poker.events import StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 

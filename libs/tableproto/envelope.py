@@ -1,7 +1,8 @@
 """Commit envelopes, the table stream's storage format: the protobuf message one command's events
 are appended as (``holdem.events.v1.Commit``), and the public projection published for clients
-(no hidden cards). The domain modules beside this one stay free of protobuf; this one is shared by
-the table service and the tools that read its stream (``holdem chaos``, ``holdem verify``)."""
+(no hidden cards). Each event inside is libs.table.codec's record (type, schema version, JSON
+data). Shared by the table service and the tools that read its stream (``holdem chaos``,
+``holdem verify``, the demo)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, StreetDealt
-
-from . import codec
+from libs.table import codec
 
 SCHEMA_VERSION = 1
 
