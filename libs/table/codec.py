@@ -21,8 +21,8 @@ from libs.poker.config import HandConfig, RakeRule
 from libs.poker.state import HandState, Phase
 
 from . import events as table_events
-from .aggregate import Seat, TableState
 from .config import TableConfig
+from .state import Seat, TableState
 
 _EVENT_TYPES: dict[str, type] = {}
 for _module in (hand_events, table_events):
