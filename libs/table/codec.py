@@ -11,7 +11,7 @@ import dataclasses
 import json
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
@@ -22,6 +22,7 @@ from libs.poker.state import HandState, Phase
 
 from . import events as table_events
 from .config import TableConfig
+from .events import Event
 from .state import Seat, TableState
 
 _EVENT_TYPES: dict[str, type] = {}
@@ -61,7 +62,7 @@ def _to_data(value: Any) -> Any:
     return value
 
 
-def encode(event: object) -> dict[str, Any]:
+def encode(event: Event) -> dict[str, Any]:
     name = type(event).__name__
     if name not in _EVENT_TYPES:
         raise CodecError(f"not an event: {event!r}")
@@ -130,7 +131,7 @@ _NAMESPACE: dict[str, Any] = {
 }
 
 
-def decode(record: dict[str, Any]) -> object:
+def decode(record: dict[str, Any]) -> Event:
     try:
         name, version, data = record["type"], int(record["v"]), dict(record["data"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -148,9 +149,10 @@ def decode(record: dict[str, Any]) -> object:
         data = upcast(data)
         version += 1
     try:
-        return _from_data(cls, data)
+        event: Event = _from_data(cls, data)
     except (KeyError, TypeError, ValueError) as exc:
         raise CodecError(f"cannot build {name} from {data!r}: {exc}") from exc
+    return event
 
 
 def state_dumps(state: TableState) -> bytes:
@@ -167,9 +169,9 @@ def state_loads(payload: bytes) -> TableState:
     return state
 
 
-def dumps(events: list[object]) -> bytes:
+def dumps(events: Sequence[Event]) -> bytes:
     return json.dumps([encode(e) for e in events], separators=(",", ":")).encode()
 
 
-def loads(payload: bytes) -> list[object]:
+def loads(payload: bytes) -> list[Event]:
     return [decode(record) for record in json.loads(payload)]

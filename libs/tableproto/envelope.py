@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from collections.abc import Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, StreetDealt
 from libs.table import codec
+from libs.table.events import Event
 
 SCHEMA_VERSION = 1
 
 
 def encode_commit(
-    table_id: str, events: list[Any], causation_id: str, command_type: str, now: float
+    table_id: str, events: Sequence[Event], causation_id: str, command_type: str, now: float
 ) -> bytes:
     commit = events_pb2.Commit(
         table_id=table_id,
@@ -39,7 +40,7 @@ def encode_commit(
     return commit.SerializeToString()
 
 
-def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Any]]:
+def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     commit = events_pb2.Commit.FromString(payload)
     events = [
         codec.decode({"type": r.type, "v": r.schema_version, "data": json.loads(r.data)})
@@ -48,7 +49,7 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Any]]:
     return commit, events
 
 
-def public_event(event: Any) -> Any:
+def public_event(event: Event) -> Event:
     """What anyone may see of an event: hole cards are removed (their number follows from the
     variant), burn cards stay face down."""
     if isinstance(event, HoleCardsDealt):
@@ -61,7 +62,7 @@ def public_event(event: Any) -> Any:
 def encode_public(
     table_id: str,
     sequence: int,
-    events: list[Any],
+    events: Sequence[Event],
     causation_id: str,
     command_type: str,
     now: float,

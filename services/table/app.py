@@ -18,7 +18,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 
@@ -36,7 +35,7 @@ from libs.poker.state import Phase
 from libs.table import TableState, can_start_hand, codec, step_table
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
-from libs.table.events import TableClosed, TableOpened
+from libs.table.events import Event, TableClosed, TableOpened
 from libs.tableproto.envelope import decode_commit, encode_commit, encode_public
 from services.table.bots import simple_bot_action
 from services.table.dealing import DealerPort, DeckLost
@@ -89,7 +88,7 @@ class Conflict(Exception):
 @dataclass(frozen=True)
 class Outcome:
     sequence: int
-    events: list[Any]
+    events: list[Event]
     duplicate: bool = False
 
 
@@ -289,7 +288,7 @@ class TableApp:
 
     async def _step(
         self, state: TableState, command: tc.TableCommand
-    ) -> tuple[TableState, list[Any]]:
+    ) -> tuple[TableState, list[Event]]:
         """``step_table`` with the hands of a showdown ranked by ``ranker`` (the evaluator service):
         a step that reaches a showdown stops, asks for every live hand's value in one call, and
         runs again. If the service cannot answer, the same evaluator runs in-process (ranking is
@@ -319,8 +318,8 @@ class TableApp:
         table.recent.update(fresh.recent)
 
     async def _reveal_with_hand_end(
-        self, state: TableState, events: list[Any]
-    ) -> tuple[TableState, list[Any]]:
+        self, state: TableState, events: list[Event]
+    ) -> tuple[TableState, list[Event]]:
         """When a command ends a hand, its commit also reveals the deck's seed: the hand-end
         commit carries what anyone needs to check every card. If the dealer cannot answer now,
         the seed is revealed by a later automatic step instead."""

@@ -8,12 +8,12 @@ from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
 from libs.table import TableConfig, TableState, codec, replay, step_table
 from libs.table import commands as tc
-from libs.table.events import PlayerSeated
+from libs.table.events import Event, PlayerSeated
 
 
-def _played_table() -> tuple[TableState, list[object]]:
+def _played_table() -> tuple[TableState, list[Event]]:
     state = TableState()
-    events: list[object] = []
+    events: list[Event] = []
     commands: list[tc.TableCommand] = [
         tc.OpenTable("t", TableConfig(seats=4, ante=1), 0.0),
         tc.SitDown("a", 0, 100),
@@ -45,7 +45,7 @@ def test_a_snapshot_round_trips_to_an_equal_state() -> None:
     actor = state.acting_seat()
     assert actor is not None
     command = tc.Act(state.seats[actor].player_id, "fold")
-    assert step_table(again, command)[1] == step_table(replay(events), command)[1]  # type: ignore[arg-type]
+    assert step_table(again, command)[1] == step_table(replay(events), command)[1]
 
 
 def test_an_old_event_version_is_upcast_when_loaded(monkeypatch: pytest.MonkeyPatch) -> None:

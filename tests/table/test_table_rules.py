@@ -39,7 +39,7 @@ def given(*commands: tc.TableCommand, config: TableConfig | None = None) -> Tabl
     return state
 
 
-def when(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[object]]:
+def when(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[Event]]:
     new, events = step_table(state, command)
     return new, list(events)
 
@@ -293,7 +293,7 @@ def test_a_command_from_someone_not_seated_is_refused() -> None:
 
 
 def test_events_rebuild_the_same_table() -> None:
-    events: list[object] = []
+    events: list[Event] = []
     state = TableState()
     commands: list[tc.TableCommand] = [
         tc.OpenTable("t", TableConfig(seats=4), 0.0),
@@ -307,7 +307,7 @@ def test_events_rebuild_the_same_table() -> None:
     for p in range(2):
         state, new = step_table(state, tc.Deal((DealHoleCards(p, tuple(DECK[2 * p : 2 * p + 2])),)))
         events += new
-    rebuilt = replay(events)  # type: ignore[arg-type]
+    rebuilt = replay(events)
     assert rebuilt.seats == state.seats
     assert rebuilt.hand is not None and state.hand is not None
     assert rebuilt.hand.stacks == state.hand.stacks and rebuilt.clock_seat == state.clock_seat

@@ -14,6 +14,7 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, ReferenceEvaluator
 from libs.poker.events import HandEnded, HoleCardsDealt, PotAwarded, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
+from libs.table.events import Event
 from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
@@ -63,7 +64,9 @@ class DownRanker:
         raise EvaluatorUnavailable("UNAVAILABLE: connection refused")
 
 
-async def all_in_heads_up(app: TableApp, table_id: str, config: TableConfig = CONFIG) -> list:
+async def all_in_heads_up(
+    app: TableApp, table_id: str, config: TableConfig = CONFIG
+) -> list[Event]:
     """Two players, all in preflop; returns every event of the one hand."""
     await app.execute(table_id, tc.OpenTable(table_id, replace(config, hand_limit=1), 0.0), "o")
     await app.execute(table_id, tc.SitDown("a", 0, 100), "sit-a")
@@ -77,7 +80,7 @@ async def all_in_heads_up(app: TableApp, table_id: str, config: TableConfig = CO
     return [e for c in await app.events.read(table_id) for e in decode_commit(c.data)[1]]
 
 
-def true_highs(events: list) -> dict[int, int]:
+def true_highs(events: list[Event]) -> dict[int, int]:
     holes = {e.player: e.cards for e in events if isinstance(e, HoleCardsDealt)}
     board = tuple(c for e in events if isinstance(e, StreetDealt) for c in e.cards)
     return {p: REFERENCE.high(hole + board) for p, hole in holes.items()}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 
 import pytest
 
 from libs.eventstore import EventStore, InMemoryEventStore, InMemorySnapshotStore, SnapshotStore
-from libs.poker import IllegalAction
+from libs.poker import HoleCardsDealt, IllegalAction, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
@@ -21,6 +21,7 @@ from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
+Stores = AbstractAsyncContextManager[tuple[EventStore, SnapshotStore]]
 
 
 def bots_table(table_id: str, players: int = 3, hand_limit: int = 0) -> list[tc.TableCommand]:
@@ -43,7 +44,7 @@ async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -
 class TableAppContract:
     """Subclasses provide ``stores()``: an async context manager yielding (events, snapshots)."""
 
-    def stores(self) -> AbstractStores:
+    def stores(self) -> Stores:
         raise NotImplementedError
 
     def run(self, body: Callable[[EventStore, SnapshotStore], Awaitable[None]]) -> None:
@@ -152,10 +153,10 @@ class TableAppContract:
             dealt = 0
             for payload in published:
                 for event in decode_commit(payload)[1]:
-                    if type(event).__name__ == "HoleCardsDealt":
+                    if isinstance(event, HoleCardsDealt):
                         dealt += 1
                         assert event.cards == ()
-                    if type(event).__name__ == "StreetDealt":
+                    if isinstance(event, StreetDealt):
                         assert event.burn is None
             assert dealt == 6
 
@@ -189,11 +190,8 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
     asyncio.run(main())
 
 
-AbstractStores = Callable[[], "asynccontextmanager[tuple[EventStore, SnapshotStore]]"]
-
-
 class TestInMemory(TableAppContract):
-    @asynccontextmanager  # type: ignore[override]
+    @asynccontextmanager
     async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         yield InMemoryEventStore(), InMemorySnapshotStore()
 
@@ -205,7 +203,7 @@ class TestRealNatsAndRedis(TableAppContract):
         self.nats_url = nats_url
         self.redis_url = redis_url
 
-    @asynccontextmanager  # type: ignore[override]
+    @asynccontextmanager
     async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         import nats
         from redis.asyncio import Redis
