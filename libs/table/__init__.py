@@ -13,6 +13,7 @@ seat left of the button, the button is last) and passes commands through.
 - ``codec``: events and snapshots to and from JSON-able data
 """
 
+from .commands import PlayerAction
 from .config import TableConfig
 from .decide import decide, step_table
 from .planning import HandPlan, can_start_hand, plan_hand
@@ -20,6 +21,7 @@ from .state import Seat, TableState, apply, evolve, replay
 
 __all__ = [
     "HandPlan",
+    "PlayerAction",
     "Seat",
     "TableConfig",
     "TableState",

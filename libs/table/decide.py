@@ -239,19 +239,20 @@ def _deal(x: _Scratch, c: tc.Deal) -> None:
         _hand_step(x, deal, c.now)
 
 
-def _hand_action(position: int, action: str, amount: int) -> hc.Command:
+def _hand_action(position: int, action: tc.PlayerAction, amount: int) -> hc.Command:
     match action:
-        case "fold":
+        case tc.PlayerAction.FOLD:
             return hc.Fold(position)
-        case "check":
+        case tc.PlayerAction.CHECK:
             return hc.Check(position)
-        case "call":
+        case tc.PlayerAction.CALL:
             return hc.Call(position)
-        case "bet" | "raise":
+        case tc.PlayerAction.BET | tc.PlayerAction.RAISE:
             return hc.BetOrRaise(position, amount)
-        case "all_in":
+        case tc.PlayerAction.ALL_IN:
             return hc.AllIn(position)
-    raise InvalidCommand(TE.UNKNOWN_ACTION, f"unknown action {action!r}")
+        case _:
+            assert_never(action)
 
 
 def _act(x: _Scratch, c: tc.Act) -> None:

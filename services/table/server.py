@@ -17,11 +17,12 @@ from libs.platform.clients import connect_peer
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import IllegalAction, InvalidCommand
 from libs.table import commands as tc
+from libs.tableproto.actions import action_from_proto
 from services.table.app import TableApp, error_mapper
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.ranking import GrpcRanker
-from services.table.views import ACTIONS, BAD_REQUEST, config_from_proto, player_view
+from services.table.views import BAD_REQUEST, config_from_proto, player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PUBLIC_SUBJECT = "holdem.public.table.{}"
@@ -77,7 +78,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SubmitActionRequest, context: Context
     ) -> table_pb2.SubmitActionResponse:
         table_id, key = _ids(request.table_id, request.idempotency_key)
-        action = ACTIONS.get(request.action)
+        action = action_from_proto(request.action)
         if action is None:
             raise InvalidCommand(BAD_REQUEST, "unknown or missing action")
         command = tc.Act(

@@ -21,14 +21,6 @@ STRUCTURES = {
     pb.BETTING_STRUCTURE_POT_LIMIT: BettingStructure.POT_LIMIT,
     pb.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
 }
-ACTIONS = {
-    pb.ACTION_TYPE_FOLD: "fold",
-    pb.ACTION_TYPE_CHECK: "check",
-    pb.ACTION_TYPE_CALL: "call",
-    pb.ACTION_TYPE_BET: "bet",
-    pb.ACTION_TYPE_RAISE: "raise",
-    pb.ACTION_TYPE_ALL_IN: "all_in",
-}
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
 BAD_REQUEST = "BAD_REQUEST"
 

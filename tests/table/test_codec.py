@@ -8,6 +8,7 @@ from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
 from libs.table import TableConfig, TableState, codec, replay, step_table
 from libs.table import commands as tc
+from libs.table.commands import PlayerAction
 from libs.table.events import Event, PlayerSeated
 
 
@@ -27,7 +28,7 @@ def _played_table() -> tuple[TableState, list[Event]]:
         events += new
     actor = state.acting_seat()
     assert actor is not None
-    state, new = step_table(state, tc.Act(state.seats[actor].player_id, "all_in"))
+    state, new = step_table(state, tc.Act(state.seats[actor].player_id, PlayerAction.ALL_IN))
     events += new
     return state, events
 
@@ -44,7 +45,7 @@ def test_a_snapshot_round_trips_to_an_equal_state() -> None:
     # and the table can go on from the snapshot exactly as from the events
     actor = state.acting_seat()
     assert actor is not None
-    command = tc.Act(state.seats[actor].player_id, "fold")
+    command = tc.Act(state.seats[actor].player_id, PlayerAction.FOLD)
     assert step_table(again, command)[1] == step_table(replay(events), command)[1]
 
 

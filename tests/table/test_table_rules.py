@@ -19,6 +19,7 @@ from libs.poker import (
 from libs.poker.cards import DECK
 from libs.table import TableConfig, TableState, replay, step_table
 from libs.table import commands as tc
+from libs.table.commands import PlayerAction
 from libs.table.events import (
     ClockStarted,
     Event,
@@ -164,7 +165,7 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     assert isinstance(events[-1], ClockStarted)
     # the small blind calls; the big blind's clock runs out when checking is free: it checks
     small_blind, big_blind = state.hand_seats[0], state.hand_seats[1]
-    state, _ = when(state, tc.Act(f"p{small_blind}", "call", now=120.0))
+    state, _ = when(state, tc.Act(f"p{small_blind}", PlayerAction.CALL, now=120.0))
     assert state.clock_seat == big_blind and state.deadline == 130.0
     state, events = when(state, tc.Tick(131.0))
     assert events == [TimeBankStarted(big_blind, 135.0)]
@@ -176,7 +177,7 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     assert not state.seats[big_blind].sitting_out
     # on the flop the big blind times out again (time bank spent): a second time-out in a row
     state, _ = when(state, tc.Deal((DealBoard(tuple(DECK[20:23])),), now=140.0))
-    state, _ = when(state, tc.Act(f"p{small_blind}", "check", now=141.0))
+    state, _ = when(state, tc.Act(f"p{small_blind}", PlayerAction.CHECK, now=141.0))
     assert state.clock_seat == big_blind and state.deadline == 151.0
     state, events = when(state, tc.Tick(151.5))
     assert PlayerTimedOut(big_blind) in events
@@ -205,7 +206,7 @@ def test_a_player_who_leaves_mid_hand_folds_on_their_turn_and_leaves_at_the_end(
     assert actor in state.seats and state.seats[actor].leaving
     # the others finish: small blind folds -> hand over, the leaver is gone with their stack
     sb = state.hand_seats[0]
-    state, events = when(state, tc.Act(f"p{sb}", "fold"))
+    state, events = when(state, tc.Act(f"p{sb}", PlayerAction.FOLD))
     assert PlayerLeft(actor, f"p{actor}", 100) in events
     assert actor not in state.seats
 
@@ -216,7 +217,7 @@ def test_room_hand_limit_closes_the_table_after_the_hand() -> None:
     state, _ = when(state, tc.StartHand("h", "c", 0.0))
     state = deal_hole(state)
     button = state.hand_seats[1]
-    state, events = when(state, tc.Act(f"p{button}", "fold"))
+    state, events = when(state, tc.Act(f"p{button}", PlayerAction.FOLD))
     closed = events[-1]
     assert isinstance(closed, TableClosed) and state.closed
     assert sum(stack for _, _, stack in closed.stacks) == 200
@@ -238,7 +239,7 @@ def test_voiding_returns_every_chip_of_the_hand() -> None:
     before = state.total_chips()
     state, _ = when(state, tc.StartHand("h", "c", 0.0))
     state = deal_hole(state)
-    state, _ = when(state, tc.Act(f"p{state.hand_seats[2]}", "raise", 10))
+    state, _ = when(state, tc.Act(f"p{state.hand_seats[2]}", PlayerAction.RAISE, 10))
     state, events = when(state, tc.VoidCurrentHand("dealer unreachable"))
     assert any(isinstance(e, HandVoided) for e in events)
     assert [state.seats[n].stack for n in range(3)] == [100, 100, 100]
@@ -278,7 +279,7 @@ def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
         if options is None:
             run(tc.ShowOrMuck(f"p{seat}", show=True))
         else:
-            run(tc.Act(f"p{seat}", "check" if options.can_check else "call"))
+            run(tc.Act(f"p{seat}", PlayerAction.CHECK if options.can_check else PlayerAction.CALL))
     assert any(isinstance(e, HandEnded) for e in all_events)
     assert state.total_chips() == 300
     assert sum(seat.stack for seat in state.seats.values()) == 300
@@ -288,7 +289,7 @@ def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
 def test_a_command_from_someone_not_seated_is_refused() -> None:
     state = seated(2)
     with pytest.raises(IllegalAction) as err:
-        step_table(state, tc.Act("ghost", "fold"))
+        step_table(state, tc.Act("ghost", PlayerAction.FOLD))
     assert err.value.code == "NOT_SEATED"
 
 

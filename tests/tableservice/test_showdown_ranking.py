@@ -14,6 +14,7 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, ReferenceEvaluator
 from libs.poker.events import HandEnded, HoleCardsDealt, PotAwarded, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
+from libs.table.commands import PlayerAction
 from libs.table.events import Event
 from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
@@ -71,7 +72,7 @@ async def all_in_heads_up(
     await app.execute(table_id, tc.OpenTable(table_id, replace(config, hand_limit=1), 0.0), "o")
     await app.execute(table_id, tc.SitDown("a", 0, 100), "sit-a")
     await app.execute(table_id, tc.SitDown("b", 1, 100), "sit-b")
-    for key, action in (("shove", "all_in"), ("call", "call")):
+    for key, action in (("shove", PlayerAction.ALL_IN), ("call", PlayerAction.CALL)):
         state = await app.state(table_id)
         seat = state.acting_seat()
         assert seat is not None

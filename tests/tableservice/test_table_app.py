@@ -16,6 +16,7 @@ from libs.poker import HoleCardsDealt, IllegalAction, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
+from libs.table.commands import PlayerAction
 from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
@@ -108,7 +109,7 @@ class TableAppContract:
             await app.execute("t3", tc.OpenTable("t3", CONFIG, 0.0), "open")
             before = await events.last_sequence("t3")
             with pytest.raises(IllegalAction):
-                await app.execute("t3", tc.Act("nobody", "fold"), "bad")
+                await app.execute("t3", tc.Act("nobody", PlayerAction.FOLD), "bad")
             assert await events.last_sequence("t3") == before
 
         self.run(body)
@@ -175,10 +176,12 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
         dealer._seeds.clear()  # the dealer's store was wiped mid-hand
         actor = state.acting_seat()
         assert actor is not None
-        await app.execute("tv", tc.Act(state.seats[actor].player_id, "call"), "call")
+        await app.execute("tv", tc.Act(state.seats[actor].player_id, PlayerAction.CALL), "call")
         other = (await app.state("tv")).acting_seat()
         assert other is not None
-        outcome = await app.execute("tv", tc.Act(state.seats[other].player_id, "check"), "check")
+        outcome = await app.execute(
+            "tv", tc.Act(state.seats[other].player_id, PlayerAction.CHECK), "check"
+        )
         assert outcome.events  # the round closed; dealing the flop failed: the hand is void
         state = await app.state("tv")
         assert state.hands_started == 2  # voided, seed marked, and the next hand began
