@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from collections import OrderedDict
@@ -497,19 +496,15 @@ SNAPSHOT_KEYS = 512
 
 
 def _encode_snapshot(table: _Table) -> bytes:
-    """The table state plus the idempotency keys of its latest commits, so that a command retried
-    after a restart is still recognised when its commit is older than the snapshot."""
-    keys = [[key, outcome.sequence] for key, outcome in table.recent.items()][-SNAPSHOT_KEYS:]
-    state = json.loads(codec.state_dumps(table.state))
-    return json.dumps({"v": 1, "state": state, "keys": keys}, separators=(",", ":")).encode()
+    keys = [(key, outcome.sequence) for key, outcome in table.recent.items()][-SNAPSHOT_KEYS:]
+    return codec.snapshot_dumps(table.state, keys)
 
 
 def _decode_snapshot(payload: bytes, sequence: int) -> _Table:
-    data = json.loads(payload)
-    state = codec.state_loads(json.dumps(data["state"]).encode())
+    state, keys = codec.snapshot_loads(payload)
     table = _Table(state, sequence, 0)
-    for key, seq in data.get("keys", []):
-        table.recent[key] = Outcome(int(seq), [])
+    for key, seq in keys:
+        table.recent[key] = Outcome(seq, [])
     return table
 
 

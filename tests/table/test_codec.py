@@ -70,3 +70,12 @@ def test_unknown_or_newer_events_are_refused_clearly() -> None:
         codec.decode({"type": "Nope", "v": 1, "data": {}})
     with pytest.raises(codec.CodecError, match="newer"):
         codec.decode({"type": "PlayerSeated", "v": 99, "data": {}})
+
+
+def test_a_snapshot_keeps_the_idempotency_keys_of_the_latest_commits() -> None:
+    state, _ = _played_table()
+    keys = [("open", 1), ("sit-a", 2), ("h1:deal", 7)]
+    again, restored = codec.snapshot_loads(codec.snapshot_dumps(state, keys))
+    assert again == state and restored == keys
+    with pytest.raises(codec.CodecError):
+        codec.snapshot_loads(b'{"v": 1}')
