@@ -35,8 +35,10 @@ class OpenTable:
 
 @dataclass(frozen=True, slots=True)
 class SitDown:
+    """``seat``: the seat asked for, or None for the first free one (lowest number)."""
+
     player_id: str
-    seat: int
+    seat: int | None
     buy_in: int
     post_entry_bet: bool = False  # else wait for the big blind
     is_bot: bool = False

@@ -44,7 +44,7 @@ from .events import (
     TimeBankStarted,
     TimeBankUsed,
 )
-from .planning import plan_hand, room_limit_reached
+from .planning import free_seat, plan_hand, room_limit_reached
 from .state import TableState, apply
 
 
@@ -141,10 +141,11 @@ def _active_count(s: TableState, excluding: int | None = None) -> int:
 def _sit_down(x: _Scratch, c: tc.SitDown) -> None:
     s = x.s
     assert s.config is not None
-    if not 0 <= c.seat < s.config.seats:
+    number = free_seat(s) if c.seat is None else c.seat
+    if not 0 <= number < s.config.seats:
         raise InvalidCommand(TE.NO_SUCH_SEAT, f"seats are numbered 0..{s.config.seats - 1}")
-    if c.seat in s.seats:
-        raise IllegalAction(TE.SEAT_TAKEN, f"seat {c.seat} is taken")
+    if number in s.seats:
+        raise IllegalAction(TE.SEAT_TAKEN, f"seat {number} is taken")
     if s.seat_of(c.player_id) is not None:
         raise IllegalAction(TE.ALREADY_SEATED, f"{c.player_id} already has a seat here")
     if not s.config.min_buy_in <= c.buy_in <= s.config.max_buy_in:
@@ -155,7 +156,7 @@ def _sit_down(x: _Scratch, c: tc.SitDown) -> None:
     starting = s.hands_started == 0 or _active_count(s) < 2
     x.emit(
         PlayerSeated(
-            c.seat,
+            number,
             c.player_id,
             c.buy_in,
             waits_for_big_blind=not starting and not c.post_entry_bet,

@@ -1,13 +1,25 @@
-"""Planning the next hand: who is dealt in, the button, the blinds and entry bets, and whether a
-hand may start at all (enough players ready, the room's limits not reached)."""
+"""Planning the table: which seat a newcomer gets, who is dealt into the next hand, the button,
+the blinds and entry bets, and whether a hand may start at all (enough players ready, the
+room's limits not reached)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from libs.poker.config import BettingStructure, HandConfig
+from libs.poker.errors import IllegalAction
 
+from . import errors as TE
 from .state import TableState
+
+
+def free_seat(s: TableState) -> int:
+    """The lowest free seat; TABLE_FULL when every seat is taken."""
+    assert s.config is not None
+    for seat in range(s.config.seats):
+        if seat not in s.seats:
+            return seat
+    raise IllegalAction(TE.TABLE_FULL, "every seat is taken")
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,11 +43,9 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             command = tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
         elif which == "seat_player":
             seat_msg = request.seat_player
-            state = await self.app.state(table_id)
-            seat = seat_msg.seat if seat_msg.HasField("seat") else _free_seat(state)
             command = tc.SitDown(
                 seat_msg.player_id,
-                seat,
+                seat_msg.seat if seat_msg.HasField("seat") else None,
                 seat_msg.buy_in,
                 post_entry_bet=not seat_msg.wait_for_big_blind,
                 is_bot=seat_msg.is_bot,
@@ -112,15 +110,6 @@ def _ids(table_id: str, key: str) -> tuple[str, str]:
     if not key:
         raise InvalidCommand(BAD_REQUEST, "an idempotency key is required")
     return table_id, key
-
-
-def _free_seat(state: Any) -> int:
-    if state.config is None:
-        raise IllegalAction("TABLE_NOT_OPEN", "the table is not open")
-    for seat in range(state.config.seats):
-        if seat not in state.seats:
-            return seat
-    raise IllegalAction("TABLE_FULL", "every seat is taken")
 
 
 def _refuse_start() -> Any:

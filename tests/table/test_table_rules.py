@@ -377,3 +377,12 @@ def test_a_player_who_missed_no_blind_plays_at_once_on_return() -> None:
     assert not state.seats[0].missed_big_blind and not state.seats[0].missed_small_blind
     state, _events = when(state, tc.SitIn("p0"))
     assert not state.seats[0].waiting_for_big_blind and not state.seats[0].entry_due
+
+
+def test_a_player_without_a_seat_choice_gets_the_lowest_free_seat_until_the_table_is_full() -> None:
+    state = given(tc.SitDown("a", 0, 100), tc.SitDown("b", 2, 100), config=TableConfig(seats=3))
+    state, events = when(state, tc.SitDown("c", None, 100))
+    assert events == [PlayerSeated(1, "c", 100, waits_for_big_blind=False)]
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.SitDown("d", None, 100))
+    assert err.value.code == "TABLE_FULL"
