@@ -44,7 +44,7 @@ from .events import (
     TimeBankStarted,
     TimeBankUsed,
 )
-from .planning import free_seat, plan_hand, room_limit_reached
+from .planning import free_seat, plan_hand, room_limit_reached, start_hand_refusal
 from .state import TableState, apply
 
 
@@ -206,14 +206,11 @@ def _sit_in(x: _Scratch, c: tc.SitIn) -> None:
 
 def _start_hand(x: _Scratch, c: tc.StartHand) -> None:
     s = x.s
-    if s.hand_in_progress:
-        raise IllegalAction(TE.HAND_IN_PROGRESS, "a hand is already in progress")
-    limit = room_limit_reached(s, c.now)
-    if limit is not None:
-        raise IllegalAction(TE.TABLE_CLOSED, limit)
+    refusal = start_hand_refusal(s, c.now)
+    if refusal is not None:
+        raise refusal
     plan = plan_hand(s)
-    if plan is None:
-        raise IllegalAction(TE.NOT_ENOUGH_PLAYERS, "a hand needs at least two players ready")
+    assert plan is not None
     x.emit(
         HandBegan(
             s.hands_started + 1,

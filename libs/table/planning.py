@@ -103,7 +103,23 @@ def plan_hand(s: TableState) -> HandPlan | None:
 
 
 def can_start_hand(s: TableState, now: float) -> bool:
-    return plan_hand(s) is not None and room_limit_reached(s, now) is None
+    return start_hand_refusal(s, now) is None
+
+
+def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
+    """Why no hand may start now (the error a ``StartHand`` meets), or None when one may."""
+    if s.config is None:
+        return IllegalAction(TE.TABLE_NOT_OPEN, "the table is not open")
+    if s.closed:
+        return IllegalAction(TE.TABLE_CLOSED, "the table is closed")
+    if s.hand_in_progress:
+        return IllegalAction(TE.HAND_IN_PROGRESS, "a hand is already in progress")
+    limit = room_limit_reached(s, now)
+    if limit is not None:
+        return IllegalAction(TE.TABLE_CLOSED, limit)
+    if plan_hand(s) is None:
+        return IllegalAction(TE.NOT_ENOUGH_PLAYERS, "a hand needs at least two players ready")
+    return None
 
 
 def room_limit_reached(s: TableState, now: float) -> str | None:

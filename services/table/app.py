@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -23,21 +22,20 @@ import structlog
 from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
 from libs.eventstore.lease import LeaseLost, Leases
 from libs.eventstore.registry import Registry
-from libs.fairdeck import DealLayout
 from libs.platform.errors import ErrorKind, ErrorMapper
-from libs.poker import commands as hc
-from libs.poker.cards import DECK, Card
-from libs.poker.engine import legal_actions, showdown_turn
+from libs.poker.errors import IllegalAction
 from libs.poker.events import HandEnded, HandVoided
 from libs.poker.known_values import HandValueNeeded, KnownValues
-from libs.poker.state import Phase
-from libs.table import TableState, can_start_hand, codec, step_table
+from libs.table import TableState, codec, step_table
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
+from libs.table.automation import ClockDue, next_due
+from libs.table.errors import NOT_ENOUGH_PLAYERS
 from libs.table.events import Event, TableClosed, TableOpened
+from libs.table.planning import start_hand_refusal
 from libs.tableproto.envelope import decode_commit, encode_commit, encode_public
-from services.table.bots import simple_bot_action
-from services.table.dealing import DealerPort, DeckLost
+from services.table.automation import Automation
+from services.table.dealing import DealerPort
 from services.table.ranking import EvaluatorUnavailable, HandRanker, values_for_showdown
 
 log = structlog.get_logger("table")
@@ -125,6 +123,7 @@ class TableApp:
         self.auto_start = auto_start
         self.registry = registry
         self.ranker = ranker
+        self.automation = Automation(dealer, clock)
         self.ranking_fallbacks = 0
         self._tables: dict[str, _Table] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -200,9 +199,24 @@ class TableApp:
         the background, so a call never waits for a whole game."""
         outcome = await self._execute(table_id, command, key)
         assert outcome is not None
-        if await self.drive(table_id, limit=INLINE_STEPS) >= INLINE_STEPS:
-            self._drive_later(table_id)
+        await self._drive_now(table_id)
         return outcome
+
+    async def start_hand(self, table_id: str) -> int:
+        """Run what is due at the table (a hand starts when it may); the table's sequence, or
+        the reason no hand can start now."""
+        if await self._drive_now(table_id) == 0:
+            state = await self.state(table_id)
+            raise start_hand_refusal(state, self.clock()) or IllegalAction(
+                NOT_ENOUGH_PLAYERS, "no hand can start now"
+            )
+        return (await self.table(table_id)).sequence
+
+    async def _drive_now(self, table_id: str) -> int:
+        done = await self.drive(table_id, limit=INLINE_STEPS)
+        if done >= INLINE_STEPS:
+            self._drive_later(table_id)
+        return done
 
     def _drive_later(self, table_id: str) -> None:
         running = self._drivers.get(table_id)
@@ -241,7 +255,7 @@ class TableApp:
                 new_state, events = await self._step(table.state, command)
                 if not events:
                     return Outcome(table.sequence, [])
-                new_state, events = await self._reveal_with_hand_end(new_state, events)
+                new_state, events = await self.automation.reveal_at_hand_end(new_state, events)
                 now = self.clock()
                 payload = encode_commit(table_id, events, key, type(command).__name__, now)
                 try:
@@ -316,26 +330,6 @@ class TableApp:
         table.since_snapshot = fresh.since_snapshot
         table.recent.update(fresh.recent)
 
-    async def _reveal_with_hand_end(
-        self, state: TableState, events: list[Event]
-    ) -> tuple[TableState, list[Event]]:
-        """When a command ends a hand, its commit also reveals the deck's seed: the hand-end
-        commit carries what anyone needs to check every card. If the dealer cannot answer now,
-        the seed is revealed by a later automatic step instead."""
-        if not any(isinstance(e, (HandEnded, HandVoided)) for e in events):
-            return state, events
-        if not state.deck_id or state.hand_id in state.revealed_seeds:
-            return state, events
-        try:
-            seed = await self.dealer.reveal(state.deck_id)
-        except DeckLost:
-            return state, events
-        except Exception as exc:  # dealer unreachable: reveal later
-            log.warning("reveal_deferred", hand_id=state.hand_id, error=str(exc))
-            return state, events
-        state, more = step_table(state, tc.RevealSeed(state.hand_id, seed, self.clock()))
-        return state, [*events, *more]
-
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots); return how many."""
         done = 0
@@ -344,7 +338,9 @@ class TableApp:
                 break
             table = await self.table(table_id)
             based_on, state = table.sequence, table.state  # read together: no await between
-            command = await self._next_automatic(table_id, state)
+            command = await self.automation.next_command(
+                table_id, state, start_hands=self.auto_start
+            )
             if command is None:
                 if table.sequence != based_on:
                     continue  # something else moved the table meanwhile: look again
@@ -357,67 +353,15 @@ class TableApp:
                 done += 1
         return done
 
-    async def _next_automatic(self, table_id: str, s: TableState) -> tc.TableCommand | None:
-        try:
-            return await self._next_step(table_id, s)
-        except DeckLost as exc:
-            if s.hand_in_progress:
-                return tc.VoidCurrentHand(f"the dealer lost the deck ({exc})", self.clock())
-            if s.hand_id and s.hand_id not in s.revealed_seeds:
-                return tc.RevealSeed(s.hand_id, "", self.clock())  # nothing left to reveal
-            raise
-
-    async def _next_step(self, table_id: str, s: TableState) -> tc.TableCommand | None:
-        now = self.clock()
-        if s.config is None:
-            return None
-        if not s.hand_in_progress and s.hand_id and s.deck_id and s.hand_id not in s.revealed_seeds:
-            return tc.RevealSeed(s.hand_id, await self.dealer.reveal(s.deck_id), now)
-        if s.closed:
-            return None
-        hand = s.hand
-        if s.hand_in_progress and hand is not None:
-            layout = DealLayout(hand.player_count, hand.config.variant.hole_card_count)
-            if hand.phase is Phase.DEALING_HOLE:
-                deals: list[hc.DealHoleCards | hc.DealBoard] = []
-                for position in range(hand.player_count):
-                    cards = await self.dealer.deal(s.deck_id, layout.hole(position))
-                    deals.append(hc.DealHoleCards(position, tuple(_cards(cards))))
-                return tc.Deal(tuple(deals), now)
-            if hand.phase is Phase.DEALING_BOARD:
-                street = hand.street + 1
-                burn, *board = await self.dealer.deal(
-                    s.deck_id, (layout.burn(street), *layout.board(street))
-                )
-                return tc.Deal((hc.DealBoard(tuple(_cards(board)), _cards([burn])[0]),), now)
-            seat_number = s.acting_seat()
-            if seat_number is None or not s.seats[seat_number].is_bot:
-                return None
-            player = s.seats[seat_number].player_id
-            options = legal_actions(hand)
-            if options is not None:
-                rng = random.Random(f"{table_id}:{s.hand_id}:{len(hand.board)}:{hand.bets}")
-                action, amount = simple_bot_action(options, rng)
-                return tc.Act(player, action, amount, now)
-            if showdown_turn(hand) is not None:
-                return tc.ShowOrMuck(player, True, now)
-            return None
-        if self.auto_start and can_start_hand(s, now):
-            hand_id = f"{s.hands_started + 1}"
-            deck_id, commitment = await self.dealer.start_deck(table_id, hand_id)
-            return tc.StartHand(hand_id, commitment, now, deck_id)
-        return None
-
     # ------------------------------------------------------------------ background
 
     async def tick(self) -> None:
         """Let the clock act for players whose time ran out, at every table this process owns."""
         now = self.clock()
         for table_id, table in list(self._tables.items()):
-            s = table.state
-            if s.clock_seat is not None and now >= s.deadline:
+            if isinstance(next_due(table.state, now), ClockDue):
                 try:
-                    await self.execute(table_id, tc.Tick(now), f"{table_id}:{table.sequence}:Tick")
+                    await self._drive_now(table_id)
                 except (NotOwner, Conflict) as exc:
                     log.warning("tick_failed", table_id=table_id, error=str(exc))
 
@@ -506,7 +450,3 @@ def _decode_snapshot(payload: bytes, sequence: int) -> _Table:
     for key, seq in keys:
         table.recent[key] = Outcome(seq, [])
     return table
-
-
-def _cards(indexes: list[int]) -> list[Card]:
-    return [DECK[i] for i in indexes]

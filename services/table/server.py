@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 import nats
 from holdem.table.v1 import table_pb2, table_pb2_grpc
@@ -15,7 +14,7 @@ from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
 from libs.platform.server import Context, Endpoint, Mount
-from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.tableproto.actions import action_from_proto
 from services.table.app import TableApp, error_mapper
@@ -58,13 +57,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         elif which == "sit_in":
             command = tc.SitIn(request.sit_in.player_id, now=now)
         elif which == "start_hand":
-            started = await self.app.drive(table_id)
-            table = await self.app.table(table_id)
-            return (
-                table_pb2.SubmitCommandResponse(sequence=table.sequence)
-                if started
-                else (_refuse_start())
-            )
+            return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
         elif which == "close_table":
             command = tc.CloseTable("closed by owner", now)
         else:
@@ -110,10 +103,6 @@ def _ids(table_id: str, key: str) -> tuple[str, str]:
     if not key:
         raise InvalidCommand(BAD_REQUEST, "an idempotency key is required")
     return table_id, key
-
-
-def _refuse_start() -> Any:
-    raise IllegalAction("NOT_ENOUGH_PLAYERS", "no hand can start now (players, or a hand in play)")
 
 
 async def build(config: TableServiceConfig) -> Mount:

@@ -76,7 +76,9 @@ async def all_in_heads_up(
         state = await app.state(table_id)
         seat = state.acting_seat()
         assert seat is not None
-        await app.execute(table_id, tc.Act(state.seats[seat].player_id, action), key)
+        await app.execute(
+            table_id, tc.Act(state.seats[seat].player_id, action, now=app.clock()), key
+        )
     await app.drive(table_id)
     return [e for c in await app.events.read(table_id) for e in decode_commit(c.data)[1]]
 

@@ -176,11 +176,13 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
         dealer._seeds.clear()  # the dealer's store was wiped mid-hand
         actor = state.acting_seat()
         assert actor is not None
-        await app.execute("tv", tc.Act(state.seats[actor].player_id, PlayerAction.CALL), "call")
+        await app.execute(
+            "tv", tc.Act(state.seats[actor].player_id, PlayerAction.CALL, now=app.clock()), "call"
+        )
         other = (await app.state("tv")).acting_seat()
         assert other is not None
         outcome = await app.execute(
-            "tv", tc.Act(state.seats[other].player_id, PlayerAction.CHECK), "check"
+            "tv", tc.Act(state.seats[other].player_id, PlayerAction.CHECK, now=app.clock()), "check"
         )
         assert outcome.events  # the round closed; dealing the flop failed: the hand is void
         state = await app.state("tv")
