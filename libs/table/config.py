@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from libs.poker.config import NO_RAKE, BettingStructure, RakeRule, Variant, fixed_limit_blinds
 from libs.poker.errors import InvalidCommand
 
-BAD_CONFIG = "BAD_TABLE_CONFIG"
+INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class TableConfig:
 
     def __post_init__(self) -> None:
         def bad(message: str) -> InvalidCommand:
-            return InvalidCommand(BAD_CONFIG, message)
+            return InvalidCommand(INVALID_TABLE_CONFIG, message)
 
         if not 2 <= self.seats <= 10:
             raise bad(f"a table has 2 to 10 seats, not {self.seats}")

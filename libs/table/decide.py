@@ -85,7 +85,7 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
         x.emit(TableOpened(command.table_id, command.config, command.now))
         return x
     if state.config is None:
-        raise IllegalAction(TE.TABLE_NOT_OPEN, "the table is not open")
+        raise IllegalAction(TE.TABLE_NOT_FOUND, "the table is not open")
     if state.closed and not isinstance(command, tc.RevealSeed):  # the last hand's seed still shows
         raise IllegalAction(TE.TABLE_CLOSED, "the table is closed")
     x = _Scratch(state, evaluator)

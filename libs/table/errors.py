@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-TABLE_NOT_OPEN = "TABLE_NOT_OPEN"
+TABLE_NOT_FOUND = "TABLE_NOT_FOUND"  # never opened: no such table
 TABLE_CLOSED = "TABLE_CLOSED"
 ALREADY_OPEN = "ALREADY_OPEN"
-SEAT_TAKEN = "SEAT_TAKEN"
-TABLE_FULL = "TABLE_FULL"
+SEAT_TAKEN = "SEAT_TAKEN"  # the seat asked for, or every seat when none was named
 NO_SUCH_SEAT = "NO_SUCH_SEAT"
 ALREADY_SEATED = "ALREADY_SEATED"
 NOT_SEATED = "NOT_SEATED"

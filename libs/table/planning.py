@@ -14,12 +14,12 @@ from .state import TableState
 
 
 def free_seat(s: TableState) -> int:
-    """The lowest free seat; TABLE_FULL when every seat is taken."""
+    """The lowest free seat; SEAT_TAKEN when every seat is taken."""
     assert s.config is not None
     for seat in range(s.config.seats):
         if seat not in s.seats:
             return seat
-    raise IllegalAction(TE.TABLE_FULL, "every seat is taken")
+    raise IllegalAction(TE.SEAT_TAKEN, "every seat is taken")
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def can_start_hand(s: TableState, now: float) -> bool:
 def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     """Why no hand may start now (the error a ``StartHand`` meets), or None when one may."""
     if s.config is None:
-        return IllegalAction(TE.TABLE_NOT_OPEN, "the table is not open")
+        return IllegalAction(TE.TABLE_NOT_FOUND, "the table is not open")
     if s.closed:
         return IllegalAction(TE.TABLE_CLOSED, "the table is closed")
     if s.hand_in_progress:

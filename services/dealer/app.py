@@ -29,6 +29,15 @@ from libs import fairdeck
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound
 from services.dealer.store import DeckRecord, SeedStore
 
+# Error codes.
+INVALID_TABLE_ID = "INVALID_TABLE_ID"
+INVALID_HAND_ID = "INVALID_HAND_ID"
+INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
+INVALID_DECK_ID = "INVALID_DECK_ID"
+INVALID_CARD_INDEX = "INVALID_CARD_INDEX"
+HAND_HAS_DECK = "HAND_HAS_DECK"
+DECK_NOT_FOUND = "DECK_NOT_FOUND"
+
 DECK_SIZE = 52
 MAX_ID_LENGTH = 128
 DECK_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -65,22 +74,21 @@ def _deck(seed: bytes) -> tuple[int, ...]:
     return fairdeck.deck_from_seed(seed)
 
 
-def _check_id(field: str, value: str, *, required: bool = True) -> None:
+def _id_problem(field: str, value: str, *, required: bool = True) -> str | None:
+    """What is wrong with an id, or None."""
     if required and not value:
-        raise InvalidArgument(f"invalid_{field}", f"{field} is required")
+        return f"{field} is required"
     if len(value) > MAX_ID_LENGTH or not value.isprintable():
-        raise InvalidArgument(
-            f"invalid_{field}",
-            f"{field} must be at most {MAX_ID_LENGTH} printable characters",
-        )
+        return f"{field} must be at most {MAX_ID_LENGTH} printable characters"
+    return None
 
 
 def _check_deck_id(deck_id: str) -> None:
     if not deck_id:
-        raise InvalidArgument("invalid_deck_id", "deck_id is required")
+        raise InvalidArgument(INVALID_DECK_ID, "deck_id is required")
     if not DECK_ID.match(deck_id):
         raise InvalidArgument(
-            "invalid_deck_id", f"deck_id {deck_id[:40]!r} is not a deck id (32 hex digits)"
+            INVALID_DECK_ID, f"deck_id {deck_id[:40]!r} is not a deck id (32 hex digits)"
         )
 
 
@@ -91,9 +99,12 @@ class Dealer:
 
     async def start_deck(self, table_id: str, hand_id: str, idempotency_key: str) -> StartedDeck:
         """The hand's deck, drawn on the first call (an empty idempotency key is a valid key)."""
-        _check_id("table_id", table_id)
-        _check_id("hand_id", hand_id)
-        _check_id("idempotency_key", idempotency_key, required=False)
+        if problem := _id_problem("table_id", table_id):
+            raise InvalidArgument(INVALID_TABLE_ID, problem)
+        if problem := _id_problem("hand_id", hand_id):
+            raise InvalidArgument(INVALID_HAND_ID, problem)
+        if problem := _id_problem("idempotency_key", idempotency_key, required=False):
+            raise InvalidArgument(INVALID_IDEMPOTENCY_KEY, problem)
         wanted = DeckRecord(
             deck_id=deck_id_for(table_id, hand_id),
             table_id=table_id,
@@ -105,7 +116,7 @@ class Dealer:
         stored = await self.store.create(wanted)
         if stored.idempotency_key != idempotency_key:
             raise AlreadyExists(
-                "hand_has_deck",
+                HAND_HAS_DECK,
                 f"hand {hand_id!r} of table {table_id!r} already has deck {stored.deck_id}, "
                 "started with another idempotency key",
             )
@@ -120,15 +131,15 @@ class Dealer:
         """The cards (0..51, rank * 4 + suit) at the given deck positions, in request order."""
         _check_deck_id(deck_id)
         if not indexes:
-            raise InvalidArgument("invalid_card_index", "indexes must name at least one position")
+            raise InvalidArgument(INVALID_CARD_INDEX, "indexes must name at least one position")
         if len(indexes) > DECK_SIZE:
             raise InvalidArgument(
-                "invalid_card_index", f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
+                INVALID_CARD_INDEX, f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
             )
         bad = [i for i in indexes if not 0 <= i < DECK_SIZE]
         if bad:
             raise InvalidArgument(
-                "invalid_card_index",
+                INVALID_CARD_INDEX,
                 f"deck positions are 0..{DECK_SIZE - 1}; got {', '.join(map(str, bad[:5]))}",
             )
         record = await self._record(deck_id)
@@ -145,6 +156,6 @@ class Dealer:
         record = await self.store.get(deck_id)
         if record is None:
             raise NotFound(
-                "deck_not_found", f"no deck {deck_id} (never started, or expired after its TTL)"
+                DECK_NOT_FOUND, f"no deck {deck_id} (never started, or expired after its TTL)"
             )
         return record

@@ -13,10 +13,18 @@ from itertools import combinations
 from libs.platform.errors import InvalidArgument
 from libs.poker.config import Variant
 from libs.poker.equity import EquityResult, equity
+from libs.poker.errors import BAD_CARDS, DUPLICATE_CARD
 from libs.poker.evaluation import describe_high, describe_low, omaha_low_value
 from libs.poker.fast import FastEvaluator, tables
 from libs.poker.fast.tables import omaha_tables
 from libs.poker.pots import split_evenly
+
+# Error codes (cards that are not a valid hand use the engine's: BAD_CARDS, DUPLICATE_CARD).
+INVALID_VARIANT = "INVALID_VARIANT"
+INVALID_CONTENDERS = "INVALID_CONTENDERS"
+INVALID_ODD_CHIP_ORDER = "INVALID_ODD_CHIP_ORDER"
+INVALID_POT = "INVALID_POT"
+INVALID_EQUITY_REQUEST = "INVALID_EQUITY_REQUEST"
 
 EVALUATOR = FastEvaluator()
 DEFAULT_MAX_SAMPLES = 200_000
@@ -54,7 +62,7 @@ class HandResult:
 
 def _check_cards(cards: Sequence[int]) -> None:
     if len(set(cards)) != len(cards):
-        raise InvalidArgument("duplicate_card", "a card appears more than once")
+        raise InvalidArgument(DUPLICATE_CARD, "a card appears more than once")
 
 
 def evaluate(variant: Variant, hole: Sequence[int], board: Sequence[int]) -> HandResult:
@@ -63,14 +71,12 @@ def evaluate(variant: Variant, hole: Sequence[int], board: Sequence[int]) -> Han
     if variant is Variant.HOLDEM:
         cards = [*hole, *board]
         if not 5 <= len(cards) <= 7:
-            raise InvalidArgument(
-                "card_count", f"a hold'em hand has 5 to 7 cards, not {len(cards)}"
-            )
+            raise InvalidArgument(BAD_CARDS, f"a hold'em hand has 5 to 7 cards, not {len(cards)}")
         value = EVALUATOR.high(cards)
         best = next(c for c in combinations(cards, 5) if EVALUATOR.high(c) == value)
         return HandResult(HighResult(value, best, describe_high(value)), None)
     if len(hole) != 4 or not 3 <= len(board) <= 5:
-        raise InvalidArgument("card_count", "an Omaha hand has 4 hole cards and 3 to 5 board cards")
+        raise InvalidArgument(BAD_CARDS, "an Omaha hand has 4 hole cards and 3 to 5 board cards")
     value = EVALUATOR.omaha_high(hole, board)
     best = next(
         p + t
@@ -119,26 +125,26 @@ def resolve_showdown(
     ``odd_chip_order`` (seats from the button's left; default: ascending seats). In hi-lo the odd
     chip of the high/low split goes to the high half."""
     if len(board) != 5:
-        raise InvalidArgument("board", f"a showdown needs a 5-card board, got {len(board)}")
+        raise InvalidArgument(BAD_CARDS, f"a showdown needs a 5-card board, got {len(board)}")
     count = variant.hole_card_count
     for seat, hole in contenders.items():
         if len(hole) != count:
-            raise InvalidArgument("card_count", f"seat {seat} shows {len(hole)} cards, not {count}")
+            raise InvalidArgument(BAD_CARDS, f"seat {seat} shows {len(hole)} cards, not {count}")
     _check_cards([*board, *(c for hole in contenders.values() for c in hole)])
     order = list(odd_chip_order) or sorted(contenders)
     position = {seat: i for i, seat in enumerate(order)}
     if len(position) != len(order) or not set(contenders) <= set(position):
         raise InvalidArgument(
-            "odd_chip_order", "odd_chip_order must list every contender's seat once"
+            INVALID_ODD_CHIP_ORDER, "odd_chip_order must list every contender's seat once"
         )
     results = {seat: evaluate(variant, hole, board) for seat, hole in contenders.items()}
     awards: list[Award] = []
     for index, pot in enumerate(pots):
         if pot.amount < 0:
-            raise InvalidArgument("pot", f"pot {index} has a negative amount")
+            raise InvalidArgument(INVALID_POT, f"pot {index} has a negative amount")
         if not pot.eligible or not set(pot.eligible) <= set(contenders):
             raise InvalidArgument(
-                "pot", f"pot {index} must be eligible to contenders only, and to at least one"
+                INVALID_POT, f"pot {index} must be eligible to contenders only, and to at least one"
             )
         high_best = max(results[s].high.value for s in pot.eligible)
         high_winners = [s for s in pot.eligible if results[s].high.value == high_best]
@@ -200,4 +206,4 @@ def estimate_equity(
             seed=seed or None,
         )
     except ValueError as error:
-        raise InvalidArgument("equity", str(error)) from error
+        raise InvalidArgument(INVALID_EQUITY_REQUEST, str(error)) from error

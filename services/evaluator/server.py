@@ -15,6 +15,7 @@ from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.config import Variant
+from libs.poker.errors import BAD_CARDS
 from services.evaluator import app
 from services.evaluator.config import EvaluatorConfig
 
@@ -36,13 +37,13 @@ def variant_from_proto(variant: common_pb2.Variant.ValueType) -> Variant:
     try:
         return _VARIANTS[variant]
     except KeyError:
-        raise InvalidArgument("variant", "variant is required") from None
+        raise InvalidArgument(app.INVALID_VARIANT, "variant is required") from None
 
 
 def card_from_proto(card: common_pb2.Card) -> int:
     rank, suit = int(card.rank), int(card.suit)
     if not (2 <= rank <= 14 and 1 <= suit <= 4):
-        raise InvalidArgument("card", f"not a card: rank {rank}, suit {suit}")
+        raise InvalidArgument(BAD_CARDS, f"not a card: rank {rank}, suit {suit}")
     return (rank - 2) * 4 + suit - 1
 
 
@@ -100,7 +101,9 @@ class EvaluatorServiceServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         contenders: dict[int, list[int]] = {}
         for contender in request.contenders:
             if contender.seat in contenders:
-                raise InvalidArgument("contenders", f"seat {contender.seat} appears twice")
+                raise InvalidArgument(
+                    app.INVALID_CONTENDERS, f"seat {contender.seat} appears twice"
+                )
             contenders[contender.seat] = cards_from_proto(contender.hole_cards)
         pots = [app.PotToSplit(p.amount, tuple(p.eligible_seats)) for p in request.pots]
         awards, results = app.resolve_showdown(

@@ -20,6 +20,19 @@ from datetime import UTC, datetime, timedelta
 
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
 
+# Error codes.
+INVALID_USERNAME = "INVALID_USERNAME"
+INVALID_PASSWORD = "INVALID_PASSWORD"
+INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"
+USERNAME_TAKEN = "USERNAME_TAKEN"
+INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
+INVALID_TOKEN = "INVALID_TOKEN"
+PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
+INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
+INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
+TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
@@ -118,7 +131,7 @@ def validate_settings(settings: TableSettings) -> TableSettings:
     """
 
     def bad(message: str) -> InvalidArgument:
-        return InvalidArgument("invalid_table_config", message)
+        return InvalidArgument(INVALID_TABLE_CONFIG, message)
 
     s = settings
     if s.variant is None:
@@ -188,23 +201,23 @@ class Lobby:
         display_name = display_name.strip() or username
         if not USERNAME.match(username):
             raise InvalidArgument(
-                "invalid_username", "username must be 3-32 letters, digits, '_', '-' or '.'"
+                INVALID_USERNAME, "username must be 3-32 letters, digits, '_', '-' or '.'"
             )
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise InvalidArgument(
-                "invalid_password", f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters"
+                INVALID_PASSWORD, f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters"
             )
         if len(display_name) > MAX_DISPLAY_NAME or not display_name.isprintable():
             raise InvalidArgument(
-                "invalid_display_name", f"display name must be 1-{MAX_DISPLAY_NAME} characters"
+                INVALID_DISPLAY_NAME, f"display name must be 1-{MAX_DISPLAY_NAME} characters"
             )
         key = username.lower()
         if key in self._accounts:
-            raise AlreadyExists("username_taken", f"username {username!r} is taken")
+            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
         salt = secrets.token_bytes(16)
         digest = await asyncio.to_thread(_hash_password, password, salt)
         if key in self._accounts:  # registered by a concurrent call while hashing
-            raise AlreadyExists("username_taken", f"username {username!r} is taken")
+            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
         player = Player(uuid.uuid4().hex, username, display_name, self.clock())
         self._accounts[key] = _Account(player, salt, digest)
         self._players[player.player_id] = player
@@ -217,7 +230,7 @@ class Lobby:
         # Hash even for unknown users so timing does not reveal which usernames exist.
         digest = await asyncio.to_thread(_hash_password, password, salt)
         if account is None or not hmac.compare_digest(digest, account.password_hash):
-            raise Unauthenticated("invalid_credentials", "invalid username or password")
+            raise Unauthenticated(INVALID_CREDENTIALS, "invalid username or password")
         token = secrets.token_urlsafe(32)
         expires_at = self.clock() + self.token_ttl
         self._sessions[_token_key(token)] = (account.player.player_id, expires_at)
@@ -227,24 +240,24 @@ class Lobby:
         key = _token_key(token)
         entry = self._sessions.get(key)
         if entry is None:
-            raise Unauthenticated("invalid_token", "unknown or expired token")
+            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
         player_id, expires_at = entry
         if expires_at <= self.clock():
             del self._sessions[key]
-            raise Unauthenticated("invalid_token", "unknown or expired token")
+            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
         return self._players[player_id]
 
     def player(self, player_id: str) -> Player:
         try:
             return self._players[player_id]
         except KeyError:
-            raise NotFound("player_not_found", f"no player {player_id!r}") from None
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
 
     def wallet(self, player_id: str) -> Wallet:
         try:
             return self._wallets[player_id]
         except KeyError:
-            raise NotFound("player_not_found", f"no player {player_id!r}") from None
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
 
     # ---- table catalogue ----
 
@@ -253,7 +266,7 @@ class Lobby:
         name = name.strip() or f"Table {len(self._tables) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(
-                "invalid_table_name", f"table name must be 1-{MAX_TABLE_NAME} characters"
+                INVALID_TABLE_NAME, f"table name must be 1-{MAX_TABLE_NAME} characters"
             )
         table = Table(
             table_id=uuid.uuid4().hex,
@@ -270,7 +283,7 @@ class Lobby:
         try:
             return self._tables[table_id]
         except KeyError:
-            raise NotFound("table_not_found", f"no table {table_id!r}") from None
+            raise NotFound(TABLE_NOT_FOUND, f"no table {table_id!r}") from None
 
     def list_tables(
         self,
@@ -285,7 +298,7 @@ class Lobby:
         try:
             start = int(page_token) if page_token else 0
         except ValueError:
-            raise InvalidArgument("invalid_page_token", "page_token is not valid") from None
+            raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid") from None
         matching = [
             t
             for t in self._tables.values()

@@ -26,7 +26,7 @@ import structlog
 from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
-from libs.platform.errors import ErrorKind, ErrorMapper
+from libs.eventstore.store import CONCURRENCY_CONFLICT
 from libs.poker.errors import IllegalAction
 from libs.table import TableState
 from libs.table import commands as tc
@@ -42,32 +42,14 @@ from services.table.ranking import HandRanker, RankedStep
 
 log = structlog.get_logger("table")
 
-#: The rules engine's errors (libs.poker.errors), mapped by class name so this service does not
-#: depend on the engine's module layout for status codes. Engine errors also carry ``kind``
-#: ("failed_precondition" / "invalid_argument"), which the mapper honours.
-ENGINE_ERROR_TYPES: dict[str, ErrorKind] = {
-    "IllegalAction": ErrorKind.PRECONDITION,
-    "InvalidCommand": ErrorKind.INVALID_ARGUMENT,
-    "PokerError": ErrorKind.PRECONDITION,
-}
-ENGINE_ERROR_CODES: dict[str, ErrorKind] = {
-    "TABLE_NOT_OPEN": ErrorKind.NOT_FOUND,
-    "NOT_OWNER": ErrorKind.UNAVAILABLE,
-    "CONCURRENCY_CONFLICT": ErrorKind.CONFLICT,
-}
 INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in the background
 COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
 
 
-def error_mapper() -> ErrorMapper:
-    mapper = ErrorMapper()
-    mapper.register_types(ENGINE_ERROR_TYPES)
-    mapper.register_codes(ENGINE_ERROR_CODES)
-    return mapper
-
-
 class Conflict(Exception):
-    code = "CONCURRENCY_CONFLICT"
+    """The table kept moving under a player's command (answered ABORTED: retry)."""
+
+    code = CONCURRENCY_CONFLICT
     kind = "aborted"
 
     def __init__(self, table_id: str) -> None:

@@ -13,18 +13,35 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
+from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
+from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
 from libs.tableproto.actions import action_from_proto
-from services.table.app import TableApp, error_mapper
+from services.table.app import TableApp
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.ranking import GrpcRanker
-from services.table.views import BAD_REQUEST, config_from_proto, player_view
+from services.table.views import (
+    INVALID_IDEMPOTENCY_KEY,
+    INVALID_REQUEST,
+    INVALID_TABLE_ID,
+    config_from_proto,
+    player_view,
+)
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PUBLIC_SUBJECT = "holdem.public.table.{}"
+
+
+def error_mapper() -> ErrorMapper:
+    """Statuses by each error's ``kind`` (the engine's ``IllegalAction``: FAILED_PRECONDITION,
+    ``InvalidCommand``: INVALID_ARGUMENT; ``NotOwner``: UNAVAILABLE; conflicts: ABORTED), except
+    a table that was never opened, which is NOT_FOUND."""
+    mapper = ErrorMapper()
+    mapper.register_code(TABLE_NOT_FOUND, ErrorKind.NOT_FOUND)
+    return mapper
 
 
 class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
@@ -61,7 +78,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         elif which == "close_table":
             command = tc.CloseTable("closed by owner", now)
         else:
-            raise InvalidCommand(BAD_REQUEST, "SubmitCommand needs a command")
+            raise InvalidCommand(INVALID_REQUEST, "SubmitCommand needs a command")
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
 
@@ -71,7 +88,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         table_id, key = _ids(request.table_id, request.idempotency_key)
         action = action_from_proto(request.action)
         if action is None:
-            raise InvalidCommand(BAD_REQUEST, "unknown or missing action")
+            raise InvalidCommand(UNKNOWN_ACTION, "unknown or missing action")
         command = tc.Act(
             request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
         )
@@ -98,10 +115,10 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
 def _ids(table_id: str, key: str) -> tuple[str, str]:
     if not table_id or any(c in table_id for c in ".*> \t"):
         raise InvalidCommand(
-            BAD_REQUEST, "a table id without dots, spaces or wildcards is required"
+            INVALID_TABLE_ID, "a table id without dots, spaces or wildcards is required"
         )
     if not key:
-        raise InvalidCommand(BAD_REQUEST, "an idempotency key is required")
+        raise InvalidCommand(INVALID_IDEMPOTENCY_KEY, "an idempotency key is required")
     return table_id, key
 
 

@@ -10,6 +10,7 @@ from libs.poker.config import BettingStructure, RakeRule, Variant
 from libs.poker.engine import legal_actions, pots_of
 from libs.poker.errors import InvalidCommand
 from libs.table import TableConfig, TableState
+from libs.table.config import INVALID_TABLE_CONFIG
 
 VARIANTS = {
     pb.VARIANT_HOLDEM: Variant.HOLDEM,
@@ -22,7 +23,10 @@ STRUCTURES = {
     pb.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
 }
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
-BAD_REQUEST = "BAD_REQUEST"
+# Error codes of malformed requests (the domain's come from libs.table.errors, libs.poker.errors).
+INVALID_REQUEST = "INVALID_REQUEST"
+INVALID_TABLE_ID = "INVALID_TABLE_ID"
+INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
 
 
 def config_from_proto(msg: pb.TableConfig) -> TableConfig:
@@ -30,7 +34,7 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
     structure = STRUCTURES.get(msg.betting_structure)
     if variant is None or structure is None:
         raise InvalidCommand(
-            BAD_REQUEST, "the table config needs a variant and a betting structure"
+            INVALID_TABLE_CONFIG, "the table config needs a variant and a betting structure"
         )
     kwargs: dict[str, object] = dict(
         variant=variant,

@@ -53,9 +53,9 @@ def test_usernames_are_unique_ignoring_case() -> None:
 @pytest.mark.parametrize(
     ("username", "password", "code"),
     [
-        ("ab", "password1", "invalid_username"),
-        ("has space", "password1", "invalid_username"),
-        ("carol", "short", "invalid_password"),
+        ("ab", "password1", "INVALID_USERNAME"),
+        ("has space", "password1", "INVALID_USERNAME"),
+        ("carol", "short", "INVALID_PASSWORD"),
     ],
 )
 def test_registration_is_validated(username: str, password: str, code: str) -> None:

@@ -385,4 +385,4 @@ def test_a_player_without_a_seat_choice_gets_the_lowest_free_seat_until_the_tabl
     assert events == [PlayerSeated(1, "c", 100, waits_for_big_blind=False)]
     with pytest.raises(IllegalAction) as err:
         step_table(state, tc.SitDown("d", None, 100))
-    assert err.value.code == "TABLE_FULL"
+    assert err.value.code == "SEAT_TAKEN"
