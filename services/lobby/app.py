@@ -15,10 +15,12 @@ import re
 import secrets
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
+from libs.poker.config import BettingStructure, Variant
+from libs.table import TableConfig
 
 # Error codes.
 INVALID_USERNAME = "INVALID_USERNAME"
@@ -29,7 +31,6 @@ INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 INVALID_TOKEN = "INVALID_TOKEN"
 PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
-INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
 TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 
@@ -45,18 +46,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class Variant(enum.Enum):
-    HOLDEM = "holdem"
-    OMAHA = "omaha"
-    OMAHA_HI_LO = "omaha_hi_lo"
-
-
-class BettingStructure(enum.Enum):
-    NO_LIMIT = "no_limit"
-    POT_LIMIT = "pot_limit"
-    FIXED_LIMIT = "fixed_limit"
 
 
 class TableStatus(enum.Enum):
@@ -89,81 +78,14 @@ class Session:
 
 
 @dataclass(frozen=True)
-class TableSettings:
-    """A table's rules as the lobby accepts them. ``None`` enums mean "not given" (rejected)."""
-
-    variant: Variant | None
-    betting_structure: BettingStructure | None
-    max_seats: int
-    small_blind: int
-    big_blind: int
-    ante: int = 0
-    straddle_allowed: bool = False
-    min_buy_in: int = 0
-    max_buy_in: int = 0
-    rake_basis_points: int = 0
-    rake_cap: int = 0
-    rake_no_flop_no_drop: bool = False
-    action_clock_seconds: int = 0
-    time_bank_seconds: int = 0
-    hand_limit: int = 0
-    time_limit_seconds: int = 0
-
-
-DEFAULT_ACTION_CLOCK_SECONDS = 30
-
-
-@dataclass(frozen=True)
 class Table:
     table_id: str
     name: str
-    settings: TableSettings
+    config: TableConfig  # validated by TableConfig itself, as at the table service
     status: TableStatus
     created_by_player_id: str
     created_at: datetime
     seated_players: int = 0
-
-
-def validate_settings(settings: TableSettings) -> TableSettings:
-    """Check a table's settings, filling defaults. Raises InvalidArgument naming the field.
-
-    Temporary home: these rules move to the engine's table-config type in libs/poker once it exists.
-    """
-
-    def bad(message: str) -> InvalidArgument:
-        return InvalidArgument(INVALID_TABLE_CONFIG, message)
-
-    s = settings
-    if s.variant is None:
-        raise bad("variant is required")
-    if s.betting_structure is None:
-        raise bad("betting_structure is required")
-    if not 2 <= s.max_seats <= 10:
-        raise bad(f"max_seats must be 2..10, not {s.max_seats}")
-    if s.big_blind < 1:
-        raise bad("big_blind must be at least 1")
-    if not 0 < s.small_blind <= s.big_blind:
-        raise bad("small_blind must be at least 1 and at most big_blind")
-    if s.ante < 0 or s.ante > s.big_blind:
-        raise bad("ante must be between 0 and big_blind")
-    # Fixed limit: buy-in of at least 10 small bets (small bet = big blind).
-    floor = 10 * s.big_blind if s.betting_structure is BettingStructure.FIXED_LIMIT else s.big_blind
-    min_buy_in = s.min_buy_in or 20 * s.big_blind
-    max_buy_in = s.max_buy_in or 100 * s.big_blind
-    if min_buy_in < floor:
-        raise bad(f"min_buy_in must be at least {floor}")
-    if max_buy_in < min_buy_in:
-        raise bad("max_buy_in must be at least min_buy_in")
-    if not 0 <= s.rake_basis_points <= 1000:
-        raise bad("rake_basis_points must be 0..1000 (at most 10 %)")
-    if s.rake_cap < 0:
-        raise bad("rake_cap must not be negative")
-    clock = s.action_clock_seconds or DEFAULT_ACTION_CLOCK_SECONDS
-    if not 5 <= clock <= 600:
-        raise bad("action_clock_seconds must be 5..600 (0 = default 30)")
-    if s.time_bank_seconds > 3600:
-        raise bad("time_bank_seconds must be at most 3600")
-    return replace(s, min_buy_in=min_buy_in, max_buy_in=max_buy_in, action_clock_seconds=clock)
 
 
 @dataclass
@@ -261,7 +183,7 @@ class Lobby:
 
     # ---- table catalogue ----
 
-    def create_table(self, name: str, settings: TableSettings, created_by_player_id: str) -> Table:
+    def create_table(self, name: str, config: TableConfig, created_by_player_id: str) -> Table:
         self.player(created_by_player_id)
         name = name.strip() or f"Table {len(self._tables) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
@@ -271,7 +193,7 @@ class Lobby:
         table = Table(
             table_id=uuid.uuid4().hex,
             name=name,
-            settings=validate_settings(settings),
+            config=config,
             status=TableStatus.OPEN,
             created_by_player_id=created_by_player_id,
             created_at=self.clock(),
@@ -302,8 +224,8 @@ class Lobby:
         matching = [
             t
             for t in self._tables.values()
-            if (variant is None or t.settings.variant is variant)
-            and (betting_structure is None or t.settings.betting_structure is betting_structure)
+            if (variant is None or t.config.variant is variant)
+            and (betting_structure is None or t.config.structure is betting_structure)
             and (include_closed or t.status is not TableStatus.CLOSED)
         ]
         page = matching[start : start + size]

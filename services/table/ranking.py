@@ -52,10 +52,11 @@ class GrpcRanker:
     async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
         from holdem.evaluator.v1 import evaluator_pb2
 
-        from services.table.views import VARIANTS, card_to_proto
+        from libs.tableproto.config import variant_to_proto
+        from services.table.views import card_to_proto
 
         request = evaluator_pb2.EvaluateBatchRequest(
-            variant=next(key for key, value in VARIANTS.items() if value is variant),
+            variant=variant_to_proto(variant),
             holdings=[
                 evaluator_pb2.Holding(
                     hole_cards=[card_to_proto(c) for c in hole],

@@ -19,20 +19,20 @@ from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
 from libs.tableproto.actions import action_from_proto
+from libs.tableproto.config import config_from_proto
 from services.table.app import TableApp
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.ranking import GrpcRanker
-from services.table.views import (
-    INVALID_IDEMPOTENCY_KEY,
-    INVALID_REQUEST,
-    INVALID_TABLE_ID,
-    config_from_proto,
-    player_view,
-)
+from services.table.views import player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PUBLIC_SUBJECT = "holdem.public.table.{}"
+
+# Error codes of malformed requests (the domain's come from libs.table.errors, libs.poker.errors).
+INVALID_REQUEST = "INVALID_REQUEST"
+INVALID_TABLE_ID = "INVALID_TABLE_ID"
+INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
 
 
 def error_mapper() -> ErrorMapper:

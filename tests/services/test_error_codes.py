@@ -91,7 +91,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         },
     ),
     "lobby": (
-        ["services/lobby"],
+        ["services/lobby", "libs/tableproto/config.py", "libs/table/config.py"],
         {
             "INVALID_USERNAME": INVALID,
             "INVALID_PASSWORD": INVALID,
