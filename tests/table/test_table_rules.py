@@ -30,6 +30,7 @@ from libs.table.events import (
     PlayerTimedOut,
     TableClosed,
     TimeBankStarted,
+    TimeBankUsed,
 )
 
 
@@ -380,9 +381,46 @@ def test_a_player_who_missed_no_blind_plays_at_once_on_return() -> None:
 
 
 def test_a_player_without_a_seat_choice_gets_the_lowest_free_seat_until_the_table_is_full() -> None:
-    state = given(tc.SitDown("a", 0, 100), tc.SitDown("b", 2, 100), config=TableConfig(seats=3))
+    state = given(tc.SitDown("a", 0, 100), tc.SitDown("b", 2, 100), config=TableConfig(seats=4))
     state, events = when(state, tc.SitDown("c", None, 100))
     assert events == [PlayerSeated(1, "c", 100, waits_for_big_blind=False)]
+    state, events = when(state, tc.SitDown("d", None, 100))
+    assert events == [PlayerSeated(3, "d", 100, waits_for_big_blind=False)]
     with pytest.raises(IllegalAction) as err:
-        step_table(state, tc.SitDown("d", None, 100))
+        step_table(state, tc.SitDown("e", None, 100))
     assert err.value.code == "SEAT_TAKEN"
+
+
+def test_the_clock_runs_out_at_its_deadline_not_a_moment_before() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=5)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 100.0))
+    state = deal_hole(state, now=100.0)
+    seat = state.hand_seats[2]
+    assert when(state, tc.Tick(109.999))[1] == []
+    state, events = when(state, tc.Tick(110.0))
+    assert events == [TimeBankStarted(seat, 115.0)]
+    assert when(state, tc.Tick(114.999))[1] == []
+    state, events = when(state, tc.Tick(115.0))
+    assert PlayerTimedOut(seat) in events
+
+
+def test_acting_while_the_time_bank_runs_spends_what_was_used() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=5)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 100.0))
+    state = deal_hole(state, now=100.0)
+    seat = state.hand_seats[2]
+    state, _ = when(state, tc.Tick(110.0))  # the bank starts running at the deadline
+    state, events = when(state, tc.Act(f"p{seat}", PlayerAction.CALL, now=112.0))
+    assert events[0] == TimeBankUsed(seat, 2.0)
+    assert state.seats[seat].time_bank == 3.0  # what is left for later decisions
+
+
+def test_a_player_who_sits_out_right_after_the_big_blind_owes_none_on_return() -> None:
+    state = after_a_hand(seated(4))  # button 0 played: SB 1 and BB 2 were posted
+    state, _ = when(state, tc.SitOut("p2"))
+    state, began = _next_hand(state, "h1")  # button 1, SB 3, BB 0: past seat 2, paid just now
+    assert 2 not in began.seats and not state.seats[2].missed_big_blind
+    state, _events = when(state, tc.SitIn("p2"))
+    assert not state.seats[2].waiting_for_big_blind and not state.seats[2].entry_due

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from libs.eventstore import EventStore, InMemoryEventStore, InMemorySnapshotStore, SnapshotStore
-from libs.poker import HoleCardsDealt, IllegalAction, StreetDealt
+from libs.poker import HandEnded, HoleCardsDealt, IllegalAction, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
@@ -31,6 +31,24 @@ def bots_table(table_id: str, players: int = 3, hand_limit: int = 0) -> list[tc.
         tc.OpenTable(table_id, config, 0.0),
         *(tc.SitDown(f"bot{i}", i, 100, is_bot=True) for i in range(players)),
     ]
+
+
+def seat_two() -> list[tc.TableCommand]:
+    return [tc.SitDown("a", 0, 100), tc.SitDown("b", 1, 100)]
+
+
+class GatedDealer(LocalDealer):
+    """Holds a new deck back until ``go`` is set (``asked`` tells that it was asked for)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
+        self.asked.set()
+        await self.go.wait()
+        return await super().start_deck(table_id, hand_id)
 
 
 async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -> None:
@@ -100,6 +118,75 @@ class TableAppContract:
             again = await app.execute("t7", tc.SitDown("a", 0, 100), "sit-a")
             assert again.duplicate and again.sequence == first.sequence
             assert len(await events.read("t7")) == 3
+
+        self.run(body)
+
+    def test_a_retry_sent_to_a_replica_that_had_the_table_cached_gets_the_first_outcome(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            a = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            b = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await a.execute("t10", tc.OpenTable("t10", CONFIG, 0.0), "open")
+            await b.state("t10")  # b caches the table before the first try lands
+            first = await a.execute("t10", tc.SitDown("x", 0, 100), "sit-x")
+            again = await b.execute("t10", tc.SitDown("x", 0, 100), "sit-x")
+            assert again.duplicate and again.sequence == first.sequence
+            assert again.events == first.events
+            assert len(await events.read("t10")) == 2
+            assert (await b.state("t10")).seats == (await a.state("t10")).seats
+
+        self.run(body)
+
+    def test_a_snapshot_is_written_every_n_commits_and_at_every_hand_end(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), auto_start=False, snapshot_every=2)
+            await app.execute("t8", tc.OpenTable("t8", CONFIG, 0.0), "open")
+            assert await snapshots.load("t8") is None
+            await app.execute("t8", tc.SitDown("a", 0, 100), "sit-a")
+            snapshot = await snapshots.load("t8")
+            assert snapshot is not None and snapshot.sequence == await events.last_sequence("t8")
+            rarely = TableApp(events, snapshots, LocalDealer(), snapshot_every=1000)
+            await setup(rarely, "t9", bots_table("t9", hand_limit=1))
+            ended = [
+                c.sequence
+                for c in await events.read("t9")
+                if any(isinstance(e, HandEnded) for e in decode_commit(c.data)[1])
+            ]
+            snapshot = await snapshots.load("t9")
+            assert snapshot is not None and [snapshot.sequence] == ended
+
+        self.run(body)
+
+    def test_an_automatic_step_worked_out_before_the_table_moved_is_dropped(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            dealer = GatedDealer()
+            app = TableApp(events, snapshots, dealer, auto_start=False)
+            await setup(app, "t11", [tc.OpenTable("t11", CONFIG, 0.0), *seat_two()])
+            app.auto_start = True
+            driving = asyncio.create_task(app.drive("t11"))
+            await dealer.asked.wait()  # "start a hand" was worked out; the deck is on its way
+            await app.execute("t11", tc.Leave("b"), "leave-b")  # now one player is left
+            dealer.go.set()
+            assert await driving == 0  # dropped, and nothing else is due
+            assert (await app.state("t11")).hands_started == 0
+
+        self.run(body)
+
+    def test_an_automatic_step_that_lost_a_race_to_another_writer_is_dropped(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            other = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await setup(other, "t12", [tc.OpenTable("t12", CONFIG, 0.0), *seat_two()])
+            dealer = GatedDealer()
+            app = TableApp(events, snapshots, dealer)
+            await app.state("t12")
+            driving = asyncio.create_task(app.drive("t12"))
+            await dealer.asked.wait()
+            await other.execute("t12", tc.Leave("b"), "leave-b")  # app's copy is stale now
+            dealer.go.set()
+            assert await driving == 0  # its append conflicted: reloaded, nothing is due
+            state = await app.state("t12")
+            assert state.hands_started == 0 and set(state.seats) == {0}
 
         self.run(body)
 
