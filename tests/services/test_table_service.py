@@ -92,7 +92,7 @@ def test_players_act_and_views_hide_other_players_cards(
                 )
             )
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-        assert "minimum is 4" in err.value.details()
+        assert "minimum is 4" in (err.value.details() or "")
         first = stub.SubmitAction(
             table_pb2.SubmitActionRequest(
                 table_id=table_id,
