@@ -8,6 +8,9 @@ so these translations cannot live in services/table. libs/eventstore is not the 
 its stores deal in opaque commit payloads and stay generic over any aggregate (the lobby's
 wallets will use them too), so what a table commit holds is not its business.
 
-``envelope``: the table stream's storage format (one ``holdem.events.v1.Commit`` per command,
-holding its events) and the public projection published for clients.
+- ``envelope``: the table stream's storage format (one ``holdem.events.v1.Commit`` per command,
+  holding its events) and the public projection published for clients.
+- ``config``: ``holdem.common.v1.TableConfig`` <-> ``TableConfig`` (the table service and the
+  lobby translate, and so validate, table configs the same way).
+- ``actions``: ``ActionType`` <-> ``PlayerAction``, the one mapping of player actions.
 """
