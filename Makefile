@@ -9,7 +9,7 @@ GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 NATIVE_SRC := setup.py libs/poker/fast/_native.c
 
-.PHONY: setup proto test test-fast lint typecheck bench run up down clean
+.PHONY: setup proto test test-fast lint typecheck bench mutate run up down clean
 
 # Third-party dependencies (and a first editable install of our own packages).
 $(DEPS): pyproject.toml
@@ -63,6 +63,11 @@ typecheck: setup
 
 bench: setup
 	$(PY) -m benchmarks
+
+# Not part of `make test`: one-line bugs in the table aggregate and the table service's command
+# path, each run against the fast table tests; fails if any mutation survives (tests/mutation).
+mutate: setup
+	$(PY) tests/mutation/run.py
 
 # The whole platform as local processes (nats-server, redis-server, six services; docs/stack.md).
 # run: in the foreground, with a table of six bots playing $(HANDS) hands (default 5) printed as

@@ -41,8 +41,8 @@ from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform import healthcheck
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
-from libs.table.envelope import decode_commit
-from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
+from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
+from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "chaos"
 STREAM = "HOLDEM_TABLES"
@@ -273,7 +273,7 @@ async def _verify(nats_url: str, hands: int, report: Report) -> None:
     ids = Counter(c.msg_id for c in commits)
     report.duplicate_commits = sum(n - 1 for n in ids.values() if n > 1)
     previous = 0
-    events: list[Any] = []
+    events: list[Event] = []
     for commit in commits:
         expected = commit.headers.get("Nats-Expected-Last-Subject-Sequence")
         if expected is None or int(expected) != previous:
@@ -298,7 +298,7 @@ async def _verify(nats_url: str, hands: int, report: Report) -> None:
     )
 
 
-def _verify_decks(events: list[Any], report: Report) -> None:
+def _verify_decks(events: list[Event], report: Report) -> None:
     """Every completed hand's cards must follow from its revealed seed and commitment (the
     checks of ``holdem verify --table``); voided hands are not checked."""
     for outcome in outcomes_from_stream(events):

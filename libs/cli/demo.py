@@ -25,8 +25,8 @@ from libs.poker.events import (
     PotAwarded,
     StreetDealt,
 )
-from libs.table.envelope import decode_commit
-from libs.table.events import HandBegan, PlayerSeated, SeedRevealed, TableClosed
+from libs.table.events import Event, HandBegan, PlayerSeated, SeedRevealed, TableClosed
+from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "demo"
 STREETS = {1: "flop", 2: "turn", 3: "river"}
@@ -43,7 +43,7 @@ class _Printer:
         seat = self.seats[position] if position < len(self.seats) else position
         return self.names.get(seat, f"seat {seat}")
 
-    def line(self, event: Any) -> str | None:
+    def line(self, event: Event) -> str | None:
         if isinstance(event, PlayerSeated):
             self.names[event.seat] = event.player_id
             return f"{event.player_id} sits in seat {event.seat} with {event.stack}"

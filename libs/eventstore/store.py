@@ -10,10 +10,13 @@ class StoreError(Exception):
     """The store could not do what was asked (unreachable, misconfigured)."""
 
 
+CONCURRENCY_CONFLICT = "CONCURRENCY_CONFLICT"
+
+
 class ConcurrencyConflict(StoreError):
     """Another writer appended first: ``expected`` was not the stream's last sequence."""
 
-    code = "CONCURRENCY_CONFLICT"
+    code = CONCURRENCY_CONFLICT
     kind = "aborted"
 
     def __init__(self, stream_id: str, expected: int, actual: int) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import nats
 
 from libs.eventstore.jetstream import JetStreamEventStore
-from libs.table.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit
 
 __all__ = ["read_table_events"]
 

@@ -93,13 +93,17 @@ class Unauthenticated(DomainError):
     kind = ErrorKind.UNAUTHENTICATED
 
 
+NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
+
+
 class NotImplementedYet(DomainError):
     """A method whose behaviour belongs to a later issue: answered as UNIMPLEMENTED."""
 
     kind = ErrorKind.UNIMPLEMENTED
+    code: str = NOT_IMPLEMENTED  # always this code
 
     def __init__(self, method: str, later: str) -> None:
-        super().__init__("not_implemented", f"{method} is not implemented yet: {later}")
+        super().__init__(NOT_IMPLEMENTED, f"{method} is not implemented yet: {later}")
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,16 @@ class ErrorMapper:
 
     def register_types(self, table: Mapping[str, ErrorKind]) -> None:
         self._by_type.update(table)
+
+    @property
+    def codes(self) -> Mapping[str, ErrorKind]:
+        """The per-code refinements registered."""
+        return dict(self._by_code)
+
+    @property
+    def types(self) -> Mapping[str, ErrorKind]:
+        """The per-class-name refinements registered."""
+        return dict(self._by_type)
 
     def kind_of(self, exc: BaseException) -> ErrorKind | None:
         """The kind of a domain error, or None when ``exc`` is not one."""

@@ -91,7 +91,8 @@ class ShowdownTurn:
 def start_hand(config: HandConfig, stacks: Sequence[int], hand_id: str = "") -> list[Event]:
     """Events that open a hand: ``HandStarted`` then antes, then blinds and straddle.
 
-    Raises ``InvalidCommand`` for stacks that do not fit the table.
+    Raises ``InvalidCommand`` for stacks that do not fit the table (``IllegalAction`` for a
+    player without chips).
     """
     if len(stacks) != config.player_count:
         raise E.InvalidCommand(
@@ -99,7 +100,7 @@ def start_hand(config: HandConfig, stacks: Sequence[int], hand_id: str = "") -> 
             f"{len(stacks)} stacks for {config.player_count} positions",
         )
     if any(stack <= 0 for stack in stacks):
-        raise E.InvalidCommand(E.ABOVE_STACK, "every player dealt in needs chips")
+        raise E.IllegalAction(E.ABOVE_STACK, "every player dealt in needs chips")
     events: list[Event] = [HandStarted(config, tuple(stacks), hand_id)]
     remaining = list(stacks)
     for i, ante in enumerate(config.antes):
@@ -444,7 +445,7 @@ def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:
     if isinstance(command, Show) and s.phase is Phase.COMPLETE:
         # A voluntary show after the hand (only the cards actually dealt to the player).
         if not s.hole[p]:
-            raise E.IllegalAction(E.WRONG_CARDS_SHOWN, "no cards to show")
+            raise E.InvalidCommand(E.WRONG_CARDS_SHOWN, "no cards to show")
         _check_shown_cards(s, p, command.cards)
         if s.shown[p] is None:
             emit(HandShown(p, s.hole[p]))

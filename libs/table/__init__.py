@@ -1,22 +1,27 @@
 """The table aggregate (pure): seating, button, blinds, the clock and room limits around
-libs.poker's hands. No I/O: the table service loads it, decides, appends and publishes."""
+libs.poker's hands. No I/O: the table service loads it, decides, appends and publishes.
 
-from .aggregate import (
-    HandPlan,
-    Seat,
-    TableState,
-    apply,
-    can_start_hand,
-    decide,
-    evolve,
-    plan_hand,
-    replay,
-    step_table,
-)
+The hand itself is libs.poker's: the table maps seats to hand positions (position 0 is the first
+seat left of the button, the button is last) and passes commands through.
+
+- ``config``: a table's settings and their one validator (``TableConfig``)
+- ``commands`` / ``events``: what may be asked of a table, and what happened
+- ``state``: ``TableState`` and ``evolve`` (applying an event never fails)
+- ``planning``: who is dealt into the next hand, the button and the blinds
+- ``decide``: each command's rules, ``decide`` and ``step_table``
+- ``errors``: the table's stable error codes
+- ``codec``: events and snapshots to and from JSON-able data
+"""
+
+from .commands import PlayerAction
 from .config import TableConfig
+from .decide import decide, step_table
+from .planning import HandPlan, can_start_hand, plan_hand
+from .state import Seat, TableState, apply, evolve, replay
 
 __all__ = [
     "HandPlan",
+    "PlayerAction",
     "Seat",
     "TableConfig",
     "TableState",

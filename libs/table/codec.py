@@ -11,7 +11,7 @@ import dataclasses
 import json
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
@@ -21,8 +21,9 @@ from libs.poker.config import HandConfig, RakeRule
 from libs.poker.state import HandState, Phase
 
 from . import events as table_events
-from .aggregate import Seat, TableState
 from .config import TableConfig
+from .events import Event
+from .state import Seat, TableState
 
 _EVENT_TYPES: dict[str, type] = {}
 for _module in (hand_events, table_events):
@@ -61,7 +62,7 @@ def _to_data(value: Any) -> Any:
     return value
 
 
-def encode(event: object) -> dict[str, Any]:
+def encode(event: Event) -> dict[str, Any]:
     name = type(event).__name__
     if name not in _EVENT_TYPES:
         raise CodecError(f"not an event: {event!r}")
@@ -130,7 +131,7 @@ _NAMESPACE: dict[str, Any] = {
 }
 
 
-def decode(record: dict[str, Any]) -> object:
+def decode(record: dict[str, Any]) -> Event:
     try:
         name, version, data = record["type"], int(record["v"]), dict(record["data"])
     except (KeyError, TypeError, ValueError) as exc:
@@ -148,9 +149,10 @@ def decode(record: dict[str, Any]) -> object:
         data = upcast(data)
         version += 1
     try:
-        return _from_data(cls, data)
+        event: Event = _from_data(cls, data)
     except (KeyError, TypeError, ValueError) as exc:
         raise CodecError(f"cannot build {name} from {data!r}: {exc}") from exc
+    return event
 
 
 def state_dumps(state: TableState) -> bytes:
@@ -167,9 +169,34 @@ def state_loads(payload: bytes) -> TableState:
     return state
 
 
-def dumps(events: list[object]) -> bytes:
+SNAPSHOT_VERSION = 1
+
+
+def snapshot_dumps(state: TableState, keys: Sequence[tuple[str, int]]) -> bytes:
+    """A stored snapshot: the table's state plus ``keys``, the idempotency keys of its latest
+    commits with their sequences (so that a command retried after a restart is still recognised
+    when its commit is older than the snapshot)."""
+    data = {"v": SNAPSHOT_VERSION, "state": _to_data(state), "keys": [[k, s] for k, s in keys]}
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def snapshot_loads(payload: bytes) -> tuple[TableState, list[tuple[str, int]]]:
+    """The state and the idempotency keys (key, sequence) of a ``snapshot_dumps`` snapshot."""
+    try:
+        data = json.loads(payload)
+        if int(data.get("v", 1)) > SNAPSHOT_VERSION:
+            raise CodecError(f"snapshot v{data['v']} is newer than this code")
+        state = _from_data(TableState, data["state"])
+        keys = [(str(key), int(sequence)) for key, sequence in data.get("keys", [])]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CodecError(f"not a table snapshot: {exc}") from exc
+    assert isinstance(state, TableState)
+    return state, keys
+
+
+def dumps(events: Sequence[Event]) -> bytes:
     return json.dumps([encode(e) for e in events], separators=(",", ":")).encode()
 
 
-def loads(payload: bytes) -> list[object]:
+def loads(payload: bytes) -> list[Event]:
     return [decode(record) for record in json.loads(payload)]

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from libs.poker.commands import DealBoard, DealHoleCards
+from libs.poker.errors import InvalidCommand
 
 from .config import TableConfig
+from .errors import UNKNOWN_ACTION
+
+
+class PlayerAction(StrEnum):
+    """What a player may ask for when it is their turn to bet: the one list of actions from the
+    wire (``holdem.common.v1.ActionType``, mapped once in libs.tableproto) to the engine's
+    commands. ``ALL_IN`` puts the whole stack in; the engine records it as the call, bet or
+    raise it amounts to (libs.poker's ``ActionKind`` names what an ``ActionTaken`` records)."""
+
+    FOLD = "fold"
+    CHECK = "check"
+    CALL = "call"
+    BET = "bet"
+    RAISE = "raise"
+    ALL_IN = "all_in"
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,8 +35,10 @@ class OpenTable:
 
 @dataclass(frozen=True, slots=True)
 class SitDown:
+    """``seat``: the seat asked for, or None for the first free one (lowest number)."""
+
     player_id: str
-    seat: int
+    seat: int | None
     buy_in: int
     post_entry_bet: bool = False  # else wait for the big blind
     is_bot: bool = False
@@ -66,13 +85,20 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Act:
-    """``action``: fold, check, call, bet, raise, all_in; ``amount``: the total to bet/raise to."""
+    """``amount``: the total to bet or raise to (ignored by the other actions)."""
 
     player_id: str
-    action: str
+    action: PlayerAction
     amount: int = 0
     now: float = 0.0
     hand_id: str = ""  # when given, the action is refused unless that hand is in play
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.action, PlayerAction):  # e.g. a plain string from a tool
+            try:
+                object.__setattr__(self, "action", PlayerAction(self.action))
+            except ValueError:
+                raise InvalidCommand(UNKNOWN_ACTION, f"unknown action {self.action!r}") from None
 
 
 @dataclass(frozen=True, slots=True)

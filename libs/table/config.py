@@ -1,4 +1,5 @@
-"""A table's settings: game, stakes, buy-ins, clock and room limits, validated at creation."""
+"""A table's settings: game, stakes, buy-ins, clock and room limits, and their one validator
+(the table service and the lobby both build tables with it)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,21 @@ from dataclasses import dataclass, field
 from libs.poker.config import NO_RAKE, BettingStructure, RakeRule, Variant, fixed_limit_blinds
 from libs.poker.errors import InvalidCommand
 
-BAD_CONFIG = "BAD_TABLE_CONFIG"
+INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
+MAX_RAKE_PERCENT = 10.0
+MAX_ACTION_SECONDS = 600.0
+MAX_TIME_BANK_SECONDS = 3600.0
+
+
+class TableConfigError(InvalidCommand):
+    """A setting out of range: ``field`` names it, ``problem`` says what it must be."""
+
+    code = INVALID_TABLE_CONFIG
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(INVALID_TABLE_CONFIG, f"{field} {problem}")
+        self.field = field
+        self.problem = problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,41 +54,58 @@ class TableConfig:
     min_players_to_start: int = 2
 
     def __post_init__(self) -> None:
-        def bad(message: str) -> InvalidCommand:
-            return InvalidCommand(BAD_CONFIG, message)
-
         if not 2 <= self.seats <= 10:
-            raise bad(f"a table has 2 to 10 seats, not {self.seats}")
-        if self.big_blind <= 0 or self.small_blind <= 0 or self.small_blind > self.big_blind:
-            raise bad("blinds must be positive with the small blind at most the big blind")
-        if self.ante < 0:
-            raise bad("the ante must not be negative")
+            raise TableConfigError("seats", f"must be 2..10, not {self.seats}")
+        if self.big_blind < 1:
+            raise TableConfigError("big_blind", "must be at least 1")
+        if not 1 <= self.small_blind <= self.big_blind:
+            raise TableConfigError("small_blind", "must be at least 1 and at most the big blind")
+        if not 0 <= self.ante <= self.big_blind:
+            raise TableConfigError("ante", "must be between 0 and the big blind")
+        if self.rake.percent > MAX_RAKE_PERCENT:
+            raise TableConfigError("rake", f"must be at most {MAX_RAKE_PERCENT:g} % of the pot")
         if self.min_buy_in <= 0:
             object.__setattr__(self, "min_buy_in", 20 * self.big_blind)
         if self.max_buy_in <= 0:
             object.__setattr__(self, "max_buy_in", max(100 * self.big_blind, self.min_buy_in))
         if self.structure is BettingStructure.FIXED_LIMIT:
             if self.straddle:
-                raise bad("no straddle at fixed-limit tables")
-            if self.small_blind != fixed_limit_blinds(self.big_blind)[0]:
-                raise bad(
-                    "at fixed-limit tables the small blind is half the small bet, rounded down"
+                raise TableConfigError("straddle", "is not allowed at fixed-limit tables")
+            small_blind = fixed_limit_blinds(self.big_blind)[0]
+            if self.small_blind != small_blind:
+                raise TableConfigError(
+                    "small_blind",
+                    f"must be {small_blind} at fixed limit (half the small bet, rounded down)",
                 )
             if self.min_buy_in < 10 * self.big_blind:
-                raise bad("fixed-limit tables require a buy-in of at least 10 small bets")
+                raise TableConfigError(
+                    "min_buy_in", f"must be at least {10 * self.big_blind} (10 small bets)"
+                )
+        elif self.min_buy_in < self.big_blind:
+            raise TableConfigError(
+                "min_buy_in", f"must be at least {self.big_blind} (the big blind)"
+            )
         if self.min_buy_in > self.max_buy_in:
-            raise bad("the minimum buy-in is above the maximum")
-        if self.action_seconds <= 0 or self.time_bank_seconds < 0:
-            raise bad("the action clock must be positive and the time bank not negative")
+            raise TableConfigError("max_buy_in", f"must be at least min_buy_in ({self.min_buy_in})")
+        if not 0 < self.action_seconds <= MAX_ACTION_SECONDS:
+            raise TableConfigError(
+                "action_seconds", f"must be more than 0 and at most {MAX_ACTION_SECONDS:g}"
+            )
+        if not 0 <= self.time_bank_seconds <= MAX_TIME_BANK_SECONDS:
+            raise TableConfigError("time_bank_seconds", f"must be 0..{MAX_TIME_BANK_SECONDS:g}")
         if self.timeouts_before_sit_out < 1:
-            raise bad("timeouts_before_sit_out must be at least 1")
+            raise TableConfigError("timeouts_before_sit_out", "must be at least 1")
         if not 2 <= self.min_players_to_start <= self.seats:
-            raise bad(f"min_players_to_start must be within 2..{self.seats}")
-        if self.hand_limit < 0 or self.duration_seconds < 0:
-            raise bad("room limits must not be negative")
+            raise TableConfigError("min_players_to_start", f"must be 2..{self.seats} (the seats)")
+        if self.hand_limit < 0:
+            raise TableConfigError("hand_limit", "must not be negative")
+        if self.duration_seconds < 0:
+            raise TableConfigError("duration_seconds", "must not be negative")
 
     @staticmethod
     def fixed_limit(small_bet: int, **kwargs: object) -> TableConfig:
+        if small_bet < 1:
+            raise TableConfigError("big_blind", "(the small bet) must be at least 1")
         small_blind, big_blind = fixed_limit_blinds(small_bet)
         return TableConfig(
             structure=BettingStructure.FIXED_LIMIT,

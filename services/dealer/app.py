@@ -41,6 +41,15 @@ from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Preco
 from libs.platform.metrics import dealer as metrics
 from services.dealer.store import Claim, DeckRecord, SeedStore
 
+# Error codes.
+INVALID_DECK_ID = "INVALID_DECK_ID"
+INVALID_CARD_INDEX = "INVALID_CARD_INDEX"
+DUPLICATE_CARD_INDEX = "DUPLICATE_CARD_INDEX"
+HAND_HAS_DECK = "HAND_HAS_DECK"
+DECK_NOT_FOUND = "DECK_NOT_FOUND"
+DECK_CLOSED = "DECK_CLOSED"
+POSITION_DEALT = "POSITION_DEALT"
+
 DECK_SIZE = 52
 DECK_ID = re.compile(r"^[0-9a-f]{32}$")
 _DECK_ID_TAG = b"holdem-deck-id-v1\x00"
@@ -78,24 +87,24 @@ def _deck(seed: bytes) -> tuple[int, ...]:
 
 def _check_deck_id(deck_id: str) -> None:
     if not DECK_ID.match(deck_id):
-        raise InvalidArgument("INVALID_DECK_ID", "deck_id must be 32 lower-case hex digits")
+        raise InvalidArgument(INVALID_DECK_ID, "deck_id must be 32 lower-case hex digits")
 
 
 def _check_positions(indexes: Sequence[int]) -> None:
     if not indexes:
-        raise InvalidArgument("INVALID_CARD_INDEX", "indexes must name at least one position")
+        raise InvalidArgument(INVALID_CARD_INDEX, "indexes must name at least one position")
     if len(indexes) > DECK_SIZE:
         raise InvalidArgument(
-            "INVALID_CARD_INDEX", f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
+            INVALID_CARD_INDEX, f"at most {DECK_SIZE} positions per call, not {len(indexes)}"
         )
     bad = [i for i in indexes if not 0 <= i < DECK_SIZE]
     if bad:
         raise InvalidArgument(
-            "INVALID_CARD_INDEX",
+            INVALID_CARD_INDEX,
             f"deck positions are 0..{DECK_SIZE - 1}; got {', '.join(map(str, bad[:5]))}",
         )
     if len(set(indexes)) != len(indexes):
-        raise InvalidArgument("DUPLICATE_CARD_INDEX", "a position appears twice in the request")
+        raise InvalidArgument(DUPLICATE_CARD_INDEX, "a position appears twice in the request")
 
 
 def request_key(indexes: Sequence[int]) -> str:
@@ -121,7 +130,7 @@ class Dealer:
         stored = await self.store.create(wanted)
         if stored.idempotency_key != idempotency_key:
             raise AlreadyExists(
-                "HAND_HAS_DECK",
+                HAND_HAS_DECK,
                 f"hand {hand_id!r} of table {table_id!r} already has deck {stored.deck_id}, "
                 "started with another idempotency key",
             )
@@ -144,11 +153,11 @@ class Dealer:
             raise _not_found(deck_id)
         if claimed.outcome is Claim.CLOSED:
             raise PreconditionFailed(
-                "DECK_CLOSED", f"deck {deck_id} was revealed: it deals no more cards"
+                DECK_CLOSED, f"deck {deck_id} was revealed: it deals no more cards"
             )
         if claimed.outcome is Claim.TAKEN:
             raise PreconditionFailed(
-                "POSITION_DEALT",
+                POSITION_DEALT,
                 f"position {claimed.position} of deck {deck_id} was dealt by another request "
                 "(only the same request again gets the same cards)",
             )
@@ -175,6 +184,4 @@ class Dealer:
 
 
 def _not_found(deck_id: str) -> NotFound:
-    return NotFound(
-        "DECK_NOT_FOUND", f"no deck {deck_id} (never started, or expired after its TTL)"
-    )
+    return NotFound(DECK_NOT_FOUND, f"no deck {deck_id} (never started, or expired after its TTL)")

@@ -20,11 +20,20 @@ from itertools import combinations
 from libs.platform.errors import InvalidArgument
 from libs.poker.config import Variant
 from libs.poker.equity import EquityResult, equity
+from libs.poker.errors import BAD_CARDS, DUPLICATE_CARD
 from libs.poker.fast import FastEvaluator, tables
 from libs.poker.fast.tables import omaha_tables
 from libs.poker.hand_values import describe_high, describe_low, omaha_low_value
 from libs.poker.pots import split_evenly
 from services.evaluator.config import DEFAULT_LIMITS, Limits
+
+# Error codes (cards that are not a valid hand use the engine's: BAD_CARDS, DUPLICATE_CARD).
+INVALID_VARIANT = "INVALID_VARIANT"
+INVALID_CONTENDERS = "INVALID_CONTENDERS"
+INVALID_ODD_CHIP_ORDER = "INVALID_ODD_CHIP_ORDER"
+INVALID_POT = "INVALID_POT"
+INVALID_EQUITY_REQUEST = "INVALID_EQUITY_REQUEST"
+BATCH_TOO_LARGE = "BATCH_TOO_LARGE"
 
 EVALUATOR = FastEvaluator()
 DEFAULT_MAX_SAMPLES = 200_000
@@ -62,14 +71,14 @@ class HandResult:
 
 def _check_cards(cards: Sequence[int], where: str = "the hand") -> None:
     if len(set(cards)) != len(cards):
-        raise InvalidArgument("DUPLICATE_CARD", f"a card appears more than once in {where}")
+        raise InvalidArgument(DUPLICATE_CARD, f"a card appears more than once in {where}")
 
 
 def _check_hole(variant: Variant, hole: Sequence[int], whose: str) -> None:
     count = variant.hole_card_count
     if len(hole) != count:
         raise InvalidArgument(
-            "CARD_COUNT", f"{whose} has {len(hole)} hole cards; {_name(variant)} needs {count}"
+            BAD_CARDS, f"{whose} has {len(hole)} hole cards; {_name(variant)} needs {count}"
         )
 
 
@@ -80,7 +89,7 @@ def _name(variant: Variant) -> str:
 def check_batch(limits: Limits, count: int) -> None:
     if count > limits.max_batch:
         raise InvalidArgument(
-            "BATCH_TOO_LARGE", f"at most {limits.max_batch} holdings per call, not {count}"
+            BATCH_TOO_LARGE, f"at most {limits.max_batch} holdings per call, not {count}"
         )
 
 
@@ -90,7 +99,7 @@ def evaluate(variant: Variant, hole: Sequence[int], board: Sequence[int]) -> Han
     _check_hole(variant, hole, "the hand")
     if not 3 <= len(board) <= 5:
         raise InvalidArgument(
-            "CARD_COUNT", f"a hand is ranked on 3 to 5 board cards, not {len(board)}"
+            BAD_CARDS, f"a hand is ranked on 3 to 5 board cards, not {len(board)}"
         )
     _check_cards([*hole, *board])
     if variant is Variant.HOLDEM:
@@ -146,11 +155,11 @@ def resolve_showdown(
     once); odd chips one at a time in ``odd_chip_order`` (seats from the button's left; default:
     ascending seats). In hi-lo the odd chip of the high/low split goes to the high half."""
     if len(board) != 5:
-        raise InvalidArgument("BOARD", f"a showdown needs a 5-card board, got {len(board)}")
+        raise InvalidArgument(BAD_CARDS, f"a showdown needs a 5-card board, got {len(board)}")
     contenders: dict[int, Sequence[int]] = {}
     for seat, hole in hands:
         if seat in contenders:
-            raise InvalidArgument("DUPLICATE_SEAT", f"seat {seat} shows a hand twice")
+            raise InvalidArgument(INVALID_CONTENDERS, f"seat {seat} shows a hand twice")
         _check_hole(variant, hole, f"seat {seat}")
         contenders[seat] = hole
     _check_cards([*board, *(c for hole in contenders.values() for c in hole)], "the showdown")
@@ -158,16 +167,16 @@ def resolve_showdown(
     position = {seat: i for i, seat in enumerate(order)}
     if len(position) != len(order) or not set(contenders) <= set(position):
         raise InvalidArgument(
-            "ODD_CHIP_ORDER", "odd_chip_order must list every contender's seat once"
+            INVALID_ODD_CHIP_ORDER, "odd_chip_order must list every contender's seat once"
         )
     for index, pot in enumerate(pots):
         if pot.amount < 0:
-            raise InvalidArgument("POT", f"pot {index} has a negative amount")
+            raise InvalidArgument(INVALID_POT, f"pot {index} has a negative amount")
         if len(set(pot.eligible)) != len(pot.eligible):
-            raise InvalidArgument("POT", f"pot {index} names a seat twice among its eligible")
+            raise InvalidArgument(INVALID_POT, f"pot {index} names a seat twice among its eligible")
         if not pot.eligible or not set(pot.eligible) <= set(contenders):
             raise InvalidArgument(
-                "POT", f"pot {index} must be eligible to contenders only, and to at least one"
+                INVALID_POT, f"pot {index} must be eligible to contenders only, and to at least one"
             )
     results = {seat: evaluate(variant, hole, board) for seat, hole in contenders.items()}
     awards: list[Award] = []
@@ -225,14 +234,16 @@ def estimate_equity(
     is bounded by that limit instead (about a second at most). ``stop``: see
     ``libs.poker.equity.equity``."""
     if not 2 <= len(players) <= 10:
-        raise InvalidArgument("PLAYERS", f"equity needs 2 to 10 players, not {len(players)}")
+        raise InvalidArgument(
+            INVALID_EQUITY_REQUEST, f"equity needs 2 to 10 players, not {len(players)}"
+        )
     if len(board) not in BOARD_SIZES:
-        raise InvalidArgument("BOARD", f"a board has 0, 3, 4 or 5 cards, not {len(board)}")
+        raise InvalidArgument(BAD_CARDS, f"a board has 0, 3, 4 or 5 cards, not {len(board)}")
     hole_count = variant.hole_card_count
     for index, hole in enumerate(players):
         if len(hole) > hole_count:
             raise InvalidArgument(
-                "CARD_COUNT",
+                BAD_CARDS,
                 f"player {index} has {len(hole)} hole cards; {_name(variant)} has {hole_count}",
             )
     known = [*board, *dead, *(c for hole in players for c in hole)]
@@ -240,7 +251,7 @@ def estimate_equity(
     to_deal = (5 - len(board)) + sum(hole_count - len(hole) for hole in players)
     if len(known) + to_deal > DECK_SIZE:
         raise InvalidArgument(
-            "NOT_ENOUGH_CARDS",
+            INVALID_EQUITY_REQUEST,
             f"{len(known)} known cards leave too few in the deck to deal {to_deal} more",
         )
     if max_samples == 0 and time_budget_ms == 0:
@@ -258,4 +269,4 @@ def estimate_equity(
             stop=stop,
         )
     except ValueError as error:
-        raise InvalidArgument("EQUITY", str(error)) from error
+        raise InvalidArgument(INVALID_EQUITY_REQUEST, str(error)) from error

@@ -20,6 +20,7 @@ from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.config import Variant
+from libs.poker.errors import BAD_CARDS
 from services.evaluator import app
 from services.evaluator.config import DEFAULT_LIMITS, EvaluatorConfig, Limits
 
@@ -41,13 +42,13 @@ def variant_from_proto(variant: common_pb2.Variant.ValueType) -> Variant:
     try:
         return _VARIANTS[variant]
     except KeyError:
-        raise InvalidArgument("VARIANT", "variant is required") from None
+        raise InvalidArgument(app.INVALID_VARIANT, "variant is required") from None
 
 
 def card_from_proto(card: common_pb2.Card) -> int:
     rank, suit = int(card.rank), int(card.suit)
     if not (2 <= rank <= 14 and 1 <= suit <= 4):
-        raise InvalidArgument("CARD", f"not a card: rank {rank}, suit {suit}")
+        raise InvalidArgument(BAD_CARDS, f"not a card: rank {rank}, suit {suit}")
     return (rank - 2) * 4 + suit - 1
 
 

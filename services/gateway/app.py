@@ -10,6 +10,9 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.platform.errors import Unauthenticated
 
+MALFORMED_TOKEN = "MALFORMED_TOKEN"
+MISSING_TOKEN = "MISSING_TOKEN"
+
 AUTHORIZATION_HEADER = "authorization"
 _BEARER = "bearer "
 
@@ -20,8 +23,8 @@ def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
         if key.lower() == AUTHORIZATION_HEADER and isinstance(value, str):
             if value[: len(_BEARER)].lower() == _BEARER and value[len(_BEARER) :].strip():
                 return value[len(_BEARER) :].strip()
-            raise Unauthenticated("malformed_token", "authorization must be 'Bearer <token>'")
-    raise Unauthenticated("missing_token", "this call needs 'authorization: Bearer <token>'")
+            raise Unauthenticated(MALFORMED_TOKEN, "authorization must be 'Bearer <token>'")
+    raise Unauthenticated(MISSING_TOKEN, "this call needs 'authorization: Bearer <token>'")
 
 
 class Gateway:

@@ -15,10 +15,24 @@ import re
 import secrets
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
+from libs.poker.config import BettingStructure, Variant
+from libs.table import TableConfig
+
+# Error codes.
+INVALID_USERNAME = "INVALID_USERNAME"
+INVALID_PASSWORD = "INVALID_PASSWORD"
+INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"
+USERNAME_TAKEN = "USERNAME_TAKEN"
+INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
+INVALID_TOKEN = "INVALID_TOKEN"
+PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
+INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
+TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 MIN_PASSWORD = 8
@@ -32,18 +46,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class Variant(enum.Enum):
-    HOLDEM = "holdem"
-    OMAHA = "omaha"
-    OMAHA_HI_LO = "omaha_hi_lo"
-
-
-class BettingStructure(enum.Enum):
-    NO_LIMIT = "no_limit"
-    POT_LIMIT = "pot_limit"
-    FIXED_LIMIT = "fixed_limit"
 
 
 class TableStatus(enum.Enum):
@@ -76,81 +78,14 @@ class Session:
 
 
 @dataclass(frozen=True)
-class TableSettings:
-    """A table's rules as the lobby accepts them. ``None`` enums mean "not given" (rejected)."""
-
-    variant: Variant | None
-    betting_structure: BettingStructure | None
-    max_seats: int
-    small_blind: int
-    big_blind: int
-    ante: int = 0
-    straddle_allowed: bool = False
-    min_buy_in: int = 0
-    max_buy_in: int = 0
-    rake_basis_points: int = 0
-    rake_cap: int = 0
-    rake_no_flop_no_drop: bool = False
-    action_clock_seconds: int = 0
-    time_bank_seconds: int = 0
-    hand_limit: int = 0
-    time_limit_seconds: int = 0
-
-
-DEFAULT_ACTION_CLOCK_SECONDS = 30
-
-
-@dataclass(frozen=True)
 class Table:
     table_id: str
     name: str
-    settings: TableSettings
+    config: TableConfig  # validated by TableConfig itself, as at the table service
     status: TableStatus
     created_by_player_id: str
     created_at: datetime
     seated_players: int = 0
-
-
-def validate_settings(settings: TableSettings) -> TableSettings:
-    """Check a table's settings, filling defaults. Raises InvalidArgument naming the field.
-
-    Temporary home: these rules move to the engine's table-config type in libs/poker once it exists.
-    """
-
-    def bad(message: str) -> InvalidArgument:
-        return InvalidArgument("invalid_table_config", message)
-
-    s = settings
-    if s.variant is None:
-        raise bad("variant is required")
-    if s.betting_structure is None:
-        raise bad("betting_structure is required")
-    if not 2 <= s.max_seats <= 10:
-        raise bad(f"max_seats must be 2..10, not {s.max_seats}")
-    if s.big_blind < 1:
-        raise bad("big_blind must be at least 1")
-    if not 0 < s.small_blind <= s.big_blind:
-        raise bad("small_blind must be at least 1 and at most big_blind")
-    if s.ante < 0 or s.ante > s.big_blind:
-        raise bad("ante must be between 0 and big_blind")
-    # Fixed limit: buy-in of at least 10 small bets (small bet = big blind).
-    floor = 10 * s.big_blind if s.betting_structure is BettingStructure.FIXED_LIMIT else s.big_blind
-    min_buy_in = s.min_buy_in or 20 * s.big_blind
-    max_buy_in = s.max_buy_in or 100 * s.big_blind
-    if min_buy_in < floor:
-        raise bad(f"min_buy_in must be at least {floor}")
-    if max_buy_in < min_buy_in:
-        raise bad("max_buy_in must be at least min_buy_in")
-    if not 0 <= s.rake_basis_points <= 1000:
-        raise bad("rake_basis_points must be 0..1000 (at most 10 %)")
-    if s.rake_cap < 0:
-        raise bad("rake_cap must not be negative")
-    clock = s.action_clock_seconds or DEFAULT_ACTION_CLOCK_SECONDS
-    if not 5 <= clock <= 600:
-        raise bad("action_clock_seconds must be 5..600 (0 = default 30)")
-    if s.time_bank_seconds > 3600:
-        raise bad("time_bank_seconds must be at most 3600")
-    return replace(s, min_buy_in=min_buy_in, max_buy_in=max_buy_in, action_clock_seconds=clock)
 
 
 @dataclass
@@ -188,23 +123,23 @@ class Lobby:
         display_name = display_name.strip() or username
         if not USERNAME.match(username):
             raise InvalidArgument(
-                "invalid_username", "username must be 3-32 letters, digits, '_', '-' or '.'"
+                INVALID_USERNAME, "username must be 3-32 letters, digits, '_', '-' or '.'"
             )
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise InvalidArgument(
-                "invalid_password", f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters"
+                INVALID_PASSWORD, f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters"
             )
         if len(display_name) > MAX_DISPLAY_NAME or not display_name.isprintable():
             raise InvalidArgument(
-                "invalid_display_name", f"display name must be 1-{MAX_DISPLAY_NAME} characters"
+                INVALID_DISPLAY_NAME, f"display name must be 1-{MAX_DISPLAY_NAME} characters"
             )
         key = username.lower()
         if key in self._accounts:
-            raise AlreadyExists("username_taken", f"username {username!r} is taken")
+            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
         salt = secrets.token_bytes(16)
         digest = await asyncio.to_thread(_hash_password, password, salt)
         if key in self._accounts:  # registered by a concurrent call while hashing
-            raise AlreadyExists("username_taken", f"username {username!r} is taken")
+            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
         player = Player(uuid.uuid4().hex, username, display_name, self.clock())
         self._accounts[key] = _Account(player, salt, digest)
         self._players[player.player_id] = player
@@ -217,7 +152,7 @@ class Lobby:
         # Hash even for unknown users so timing does not reveal which usernames exist.
         digest = await asyncio.to_thread(_hash_password, password, salt)
         if account is None or not hmac.compare_digest(digest, account.password_hash):
-            raise Unauthenticated("invalid_credentials", "invalid username or password")
+            raise Unauthenticated(INVALID_CREDENTIALS, "invalid username or password")
         token = secrets.token_urlsafe(32)
         expires_at = self.clock() + self.token_ttl
         self._sessions[_token_key(token)] = (account.player.player_id, expires_at)
@@ -227,38 +162,38 @@ class Lobby:
         key = _token_key(token)
         entry = self._sessions.get(key)
         if entry is None:
-            raise Unauthenticated("invalid_token", "unknown or expired token")
+            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
         player_id, expires_at = entry
         if expires_at <= self.clock():
             del self._sessions[key]
-            raise Unauthenticated("invalid_token", "unknown or expired token")
+            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
         return self._players[player_id]
 
     def player(self, player_id: str) -> Player:
         try:
             return self._players[player_id]
         except KeyError:
-            raise NotFound("player_not_found", f"no player {player_id!r}") from None
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
 
     def wallet(self, player_id: str) -> Wallet:
         try:
             return self._wallets[player_id]
         except KeyError:
-            raise NotFound("player_not_found", f"no player {player_id!r}") from None
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
 
     # ---- table catalogue ----
 
-    def create_table(self, name: str, settings: TableSettings, created_by_player_id: str) -> Table:
+    def create_table(self, name: str, config: TableConfig, created_by_player_id: str) -> Table:
         self.player(created_by_player_id)
         name = name.strip() or f"Table {len(self._tables) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(
-                "invalid_table_name", f"table name must be 1-{MAX_TABLE_NAME} characters"
+                INVALID_TABLE_NAME, f"table name must be 1-{MAX_TABLE_NAME} characters"
             )
         table = Table(
             table_id=uuid.uuid4().hex,
             name=name,
-            settings=validate_settings(settings),
+            config=config,
             status=TableStatus.OPEN,
             created_by_player_id=created_by_player_id,
             created_at=self.clock(),
@@ -270,7 +205,7 @@ class Lobby:
         try:
             return self._tables[table_id]
         except KeyError:
-            raise NotFound("table_not_found", f"no table {table_id!r}") from None
+            raise NotFound(TABLE_NOT_FOUND, f"no table {table_id!r}") from None
 
     def list_tables(
         self,
@@ -285,12 +220,12 @@ class Lobby:
         try:
             start = int(page_token) if page_token else 0
         except ValueError:
-            raise InvalidArgument("invalid_page_token", "page_token is not valid") from None
+            raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid") from None
         matching = [
             t
             for t in self._tables.values()
-            if (variant is None or t.settings.variant is variant)
-            and (betting_structure is None or t.settings.betting_structure is betting_structure)
+            if (variant is None or t.config.variant is variant)
+            and (betting_structure is None or t.config.structure is betting_structure)
             and (include_closed or t.status is not TableStatus.CLOSED)
         ]
         page = matching[start : start + size]

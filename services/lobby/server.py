@@ -10,31 +10,13 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.platform.errors import NotImplementedYet
 from libs.platform.server import Context, Endpoint, Mount
-from services.lobby.app import (
-    BettingStructure,
-    Lobby,
-    Player,
-    Table,
-    TableSettings,
-    TableStatus,
-    Variant,
-    Wallet,
-)
+from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
+from services.lobby.app import Lobby, Player, Table, TableStatus, Wallet
 from services.lobby.config import LobbyConfig
 
 SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 SEATING_ISSUE = "wallet transfers arrive with table seating (a later issue)"
 
-_VARIANTS = {
-    common_pb2.VARIANT_HOLDEM: Variant.HOLDEM,
-    common_pb2.VARIANT_OMAHA: Variant.OMAHA,
-    common_pb2.VARIANT_OMAHA_HI_LO: Variant.OMAHA_HI_LO,
-}
-_STRUCTURES = {
-    common_pb2.BETTING_STRUCTURE_NO_LIMIT: BettingStructure.NO_LIMIT,
-    common_pb2.BETTING_STRUCTURE_POT_LIMIT: BettingStructure.POT_LIMIT,
-    common_pb2.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
-}
 _STATUSES = {
     TableStatus.OPEN: common_pb2.TABLE_STATUS_OPEN,
     TableStatus.CLOSING: common_pb2.TABLE_STATUS_CLOSING,
@@ -48,58 +30,11 @@ def _timestamp(moment: datetime) -> Timestamp:
     return stamp
 
 
-def settings_from_proto(config: common_pb2.TableConfig) -> TableSettings:
-    return TableSettings(
-        variant=_VARIANTS.get(config.variant),
-        betting_structure=_STRUCTURES.get(config.betting_structure),
-        max_seats=config.max_seats,
-        small_blind=config.small_blind,
-        big_blind=config.big_blind,
-        ante=config.ante,
-        straddle_allowed=config.straddle_allowed,
-        min_buy_in=config.min_buy_in,
-        max_buy_in=config.max_buy_in,
-        rake_basis_points=config.rake_basis_points,
-        rake_cap=config.rake_cap,
-        rake_no_flop_no_drop=config.rake_no_flop_no_drop,
-        action_clock_seconds=config.action_clock_seconds,
-        time_bank_seconds=config.time_bank_seconds,
-        hand_limit=config.hand_limit,
-        time_limit_seconds=config.time_limit_seconds,
-    )
-
-
-def settings_to_proto(settings: TableSettings) -> common_pb2.TableConfig:
-    variants = {v: k for k, v in _VARIANTS.items()}
-    structures = {v: k for k, v in _STRUCTURES.items()}
-    config = common_pb2.TableConfig(
-        max_seats=settings.max_seats,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        ante=settings.ante,
-        straddle_allowed=settings.straddle_allowed,
-        min_buy_in=settings.min_buy_in,
-        max_buy_in=settings.max_buy_in,
-        rake_basis_points=settings.rake_basis_points,
-        rake_cap=settings.rake_cap,
-        rake_no_flop_no_drop=settings.rake_no_flop_no_drop,
-        action_clock_seconds=settings.action_clock_seconds,
-        time_bank_seconds=settings.time_bank_seconds,
-        hand_limit=settings.hand_limit,
-        time_limit_seconds=settings.time_limit_seconds,
-    )
-    if settings.variant is not None:
-        config.variant = variants[settings.variant]
-    if settings.betting_structure is not None:
-        config.betting_structure = structures[settings.betting_structure]
-    return config
-
-
 def table_to_proto(table: Table) -> common_pb2.TableSummary:
     return common_pb2.TableSummary(
         table_id=table.table_id,
         name=table.name,
-        config=settings_to_proto(table.settings),
+        config=config_to_proto(table.config),
         status=_STATUSES[table.status],
         seated_players=table.seated_players,
         created_by_player_id=table.created_by_player_id,
@@ -177,7 +112,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         table = self.lobby.create_table(
-            request.name, settings_from_proto(request.config), request.created_by_player_id
+            request.name, config_from_proto(request.config), request.created_by_player_id
         )
         return lobby_pb2.CreateTableResponse(table=table_to_proto(table))
 
@@ -185,8 +120,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
         tables, next_token = self.lobby.list_tables(
-            variant=_VARIANTS.get(request.variant),
-            betting_structure=_STRUCTURES.get(request.betting_structure),
+            variant=VARIANTS.get(request.variant),
+            betting_structure=STRUCTURES.get(request.betting_structure),
             include_closed=request.include_closed,
             page_size=request.page_size,
             page_token=request.page_token,

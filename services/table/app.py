@@ -1,105 +1,60 @@
-"""Table use cases: load a table (Redis snapshot + JetStream tail), decide a command, append the
-commit with the expected sequence, evolve the cached state, snapshot, publish the public
-projection, then run what needs no player (dealing, revealing the seed, starting the next hand,
-bot decisions, the action clock).
+"""Table use cases: the command path, and the loops that keep owned tables going.
 
-One process owns a table at a time (a lease in NATS KV); every append also carries the expected
-stream sequence, so even two owners could never both commit. A command repeated with the same
-idempotency key returns its first outcome and is never appended twice.
+The command path (``execute``, and ``_commit`` for every command, a player's or automatic):
+look the command's idempotency key up (``idempotency``: a retry gets its first outcome), decide
+it on the cached state (``ranking``: showdown hands ranked by the evaluator), reveal the deck's
+seed in the commit that ends a hand (``automation``), append ONE commit guarded by the expected
+sequence (``commits``), then keep the registry of open tables (``ownership``), snapshot and
+publish. A conflict means another writer got there first: reload and decide again (a player's
+command), or drop the step (an automatic one: what to do next is worked out again on the newer
+state). After each command, what needs no player runs (``drive``): ``libs.table.automation``
+says what is due, the driver turns it into a command.
+
+Around it: ownership of tables (one replica serves a table at a time: ``ownership``) and three
+background loops: the action clock, lease renewal, and adoption of tables nobody serves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import random
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 
 from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
-from libs.eventstore.lease import LeaseLost, Leases
+from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
-from libs.fairdeck import DealLayout
-from libs.platform.errors import ErrorKind, ErrorMapper
-from libs.poker import commands as hc
-from libs.poker.cards import DECK, Card
-from libs.poker.engine import legal_actions, showdown_turn
-from libs.poker.events import HandEnded, HandVoided
-from libs.poker.known_values import HandValueNeeded, KnownValues
-from libs.poker.state import Phase
-from libs.table import TableState, can_start_hand, codec, step_table
-from libs.table import apply as apply_table_event
+from libs.eventstore.store import CONCURRENCY_CONFLICT
+from libs.poker.errors import IllegalAction
+from libs.table import TableState
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit, encode_commit, encode_public
-from libs.table.events import TableClosed, TableOpened
-from services.table.bots import simple_bot_action
-from services.table.dealing import DealerPort, DeckLost
-from services.table.ranking import EvaluatorUnavailable, HandRanker, values_for_showdown
+from libs.table.automation import ClockDue, next_due
+from libs.table.errors import NOT_ENOUGH_PLAYERS
+from libs.table.planning import start_hand_refusal
+from services.table.automation import Automation
+from services.table.commits import LoadedTable, TableStream
+from services.table.dealing import DealerPort
+from services.table.idempotency import Outcome
+from services.table.ownership import NotOwner, Ownership
+from services.table.ranking import HandRanker, RankedStep
 
 log = structlog.get_logger("table")
 
-#: The rules engine's errors (libs.poker.errors), mapped by class name so this service does not
-#: depend on the engine's module layout for status codes. Engine errors also carry ``kind``
-#: ("failed_precondition" / "invalid_argument"), which the mapper honours.
-ENGINE_ERROR_TYPES: dict[str, ErrorKind] = {
-    "IllegalAction": ErrorKind.PRECONDITION,
-    "InvalidCommand": ErrorKind.INVALID_ARGUMENT,
-    "PokerError": ErrorKind.PRECONDITION,
-}
-ENGINE_ERROR_CODES: dict[str, ErrorKind] = {
-    "TABLE_NOT_OPEN": ErrorKind.NOT_FOUND,
-    "NOT_OWNER": ErrorKind.UNAVAILABLE,
-    "CONCURRENCY_CONFLICT": ErrorKind.CONFLICT,
-}
-RECENT_KEYS = 2048
 INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in the background
-
-
-def error_mapper() -> ErrorMapper:
-    mapper = ErrorMapper()
-    mapper.register_types(ENGINE_ERROR_TYPES)
-    mapper.register_codes(ENGINE_ERROR_CODES)
-    return mapper
-
-
-class NotOwner(Exception):
-    code = "NOT_OWNER"
-    kind = "unavailable"
-
-    def __init__(self, table_id: str, holder: str | None) -> None:
-        self.message = f"table {table_id} is served by {holder or 'another replica'}: retry"
-        super().__init__(self.message)
+COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
 
 
 class Conflict(Exception):
-    code = "CONCURRENCY_CONFLICT"
+    """The table kept moving under a player's command (answered ABORTED: retry)."""
+
+    code = CONCURRENCY_CONFLICT
     kind = "aborted"
 
     def __init__(self, table_id: str) -> None:
         self.message = f"table {table_id} kept changing under this command: retry"
         super().__init__(self.message)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    sequence: int
-    events: list[Any]
-    duplicate: bool = False
-
-
-@dataclass
-class _Table:
-    state: TableState
-    sequence: int
-    since_snapshot: int
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    recent: OrderedDict[str, Outcome] = field(default_factory=OrderedDict)
 
 
 class TableApp:
@@ -118,29 +73,31 @@ class TableApp:
         ranker: HandRanker | None = None,
     ) -> None:
         self.events = events
-        self.snapshots = snapshots
-        self.dealer = dealer
         self.leases = leases
-        self.publish = publish
-        self.snapshot_every = snapshot_every
         self.clock = clock
         self.auto_start = auto_start
-        self.registry = registry
-        self.ranker = ranker
-        self.ranking_fallbacks = 0
-        self._tables: dict[str, _Table] = {}
+        self.stream = TableStream(events, snapshots, snapshot_every=snapshot_every, publish=publish)
+        self.ownership = Ownership(leases, registry)
+        self.automation = Automation(dealer, clock)
+        self.step = RankedStep(ranker)
+        self.commits = 0
+        self._tables: dict[str, LoadedTable] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._drivers: dict[str, asyncio.Task[None]] = {}
-        self.commits = 0
+
+    @property
+    def ranking_fallbacks(self) -> int:
+        """Showdowns ranked in-process because the evaluator service did not answer."""
+        return self.step.fallbacks
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start_background(self, tick_interval: float = 0.25) -> None:
         self._tasks.append(asyncio.create_task(self._clock_loop(tick_interval)))
         if self.leases is not None:
-            self._tasks.append(asyncio.create_task(self._lease_loop()))
-            if self.registry is not None:
-                self._tasks.append(asyncio.create_task(self._adopt_loop()))
+            self._tasks.append(asyncio.create_task(self._lease_loop(self.leases.ttl)))
+            if self.ownership.registry is not None:
+                self._tasks.append(asyncio.create_task(self._adopt_loop(self.leases.ttl)))
 
     async def stop(self) -> None:
         for task in self._drivers.values():
@@ -158,33 +115,17 @@ class TableApp:
 
     # ------------------------------------------------------------------ loading
 
-    async def _own(self, table_id: str) -> None:
-        if self.leases is None or self.leases.fresh(table_id):
-            return
-        if not await self.leases.acquire(table_id):
+    async def table(self, table_id: str) -> LoadedTable:
+        """The table as this replica holds it (loaded on first use); NotOwner when another
+        replica serves it."""
+        try:
+            await self.ownership.claim(table_id)
+        except NotOwner:
             self._tables.pop(table_id, None)
-            raise NotOwner(table_id, await self.leases.holder(table_id))
-
-    async def _load(self, table_id: str) -> _Table:
-        table = _Table(TableState(), 0, 0)
-        if self.snapshots is not None:
-            snapshot = await self.snapshots.load(table_id)
-            if snapshot is not None:
-                table = _decode_snapshot(snapshot.data, snapshot.sequence)
-        for commit in await self.events.read(table_id, after=table.sequence):
-            _, events = decode_commit(commit.data)
-            for event in events:
-                apply_table_event(table.state, event)
-            table.sequence = commit.sequence
-            table.since_snapshot += 1
-            table.recent[commit.msg_id] = Outcome(commit.sequence, events)
-        return table
-
-    async def table(self, table_id: str) -> _Table:
-        await self._own(table_id)
+            raise
         table = self._tables.get(table_id)
         if table is None:
-            table = self._tables[table_id] = await self._load(table_id)
+            table = self._tables[table_id] = await self.stream.load(table_id)
         return table
 
     async def state(self, table_id: str) -> TableState:
@@ -200,11 +141,95 @@ class TableApp:
         """Decide, append and apply one command; then run the automatic steps it enables: the
         first ``INLINE_STEPS`` before answering, the rest (e.g. a table of bots playing on) in
         the background, so a call never waits for a whole game."""
-        outcome = await self._execute(table_id, command, key)
+        outcome = await self._commit(table_id, command, key)
         assert outcome is not None
-        if await self.drive(table_id, limit=INLINE_STEPS) >= INLINE_STEPS:
-            self._drive_later(table_id)
+        await self._drive_now(table_id)
         return outcome
+
+    async def start_hand(self, table_id: str) -> int:
+        """Run what is due at the table (a hand starts when it may); the table's sequence, or
+        the reason no hand can start now."""
+        if await self._drive_now(table_id) == 0:
+            state = await self.state(table_id)
+            raise start_hand_refusal(state, self.clock()) or IllegalAction(
+                NOT_ENOUGH_PLAYERS, "no hand can start now"
+            )
+        return (await self.table(table_id)).sequence
+
+    async def _commit(
+        self,
+        table_id: str,
+        command: tc.TableCommand,
+        key: str,
+        automatic: bool = False,
+        based_on: int | None = None,
+    ) -> Outcome | None:
+        """Decide, append, apply. A player's command that meets a newer state is decided again
+        on it; an ``automatic`` one (deal, bot, next hand) is dropped instead (None), since what
+        to do next must be worked out again from the newer state."""
+        table = await self.table(table_id)
+        async with table.lock:
+            if automatic and based_on is not None and table.sequence != based_on:
+                return None  # worked out from a state that has moved on (another step ran)
+            for _ in range(COMMIT_ATTEMPTS):
+                first = table.recent.first_outcome(key)
+                if first is not None:
+                    return first
+                state, events = await self.step(table.state, command)  # domain errors propagate
+                if not events:
+                    return Outcome(table.sequence, [])
+                state, events = await self.automation.reveal_at_hand_end(state, events)
+                now = self.clock()
+                kind = type(command).__name__
+                try:
+                    result = await self.stream.append(table_id, table, key, kind, events, now)
+                except ConcurrencyConflict:
+                    # Another writer got there first (e.g. a dying owner's last append landed).
+                    await self.stream.refresh(table_id, table)
+                    if automatic:
+                        return None
+                    continue
+                if result.duplicate:  # this very commit landed before: its key is in the stream
+                    await self.stream.refresh(table_id, table)
+                    continue
+                outcome = Outcome(result.sequence, events)
+                self.stream.record(table, key, state, outcome)
+                self.commits += 1
+                await self.ownership.note_commit(table_id, events)
+                await self.stream.snapshot_if_due(table_id, table, events)
+                await self.stream.publish_public(table_id, outcome, key, kind, now)
+                return outcome
+            raise Conflict(table_id)
+
+    # ------------------------------------------------------------------ automation
+
+    async def drive(self, table_id: str, limit: int = 1000) -> int:
+        """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
+        how many were committed."""
+        done = 0
+        for _ in range(3 * limit):  # a step lost to a newer state is worked out again
+            if done >= limit:
+                break
+            table = await self.table(table_id)
+            based_on, state = table.sequence, table.state  # read together: no await between
+            command = await self.automation.next_command(
+                table_id, state, start_hands=self.auto_start
+            )
+            if command is None:
+                if table.sequence != based_on:
+                    continue  # something else moved the table meanwhile: look again
+                return done
+            key = f"{table_id}:{based_on}:{type(command).__name__}"
+            outcome = await self._commit(table_id, command, key, automatic=True, based_on=based_on)
+            if outcome is not None:
+                done += 1
+        return done
+
+    async def _drive_now(self, table_id: str) -> int:
+        done = await self.drive(table_id, limit=INLINE_STEPS)
+        if done >= INLINE_STEPS:
+            self._drive_later(table_id)
+        return done
 
     def _drive_later(self, table_id: str) -> None:
         running = self._drivers.get(table_id)
@@ -220,208 +245,32 @@ class TableApp:
 
         self._drivers[table_id] = asyncio.create_task(rest())
 
-    async def _execute(
-        self,
-        table_id: str,
-        command: tc.TableCommand,
-        key: str,
-        automatic: bool = False,
-        based_on: int | None = None,
-    ) -> Outcome | None:
-        """Decide, append, apply. A player's command that meets a newer state is decided again
-        on it; an ``automatic`` one (deal, bot, next hand) is dropped instead (None), since what
-        to do next must be worked out again from the newer state."""
-        table = await self.table(table_id)
-        async with table.lock:
-            if automatic and based_on is not None and table.sequence != based_on:
-                return None  # worked out from a state that has moved on (another step ran)
-            for _ in range(3):
-                if key in table.recent:
-                    first = table.recent[key]
-                    return Outcome(first.sequence, first.events, duplicate=True)
-                # domain errors propagate
-                new_state, events = await self._step(table.state, command)
-                if not events:
-                    return Outcome(table.sequence, [])
-                new_state, events = await self._reveal_with_hand_end(new_state, events)
-                now = self.clock()
-                payload = encode_commit(table_id, events, key, type(command).__name__, now)
-                try:
-                    result = await self.events.append(
-                        table_id, payload, expected_last=table.sequence, msg_id=key
-                    )
-                except ConcurrencyConflict:
-                    # Another writer got there first (e.g. a dying owner's last append landed).
-                    await self._refresh(table_id, table)
-                    if automatic:
-                        return None
-                    continue
-                if result.duplicate:
-                    await self._refresh(table_id, table)
-                    continue
-                table.state, table.sequence = new_state, result.sequence
-                table.since_snapshot += 1
-                self.commits += 1
-                outcome = Outcome(result.sequence, events)
-                table.recent[key] = outcome
-                while len(table.recent) > RECENT_KEYS:
-                    table.recent.popitem(last=False)
-                if self.registry is not None:
-                    if any(isinstance(e, TableOpened) for e in events):
-                        await self.registry.add(table_id)
-                    if any(isinstance(e, TableClosed) for e in events):
-                        await self.registry.remove(table_id)
-                hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
-                if self.snapshots is not None and (
-                    hand_over or table.since_snapshot >= self.snapshot_every
-                ):
-                    await self.snapshots.save(table_id, table.sequence, _encode_snapshot(table))
-                    table.since_snapshot = 0
-                if self.publish is not None:
-                    await self.publish(
-                        table_id,
-                        encode_public(
-                            table_id, result.sequence, events, key, type(command).__name__, now
-                        ),
-                    )
-                return outcome
-            raise Conflict(table_id)
-
-    async def _step(
-        self, state: TableState, command: tc.TableCommand
-    ) -> tuple[TableState, list[Any]]:
-        """``step_table`` with the hands of a showdown ranked by ``ranker`` (the evaluator service):
-        a step that reaches a showdown stops, asks for every live hand's value in one call, and
-        runs again. If the service cannot answer, the same evaluator runs in-process (ranking is
-        a pure function; the hand goes on) and the fallback is logged."""
-        if self.ranker is None:
-            return step_table(state, command)
-        known = KnownValues()
-        for _ in range(3):
-            try:
-                return step_table(state, command, known)
-            except HandValueNeeded as need:
-                assert state.config is not None
-                try:
-                    await values_for_showdown(
-                        self.ranker, state.config.variant, state.hand, need, known
-                    )
-                except EvaluatorUnavailable as exc:
-                    self.ranking_fallbacks += 1
-                    log.warning("evaluator_unavailable", error=str(exc), fallback="in-process")
-                    return step_table(state, command)
-        raise RuntimeError("the evaluator's values do not cover the showdown")
-
-    async def _refresh(self, table_id: str, table: _Table) -> None:
-        fresh = await self._load(table_id)
-        table.state, table.sequence = fresh.state, fresh.sequence
-        table.since_snapshot = fresh.since_snapshot
-        table.recent.update(fresh.recent)
-
-    async def _reveal_with_hand_end(
-        self, state: TableState, events: list[Any]
-    ) -> tuple[TableState, list[Any]]:
-        """When a command ends a hand, its commit also reveals the deck's seed: the hand-end
-        commit carries what anyone needs to check every card. If the dealer cannot answer now,
-        the seed is revealed by a later automatic step instead."""
-        if not any(isinstance(e, (HandEnded, HandVoided)) for e in events):
-            return state, events
-        if not state.deck_id or state.hand_id in state.revealed_seeds:
-            return state, events
-        try:
-            seed = await self.dealer.reveal(state.deck_id)
-        except DeckLost:
-            return state, events
-        except Exception as exc:  # dealer unreachable: reveal later
-            log.warning("reveal_deferred", hand_id=state.hand_id, error=str(exc))
-            return state, events
-        state, more = step_table(state, tc.RevealSeed(state.hand_id, seed, self.clock()))
-        return state, [*events, *more]
-
-    async def drive(self, table_id: str, limit: int = 1000) -> int:
-        """Run the steps no player decides (deal, reveal, next hand, bots); return how many."""
-        done = 0
-        for _ in range(3 * limit):  # a step lost to a newer state is worked out again
-            if done >= limit:
-                break
-            table = await self.table(table_id)
-            based_on, state = table.sequence, table.state  # read together: no await between
-            command = await self._next_automatic(table_id, state)
-            if command is None:
-                if table.sequence != based_on:
-                    continue  # something else moved the table meanwhile: look again
-                return done
-            key = f"{table_id}:{based_on}:{type(command).__name__}"
-            if (
-                await self._execute(table_id, command, key, automatic=True, based_on=based_on)
-                is not None
-            ):
-                done += 1
-        return done
-
-    async def _next_automatic(self, table_id: str, s: TableState) -> tc.TableCommand | None:
-        try:
-            return await self._next_step(table_id, s)
-        except DeckLost as exc:
-            if s.hand_in_progress:
-                return tc.VoidCurrentHand(f"the dealer lost the deck ({exc})", self.clock())
-            if s.hand_id and s.hand_id not in s.revealed_seeds:
-                return tc.RevealSeed(s.hand_id, "", self.clock())  # nothing left to reveal
-            raise
-
-    async def _next_step(self, table_id: str, s: TableState) -> tc.TableCommand | None:
-        now = self.clock()
-        if s.config is None:
-            return None
-        if not s.hand_in_progress and s.hand_id and s.deck_id and s.hand_id not in s.revealed_seeds:
-            return tc.RevealSeed(s.hand_id, await self.dealer.reveal(s.deck_id), now)
-        if s.closed:
-            return None
-        hand = s.hand
-        if s.hand_in_progress and hand is not None:
-            layout = DealLayout(hand.player_count, hand.config.variant.hole_card_count)
-            if hand.phase is Phase.DEALING_HOLE:
-                deals: list[hc.DealHoleCards | hc.DealBoard] = []
-                for position in range(hand.player_count):
-                    cards = await self.dealer.deal(s.deck_id, layout.hole(position))
-                    deals.append(hc.DealHoleCards(position, tuple(_cards(cards))))
-                return tc.Deal(tuple(deals), now)
-            if hand.phase is Phase.DEALING_BOARD:
-                street = hand.street + 1
-                burn, *board = await self.dealer.deal(
-                    s.deck_id, (layout.burn(street), *layout.board(street))
-                )
-                return tc.Deal((hc.DealBoard(tuple(_cards(board)), _cards([burn])[0]),), now)
-            seat_number = s.acting_seat()
-            if seat_number is None or not s.seats[seat_number].is_bot:
-                return None
-            player = s.seats[seat_number].player_id
-            options = legal_actions(hand)
-            if options is not None:
-                rng = random.Random(f"{table_id}:{s.hand_id}:{len(hand.board)}:{hand.bets}")
-                action, amount = simple_bot_action(options, rng)
-                return tc.Act(player, action, amount, now)
-            if showdown_turn(hand) is not None:
-                return tc.ShowOrMuck(player, True, now)
-            return None
-        if self.auto_start and can_start_hand(s, now):
-            hand_id = f"{s.hands_started + 1}"
-            deck_id, commitment = await self.dealer.start_deck(table_id, hand_id)
-            return tc.StartHand(hand_id, commitment, now, deck_id)
-        return None
-
-    # ------------------------------------------------------------------ background
-
     async def tick(self) -> None:
         """Let the clock act for players whose time ran out, at every table this process owns."""
         now = self.clock()
         for table_id, table in list(self._tables.items()):
-            s = table.state
-            if s.clock_seat is not None and now >= s.deadline:
+            if isinstance(next_due(table.state, now), ClockDue):
                 try:
-                    await self.execute(table_id, tc.Tick(now), f"{table_id}:{table.sequence}:Tick")
+                    await self._drive_now(table_id)
                 except (NotOwner, Conflict) as exc:
                     log.warning("tick_failed", table_id=table_id, error=str(exc))
+
+    # ------------------------------------------------------------------ ownership
+
+    async def adopt(self) -> list[str]:
+        """Take over tables that nobody serves (their owner died), up to a fair share; hand
+        idle tables back when over it. Return the tables taken."""
+
+        def busy(table_id: str) -> bool:
+            cached = self._tables.get(table_id)
+            return cached is not None and cached.state.hand_in_progress
+
+        async def taken(table_id: str) -> None:
+            await self.drive(table_id)
+
+        return await self.ownership.rebalance(busy, self.forget, taken)
+
+    # ------------------------------------------------------------------ background
 
     async def _clock_loop(self, interval: float) -> None:
         while True:
@@ -431,88 +280,20 @@ class TableApp:
             except Exception:  # keep the clock alive; the error is logged
                 log.exception("clock_loop_error")
 
-    async def adopt(self) -> list[str]:
-        """Take over tables that nobody serves (their owner died), up to a fair share: the
-        registered tables divided by the replicas currently holding some. Return the taken."""
-        if self.leases is None or self.registry is None:
-            return []
-        await self.leases.announce()
-        tables = await self.registry.all()
-        held = set(self.leases.held())
-        holders: dict[str, str | None] = {}
-        for table_id in tables:
-            if table_id not in held:
-                holders[table_id] = await self.leases.holder(table_id)
-        replicas = (
-            {h for h in holders.values() if h is not None}
-            | set(await self.leases.members())
-            | {self.leases.owner}
-        )
-        share = -(-len(tables) // len(replicas))
-        # Over our share while others are alive: hand idle tables back (between hands only).
-        for table_id in sorted(held):
-            if len(held) <= share:
-                break
-            cached = self._tables.get(table_id)
-            if cached is not None and cached.state.hand_in_progress:
-                continue
-            await self.leases.release(table_id)
-            self.forget(table_id)
-            held.discard(table_id)
-            log.info("table_released", table_id=table_id, share=share)
-        taken = []
-        for table_id, holder in holders.items():
-            if holder is not None or len(held) >= share:
-                continue
-            if await self.leases.acquire(table_id):
-                held.add(table_id)
-                taken.append(table_id)
-                log.info("table_adopted", table_id=table_id)
-                await self.drive(table_id)
-        return taken
-
-    async def _adopt_loop(self) -> None:
-        assert self.leases is not None
+    async def _adopt_loop(self, ttl: float) -> None:
         while True:
-            await asyncio.sleep(self.leases.ttl / 2)
+            await asyncio.sleep(ttl / 2)
             try:
                 await self.adopt()
             except Exception:
                 log.exception("adopt_loop_error")
 
-    async def _lease_loop(self) -> None:
-        assert self.leases is not None
+    async def _lease_loop(self, ttl: float) -> None:
         while True:
-            await asyncio.sleep(self.leases.ttl / 3)
+            await asyncio.sleep(ttl / 3)
             try:
-                for table_id in await self.leases.renew_all():
+                for table_id in await self.ownership.renew():
                     log.warning("lease_lost", table_id=table_id)
                     self.forget(table_id)
-            except LeaseLost:
-                pass
             except Exception:
                 log.exception("lease_loop_error")
-
-
-SNAPSHOT_KEYS = 512
-
-
-def _encode_snapshot(table: _Table) -> bytes:
-    """The table state plus the idempotency keys of its latest commits, so that a command retried
-    after a restart is still recognised when its commit is older than the snapshot."""
-    keys = [[key, outcome.sequence] for key, outcome in table.recent.items()][-SNAPSHOT_KEYS:]
-    state = json.loads(codec.state_dumps(table.state))
-    return json.dumps({"v": 1, "state": state, "keys": keys}, separators=(",", ":")).encode()
-
-
-def _decode_snapshot(payload: bytes, sequence: int) -> _Table:
-    data = json.loads(payload)
-    state = codec.state_loads(json.dumps(data["state"]).encode())
-    table = _Table(state, sequence, 0)
-    for key, seq in data.get("keys", []):
-        table.recent[key] = Outcome(int(seq), [])
-    return table
-
-
-def _cards(indexes: list[int]) -> list[Card]:
-    return [DECK[i] for i in indexes]

@@ -6,15 +6,16 @@ from __future__ import annotations
 import random
 
 from libs.poker.engine import LegalActions
+from libs.table.commands import PlayerAction
 
 
-def simple_bot_action(options: LegalActions, rng: random.Random) -> tuple[str, int]:
+def simple_bot_action(options: LegalActions, rng: random.Random) -> tuple[PlayerAction, int]:
     """Mostly check or call, sometimes the minimum bet or raise, sometimes fold."""
     roll = rng.random()
     if options.can_raise and roll < 0.15:
-        return ("bet" if options.is_bet else "raise"), options.min_to
+        return (PlayerAction.BET if options.is_bet else PlayerAction.RAISE), options.min_to
     if options.can_check:
-        return "check", 0
+        return PlayerAction.CHECK, 0
     if roll < 0.25:
-        return "fold", 0
-    return "call", 0
+        return PlayerAction.FOLD, 0
+    return PlayerAction.CALL, 0

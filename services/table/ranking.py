@@ -16,10 +16,16 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import grpc
+import structlog
 
 from libs.poker.config import Variant
 from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
 from libs.poker.state import HandState
+from libs.table import TableState, step_table
+from libs.table.commands import TableCommand
+from libs.table.events import Event
+
+log = structlog.get_logger("table")
 
 Holding = tuple[tuple[int, ...], tuple[int, ...]]  # hole cards, board
 HandValues = tuple[int, int | None]  # high value, 8-or-better low value (None: no low)
@@ -46,10 +52,11 @@ class GrpcRanker:
     async def rank(self, variant: Variant, holdings: Sequence[Holding]) -> list[HandValues]:
         from holdem.evaluator.v1 import evaluator_pb2
 
-        from services.table.views import VARIANTS, card_to_proto
+        from libs.tableproto.config import variant_to_proto
+        from services.table.views import card_to_proto
 
         request = evaluator_pb2.EvaluateBatchRequest(
-            variant=next(key for key, value in VARIANTS.items() if value is variant),
+            variant=variant_to_proto(variant),
             holdings=[
                 evaluator_pb2.Holding(
                     hole_cards=[card_to_proto(c) for c in hole],
@@ -106,3 +113,36 @@ async def values_for_showdown(
         else:
             known.omaha_highs[omaha_key(hole, board)] = high
             known.omaha_lows[omaha_key(hole, board)] = low
+
+
+class RankedStep:
+    """``step_table`` with the hands of a showdown ranked by ``ranker`` (None: the aggregate's own
+    evaluator, in the same step). A step that reaches a showdown stops, asks for every live
+    hand's value in one call, and runs again. If the ranker cannot answer, the same evaluator
+    runs in-process (ranking is a pure function; the hand goes on), counted in ``fallbacks``
+    and logged."""
+
+    def __init__(self, ranker: HandRanker | None) -> None:
+        self.ranker = ranker
+        self.fallbacks = 0
+
+    async def __call__(
+        self, state: TableState, command: TableCommand
+    ) -> tuple[TableState, list[Event]]:
+        if self.ranker is None:
+            return step_table(state, command)
+        known = KnownValues()
+        for _ in range(3):
+            try:
+                return step_table(state, command, known)
+            except HandValueNeeded as need:
+                assert state.config is not None
+                try:
+                    await values_for_showdown(
+                        self.ranker, state.config.variant, state.hand, need, known
+                    )
+                except EvaluatorUnavailable as exc:
+                    self.fallbacks += 1
+                    log.warning("evaluator_unavailable", error=str(exc), fallback="in-process")
+                    return step_table(state, command)
+        raise RuntimeError("the evaluator's values do not cover the showdown")

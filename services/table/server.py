@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 import nats
 from holdem.table.v1 import table_pb2, table_pb2_grpc
@@ -14,17 +13,35 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
+from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.server import Context, Endpoint, Mount
-from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
-from services.table.app import TableApp, error_mapper
+from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
+from libs.tableproto.actions import action_from_proto
+from libs.tableproto.config import config_from_proto
+from services.table.app import TableApp
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.ranking import GrpcRanker
-from services.table.views import ACTIONS, BAD_REQUEST, config_from_proto, player_view
+from services.table.views import player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PUBLIC_SUBJECT = "holdem.public.table.{}"
+
+# Error codes of malformed requests (the domain's come from libs.table.errors, libs.poker.errors).
+INVALID_REQUEST = "INVALID_REQUEST"
+INVALID_TABLE_ID = "INVALID_TABLE_ID"
+INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
+
+
+def error_mapper() -> ErrorMapper:
+    """Statuses by each error's ``kind`` (the engine's ``IllegalAction``: FAILED_PRECONDITION,
+    ``InvalidCommand``: INVALID_ARGUMENT; ``NotOwner``: UNAVAILABLE; conflicts: ABORTED), except
+    a table that was never opened, which is NOT_FOUND."""
+    mapper = ErrorMapper()
+    mapper.register_code(TABLE_NOT_FOUND, ErrorKind.NOT_FOUND)
+    return mapper
 
 
 class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
@@ -42,11 +59,9 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             command = tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
         elif which == "seat_player":
             seat_msg = request.seat_player
-            state = await self.app.state(table_id)
-            seat = seat_msg.seat if seat_msg.HasField("seat") else _free_seat(state)
             command = tc.SitDown(
                 seat_msg.player_id,
-                seat,
+                seat_msg.seat if seat_msg.HasField("seat") else None,
                 seat_msg.buy_in,
                 post_entry_bet=not seat_msg.wait_for_big_blind,
                 is_bot=seat_msg.is_bot,
@@ -59,17 +74,11 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         elif which == "sit_in":
             command = tc.SitIn(request.sit_in.player_id, now=now)
         elif which == "start_hand":
-            started = await self.app.drive(table_id)
-            table = await self.app.table(table_id)
-            return (
-                table_pb2.SubmitCommandResponse(sequence=table.sequence)
-                if started
-                else (_refuse_start())
-            )
+            return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
         elif which == "close_table":
             command = tc.CloseTable("closed by owner", now)
         else:
-            raise InvalidCommand(BAD_REQUEST, "SubmitCommand needs a command")
+            raise InvalidCommand(INVALID_REQUEST, "SubmitCommand needs a command")
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
 
@@ -77,9 +86,9 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SubmitActionRequest, context: Context
     ) -> table_pb2.SubmitActionResponse:
         table_id, key = _ids(request.table_id, request.idempotency_key)
-        action = ACTIONS.get(request.action)
+        action = action_from_proto(request.action)
         if action is None:
-            raise InvalidCommand(BAD_REQUEST, "unknown or missing action")
+            raise InvalidCommand(UNKNOWN_ACTION, "unknown or missing action")
         command = tc.Act(
             request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
         )
@@ -106,24 +115,11 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
 def _ids(table_id: str, key: str) -> tuple[str, str]:
     if not table_id or any(c in table_id for c in ".*> \t"):
         raise InvalidCommand(
-            BAD_REQUEST, "a table id without dots, spaces or wildcards is required"
+            INVALID_TABLE_ID, "a table id without dots, spaces or wildcards is required"
         )
     if not key:
-        raise InvalidCommand(BAD_REQUEST, "an idempotency key is required")
+        raise InvalidCommand(INVALID_IDEMPOTENCY_KEY, "an idempotency key is required")
     return table_id, key
-
-
-def _free_seat(state: Any) -> int:
-    if state.config is None:
-        raise IllegalAction("TABLE_NOT_OPEN", "the table is not open")
-    for seat in range(state.config.seats):
-        if seat not in state.seats:
-            return seat
-    raise IllegalAction("TABLE_FULL", "every seat is taken")
-
-
-def _refuse_start() -> Any:
-    raise IllegalAction("NOT_ENOUGH_PLAYERS", "no hand can start now (players, or a hand in play)")
 
 
 async def build(config: TableServiceConfig) -> Mount:

@@ -1,87 +1,16 @@
-"""Proto <-> domain for the table service: table configs, actions, and the view of a table one
-viewer may see (their own cards and the cards shown; nobody else's)."""
+"""Proto <-> domain for the table service: the view of a table one viewer may see (their own cards
+and the cards shown; nobody else's). Table configs and actions translate in libs.tableproto."""
 
 from __future__ import annotations
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
-from libs.poker.config import BettingStructure, RakeRule, Variant
 from libs.poker.engine import legal_actions, pots_of
-from libs.poker.errors import InvalidCommand
-from libs.table import TableConfig, TableState
+from libs.table import TableState
+from libs.tableproto.config import config_to_proto
 
-VARIANTS = {
-    pb.VARIANT_HOLDEM: Variant.HOLDEM,
-    pb.VARIANT_OMAHA: Variant.OMAHA,
-    pb.VARIANT_OMAHA_HI_LO: Variant.OMAHA_HI_LO,
-}
-STRUCTURES = {
-    pb.BETTING_STRUCTURE_NO_LIMIT: BettingStructure.NO_LIMIT,
-    pb.BETTING_STRUCTURE_POT_LIMIT: BettingStructure.POT_LIMIT,
-    pb.BETTING_STRUCTURE_FIXED_LIMIT: BettingStructure.FIXED_LIMIT,
-}
-ACTIONS = {
-    pb.ACTION_TYPE_FOLD: "fold",
-    pb.ACTION_TYPE_CHECK: "check",
-    pb.ACTION_TYPE_CALL: "call",
-    pb.ACTION_TYPE_BET: "bet",
-    pb.ACTION_TYPE_RAISE: "raise",
-    pb.ACTION_TYPE_ALL_IN: "all_in",
-}
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
-BAD_REQUEST = "BAD_REQUEST"
-
-
-def config_from_proto(msg: pb.TableConfig) -> TableConfig:
-    variant = VARIANTS.get(msg.variant)
-    structure = STRUCTURES.get(msg.betting_structure)
-    if variant is None or structure is None:
-        raise InvalidCommand(
-            BAD_REQUEST, "the table config needs a variant and a betting structure"
-        )
-    kwargs: dict[str, object] = dict(
-        variant=variant,
-        structure=structure,
-        seats=msg.max_seats or 6,
-        ante=msg.ante,
-        straddle=msg.straddle_allowed,
-        min_buy_in=msg.min_buy_in,
-        max_buy_in=msg.max_buy_in,
-        rake=RakeRule(msg.rake_basis_points / 100, msg.rake_cap, msg.rake_no_flop_no_drop),
-        action_seconds=float(msg.action_clock_seconds or 30),
-        time_bank_seconds=float(msg.time_bank_seconds),
-        hand_limit=msg.hand_limit,
-        duration_seconds=float(msg.time_limit_seconds),
-        min_players_to_start=msg.min_players_to_start or 2,
-    )
-    if structure is BettingStructure.FIXED_LIMIT:
-        return TableConfig.fixed_limit(msg.big_blind, **kwargs)
-    return TableConfig(small_blind=msg.small_blind, big_blind=msg.big_blind, **kwargs)  # type: ignore[arg-type]
-
-
-def config_to_proto(config: TableConfig) -> pb.TableConfig:
-    variant = {v: k for k, v in VARIANTS.items()}[config.variant]
-    structure = {v: k for k, v in STRUCTURES.items()}[config.structure]
-    return pb.TableConfig(
-        variant=variant,
-        betting_structure=structure,
-        max_seats=config.seats,
-        small_blind=config.small_blind,
-        big_blind=config.big_blind,
-        ante=config.ante,
-        straddle_allowed=config.straddle,
-        min_buy_in=config.min_buy_in,
-        max_buy_in=config.max_buy_in,
-        rake_basis_points=round(config.rake.percent * 100),
-        rake_cap=config.rake.cap,
-        rake_no_flop_no_drop=config.rake.no_flop_no_drop,
-        action_clock_seconds=int(config.action_seconds),
-        time_bank_seconds=int(config.time_bank_seconds),
-        hand_limit=config.hand_limit,
-        time_limit_seconds=int(config.duration_seconds),
-        min_players_to_start=config.min_players_to_start,
-    )
 
 
 def card_to_proto(card: int) -> pb.Card:

@@ -36,9 +36,9 @@ class _Code:
 
 def test_evaluator_refuses_to_rank_a_holdem_hand_of_7_hole_cards() -> None:
     """Issue 9: the evaluator ranked a hold'em hand of 7 hole cards."""
-    with _Code("CARD_COUNT"):
+    with _Code("BAD_CARDS"):
         evaluate(Variant.HOLDEM, cards("AhKhQhJhTh2c3d"), [])
-    with _Code("CARD_COUNT"):
+    with _Code("BAD_CARDS"):
         evaluate(Variant.HOLDEM, cards("AhKhQh"), cards("JhTh2c3d"))
     assert evaluate(Variant.HOLDEM, cards("AhKh"), cards("QhJhTh2c3d")).high.value > 0
 
@@ -46,13 +46,13 @@ def test_evaluator_refuses_to_rank_a_holdem_hand_of_7_hole_cards() -> None:
 @pytest.mark.parametrize(
     ("variant", "hole", "board", "code"),
     [
-        (Variant.HOLDEM, "Ah", "KhQhJhTh2c", "CARD_COUNT"),
-        (Variant.HOLDEM, "AhKh", "QhJh", "CARD_COUNT"),  # a board of 2 ranks nothing
-        (Variant.HOLDEM, "AhKh", "", "CARD_COUNT"),
-        (Variant.HOLDEM, "AhKh", "QhJhTh2c3d4d", "CARD_COUNT"),
-        (Variant.OMAHA, "AhKhQh", "JhTh2c", "CARD_COUNT"),
-        (Variant.OMAHA, "AhKhQhJhTh", "2c3c4c", "CARD_COUNT"),
-        (Variant.OMAHA_HI_LO, "AhKh", "QhJhTh", "CARD_COUNT"),
+        (Variant.HOLDEM, "Ah", "KhQhJhTh2c", "BAD_CARDS"),
+        (Variant.HOLDEM, "AhKh", "QhJh", "BAD_CARDS"),  # a board of 2 ranks nothing
+        (Variant.HOLDEM, "AhKh", "", "BAD_CARDS"),
+        (Variant.HOLDEM, "AhKh", "QhJhTh2c3d4d", "BAD_CARDS"),
+        (Variant.OMAHA, "AhKhQh", "JhTh2c", "BAD_CARDS"),
+        (Variant.OMAHA, "AhKhQhJhTh", "2c3c4c", "BAD_CARDS"),
+        (Variant.OMAHA_HI_LO, "AhKh", "QhJhTh", "BAD_CARDS"),
         (Variant.HOLDEM, "AhAh", "QhJhTh", "DUPLICATE_CARD"),
         (Variant.OMAHA, "AhKh2c3c", "AhJhTh", "DUPLICATE_CARD"),
     ],
@@ -90,20 +90,20 @@ def showdown(
 
 def test_resolve_showdown_with_eligible_seats_0_0_1_pays_nobody_twice() -> None:
     """Issue 9: ResolveShowdown with eligible seats [0,0,1] paid seat 0 twice."""
-    with _Code("POT"):
+    with _Code("INVALID_POT"):
         showdown([0, 0, 1])
     assert showdown([0, 1]) == {0: 100}
 
 
 def test_a_pot_may_pay_only_seats_that_show_a_hand() -> None:
-    with _Code("POT"):
+    with _Code("INVALID_POT"):
         showdown([0, 1, 5])
-    with _Code("POT"):
+    with _Code("INVALID_POT"):
         showdown([])
 
 
 def test_a_seat_shows_one_hand() -> None:
-    with _Code("DUPLICATE_SEAT"):
+    with _Code("INVALID_CONTENDERS"):
         showdown([0, 1], hands=[(0, "AhAd"), (1, "KhKd"), (0, "3s3c")])
 
 
@@ -115,9 +115,9 @@ def test_no_card_twice_in_a_showdown() -> None:
 
 
 def test_the_odd_chip_order_lists_each_contender_once() -> None:
-    with _Code("ODD_CHIP_ORDER"):
+    with _Code("INVALID_ODD_CHIP_ORDER"):
         showdown([0, 1], order=[0, 0, 1])
-    with _Code("ODD_CHIP_ORDER"):
+    with _Code("INVALID_ODD_CHIP_ORDER"):
         showdown([0, 1], order=[1])
 
 
@@ -159,11 +159,11 @@ def equity_of(
 @pytest.mark.parametrize(
     ("players", "board", "dead", "code"),
     [
-        (["AhKh"], "", "", "PLAYERS"),
-        (["AhKh", "QsQd", "Tc9c"] * 4, "", "", "PLAYERS"),
-        (["AhKh", "QsQd"], "2c3c", "", "BOARD"),
-        (["AhKh", "QsQd"], "2c3c4c5c6c7c", "", "BOARD"),
-        (["AhKhQs", "2d2s"], "", "", "CARD_COUNT"),
+        (["AhKh"], "", "", "INVALID_EQUITY_REQUEST"),
+        (["AhKh", "QsQd", "Tc9c"] * 4, "", "", "INVALID_EQUITY_REQUEST"),
+        (["AhKh", "QsQd"], "2c3c", "", "BAD_CARDS"),
+        (["AhKh", "QsQd"], "2c3c4c5c6c7c", "", "BAD_CARDS"),
+        (["AhKhQs", "2d2s"], "", "", "BAD_CARDS"),
         (["AhKh", "AhQd"], "", "", "DUPLICATE_CARD"),
         (["AhKh", "QsQd"], "2c3c4c", "2c", "DUPLICATE_CARD"),
     ],
@@ -179,9 +179,9 @@ def test_an_equity_request_needing_more_cards_than_the_deck_has_is_refused() -> 
     everything_else = "".join(
         r + s for r in "23456789TJQKA" for s in "cdhs" if r + s not in ("Ah", "Kh")
     )
-    with _Code("NOT_ENOUGH_CARDS"):
+    with _Code("INVALID_EQUITY_REQUEST"):
         equity_of(["AhKh", ""], dead=everything_else[: 2 * 47])
-    with _Code("NOT_ENOUGH_CARDS"):
+    with _Code("INVALID_EQUITY_REQUEST"):
         equity_of(
             ["", "", "", "", "", "", "", "", "", ""], variant=Variant.OMAHA, dead="2c2d2h2s3c3d3h3s"
         )

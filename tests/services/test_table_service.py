@@ -4,6 +4,7 @@ the right status, and a second replica takes a table over when the first one die
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -12,6 +13,9 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.poker.events import PotAwarded
+from libs.table.events import Event, HandBegan
+from libs.tableproto.envelope import decode_commit
 from tests.services.conftest import ServiceProcess, Starter
 
 pytestmark = pytest.mark.integration
@@ -88,7 +92,7 @@ def test_players_act_and_views_hide_other_players_cards(
                 )
             )
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-        assert "minimum is 4" in err.value.details()
+        assert "minimum is 4" in (err.value.details() or "")
         first = stub.SubmitAction(
             table_pb2.SubmitActionRequest(
                 table_id=table_id,
@@ -145,7 +149,8 @@ def test_a_second_replica_takes_over_a_table_when_the_first_dies(
         assert after.sequence == before.sequence
 
 
-def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> None:
+def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:
+    """Open a table of four bots playing ``hands`` hands; return its id once it closed."""
     table_id = f"e{uuid.uuid4().hex[:8]}"
     config = common_pb2.TableConfig()
     config.CopyFrom(CONFIG)
@@ -172,6 +177,33 @@ def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> None:
                 break
             assert time.monotonic() < deadline, "the bot table did not finish its hands"
             time.sleep(0.2)
+    return table_id
+
+
+def _showdowns(nats_url: str, table_id: str) -> int:
+    """Hands of the table's stream whose pots were contested by two hands or more: the
+    showdowns whose hands needed ranking."""
+
+    async def read() -> list[Event]:
+        import nats
+
+        from libs.eventstore.jetstream import JetStreamEventStore
+
+        nc = await nats.connect(nats_url)
+        try:
+            commits = await JetStreamEventStore(nc, stream="HOLDEM_TABLES").read(table_id)
+        finally:
+            await nc.close()
+        return [e for c in commits for e in decode_commit(c.data)[1]]
+
+    ranked: set[int] = set()
+    hand = 0
+    for event in asyncio.run(read()):
+        if isinstance(event, HandBegan):
+            hand = event.hand_number
+        if isinstance(event, PotAwarded) and len(event.eligible) > 1:
+            ranked.add(hand)
+    return len(ranked)
 
 
 def test_showdowns_are_ranked_by_the_evaluator_service(
@@ -185,7 +217,7 @@ def test_showdowns_are_ranked_by_the_evaluator_service(
         HOLDEM_TABLE_EVALUATOR="service",
         HOLDEM_EVALUATOR_ADDR=evaluator.address,
     )
-    _bot_table_to_the_end(table, hands=20)
+    table_id = _bot_table_to_the_end(table, hands=20)
     events = [line.get("event") for line in table.log_lines()]
     assert "evaluator_unavailable" not in events
     calls = [
@@ -194,7 +226,8 @@ def test_showdowns_are_ranked_by_the_evaluator_service(
         if line.get("event") == "rpc finished"
         and str(line.get("rpc", "")).endswith("EvaluateBatch")
     ]
-    assert calls and all(c["status"] == "OK" for c in calls)  # one per showdown
+    assert calls and all(c["status"] == "OK" for c in calls)
+    assert len(calls) == _showdowns(nats_url, table_id)  # one per showdown
 
 
 def test_without_the_evaluator_service_showdowns_fall_back_in_process(

@@ -8,12 +8,13 @@ from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
 from libs.table import TableConfig, TableState, codec, replay, step_table
 from libs.table import commands as tc
-from libs.table.events import PlayerSeated
+from libs.table.commands import PlayerAction
+from libs.table.events import Event, PlayerSeated
 
 
-def _played_table() -> tuple[TableState, list[object]]:
+def _played_table() -> tuple[TableState, list[Event]]:
     state = TableState()
-    events: list[object] = []
+    events: list[Event] = []
     commands: list[tc.TableCommand] = [
         tc.OpenTable("t", TableConfig(seats=4, ante=1), 0.0),
         tc.SitDown("a", 0, 100),
@@ -27,7 +28,7 @@ def _played_table() -> tuple[TableState, list[object]]:
         events += new
     actor = state.acting_seat()
     assert actor is not None
-    state, new = step_table(state, tc.Act(state.seats[actor].player_id, "all_in"))
+    state, new = step_table(state, tc.Act(state.seats[actor].player_id, PlayerAction.ALL_IN))
     events += new
     return state, events
 
@@ -44,8 +45,8 @@ def test_a_snapshot_round_trips_to_an_equal_state() -> None:
     # and the table can go on from the snapshot exactly as from the events
     actor = state.acting_seat()
     assert actor is not None
-    command = tc.Act(state.seats[actor].player_id, "fold")
-    assert step_table(again, command)[1] == step_table(replay(events), command)[1]  # type: ignore[arg-type]
+    command = tc.Act(state.seats[actor].player_id, PlayerAction.FOLD)
+    assert step_table(again, command)[1] == step_table(replay(events), command)[1]
 
 
 def test_an_old_event_version_is_upcast_when_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,3 +70,12 @@ def test_unknown_or_newer_events_are_refused_clearly() -> None:
         codec.decode({"type": "Nope", "v": 1, "data": {}})
     with pytest.raises(codec.CodecError, match="newer"):
         codec.decode({"type": "PlayerSeated", "v": 99, "data": {}})
+
+
+def test_a_snapshot_keeps_the_idempotency_keys_of_the_latest_commits() -> None:
+    state, _ = _played_table()
+    keys = [("open", 1), ("sit-a", 2), ("h1:deal", 7)]
+    again, restored = codec.snapshot_loads(codec.snapshot_dumps(state, keys))
+    assert again == state and restored == keys
+    with pytest.raises(codec.CodecError):
+        codec.snapshot_loads(b'{"v": 1}')

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from libs.poker import DealBoard, DealHoleCards, HandVoided, IllegalAction, InvalidCommand
+from libs.poker import (
+    ActionKind,
+    ActionTaken,
+    DealBoard,
+    DealHoleCards,
+    HandEnded,
+    HandVoided,
+    IllegalAction,
+    InvalidCommand,
+    Phase,
+    legal_actions,
+)
 from libs.poker.cards import DECK
 from libs.table import TableConfig, TableState, replay, step_table
 from libs.table import commands as tc
+from libs.table.commands import PlayerAction
 from libs.table.events import (
     ClockStarted,
+    Event,
     HandBegan,
     PlayerLeft,
     PlayerSatOut,
@@ -17,6 +30,7 @@ from libs.table.events import (
     PlayerTimedOut,
     TableClosed,
     TimeBankStarted,
+    TimeBankUsed,
 )
 
 
@@ -27,7 +41,7 @@ def given(*commands: tc.TableCommand, config: TableConfig | None = None) -> Tabl
     return state
 
 
-def when(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[object]]:
+def when(state: TableState, command: tc.TableCommand) -> tuple[TableState, list[Event]]:
     new, events = step_table(state, command)
     return new, list(events)
 
@@ -150,6 +164,27 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     assert state.hand is not None and state.hand.folded[2]  # facing the blind: fold
     assert state.seats[state.hand_seats[2]].time_bank == 0
     assert isinstance(events[-1], ClockStarted)
+    # the small blind calls; the big blind's clock runs out when checking is free: it checks
+    small_blind, big_blind = state.hand_seats[0], state.hand_seats[1]
+    state, _ = when(state, tc.Act(f"p{small_blind}", PlayerAction.CALL, now=120.0))
+    assert state.clock_seat == big_blind and state.deadline == 130.0
+    state, events = when(state, tc.Tick(131.0))
+    assert events == [TimeBankStarted(big_blind, 135.0)]
+    state, events = when(state, tc.Tick(136.0))
+    assert PlayerTimedOut(big_blind) in events
+    assert ActionTaken(1, ActionKind.CHECK, 0, 2, False) in events
+    assert state.hand is not None and not state.hand.folded[1] and state.hand_in_progress
+    assert PlayerSatOut(big_blind, "timed out") not in events  # one time-out of the two allowed
+    assert not state.seats[big_blind].sitting_out
+    # on the flop the big blind times out again (time bank spent): a second time-out in a row
+    state, _ = when(state, tc.Deal((DealBoard(tuple(DECK[20:23])),), now=140.0))
+    state, _ = when(state, tc.Act(f"p{small_blind}", PlayerAction.CHECK, now=141.0))
+    assert state.clock_seat == big_blind and state.deadline == 151.0
+    state, events = when(state, tc.Tick(151.5))
+    assert PlayerTimedOut(big_blind) in events
+    assert ActionTaken(1, ActionKind.CHECK, 0, 0, False) in events  # checking is free: check
+    assert PlayerSatOut(big_blind, "timed out") in events
+    assert state.seats[big_blind].sitting_out
 
 
 def test_repeated_timeouts_sit_the_player_out() -> None:
@@ -172,7 +207,7 @@ def test_a_player_who_leaves_mid_hand_folds_on_their_turn_and_leaves_at_the_end(
     assert actor in state.seats and state.seats[actor].leaving
     # the others finish: small blind folds -> hand over, the leaver is gone with their stack
     sb = state.hand_seats[0]
-    state, events = when(state, tc.Act(f"p{sb}", "fold"))
+    state, events = when(state, tc.Act(f"p{sb}", PlayerAction.FOLD))
     assert PlayerLeft(actor, f"p{actor}", 100) in events
     assert actor not in state.seats
 
@@ -183,7 +218,7 @@ def test_room_hand_limit_closes_the_table_after_the_hand() -> None:
     state, _ = when(state, tc.StartHand("h", "c", 0.0))
     state = deal_hole(state)
     button = state.hand_seats[1]
-    state, events = when(state, tc.Act(f"p{button}", "fold"))
+    state, events = when(state, tc.Act(f"p{button}", PlayerAction.FOLD))
     closed = events[-1]
     assert isinstance(closed, TableClosed) and state.closed
     assert sum(stack for _, _, stack in closed.stacks) == 200
@@ -205,7 +240,7 @@ def test_voiding_returns_every_chip_of_the_hand() -> None:
     before = state.total_chips()
     state, _ = when(state, tc.StartHand("h", "c", 0.0))
     state = deal_hole(state)
-    state, _ = when(state, tc.Act(f"p{state.hand_seats[2]}", "raise", 10))
+    state, _ = when(state, tc.Act(f"p{state.hand_seats[2]}", PlayerAction.RAISE, 10))
     state, events = when(state, tc.VoidCurrentHand("dealer unreachable"))
     assert any(isinstance(e, HandVoided) for e in events)
     assert [state.seats[n].stack for n in range(3)] == [100, 100, 100]
@@ -213,29 +248,54 @@ def test_voiding_returns_every_chip_of_the_hand() -> None:
 
 
 def test_a_whole_hand_through_the_table_conserves_chips_and_replays() -> None:
-    state = seated(3)
-    all_events: list[object] = []
-    for command in (tc.StartHand("h", "c", 0.0),):
+    opening: list[tc.TableCommand] = [
+        tc.OpenTable("t1", TableConfig(seats=6), 0.0),
+        *(tc.SitDown(f"p{i}", i, 100) for i in range(3)),
+        tc.StartHand("h", "c", 0.0),
+    ]
+    state = TableState()
+    all_events: list[Event] = []
+
+    def run(command: tc.TableCommand) -> None:
+        nonlocal state
         state, events = step_table(state, command)
-        all_events += events
-    state = deal_hole(state)
-    order = [state.hand_seats[p] for p in (2, 0, 1)]
-    for seat in order:
-        state, _ = step_table(state, tc.Act(f"p{seat}", "call" if seat != order[-1] else "check"))
-    assert state.hand is not None
-    state, _ = step_table(state, tc.Deal((DealBoard(tuple(DECK[20:23])),)))
+        all_events.extend(events)
+
+    for command in opening:
+        run(command)
+    hole = state.hand.config.variant.hole_card_count if state.hand else 0
+    for p in range(3):
+        run(tc.Deal((DealHoleCards(p, tuple(DECK[p * hole : p * hole + hole])),)))
+    board = iter(DECK[20:25])
+    while state.hand_in_progress:
+        hand = state.hand
+        assert hand is not None
+        if hand.phase is Phase.DEALING_BOARD:
+            count = 3 if hand.street == 0 else 1
+            run(tc.Deal((DealBoard(tuple(next(board) for _ in range(count))),)))
+            continue
+        seat = state.acting_seat()
+        assert seat is not None
+        options = legal_actions(hand)
+        if options is None:
+            run(tc.ShowOrMuck(f"p{seat}", show=True))
+        else:
+            run(tc.Act(f"p{seat}", PlayerAction.CHECK if options.can_check else PlayerAction.CALL))
+    assert any(isinstance(e, HandEnded) for e in all_events)
     assert state.total_chips() == 300
+    assert sum(seat.stack for seat in state.seats.values()) == 300
+    assert replay(all_events) == state  # the events alone rebuild the very same table
 
 
 def test_a_command_from_someone_not_seated_is_refused() -> None:
     state = seated(2)
     with pytest.raises(IllegalAction) as err:
-        step_table(state, tc.Act("ghost", "fold"))
+        step_table(state, tc.Act("ghost", PlayerAction.FOLD))
     assert err.value.code == "NOT_SEATED"
 
 
 def test_events_rebuild_the_same_table() -> None:
-    events: list[object] = []
+    events: list[Event] = []
     state = TableState()
     commands: list[tc.TableCommand] = [
         tc.OpenTable("t", TableConfig(seats=4), 0.0),
@@ -249,7 +309,7 @@ def test_events_rebuild_the_same_table() -> None:
     for p in range(2):
         state, new = step_table(state, tc.Deal((DealHoleCards(p, tuple(DECK[2 * p : 2 * p + 2])),)))
         events += new
-    rebuilt = replay(events)  # type: ignore[arg-type]
+    rebuilt = replay(events)
     assert rebuilt.seats == state.seats
     assert rebuilt.hand is not None and state.hand is not None
     assert rebuilt.hand.stacks == state.hand.stacks and rebuilt.clock_seat == state.clock_seat
@@ -318,3 +378,49 @@ def test_a_player_who_missed_no_blind_plays_at_once_on_return() -> None:
     assert not state.seats[0].missed_big_blind and not state.seats[0].missed_small_blind
     state, _events = when(state, tc.SitIn("p0"))
     assert not state.seats[0].waiting_for_big_blind and not state.seats[0].entry_due
+
+
+def test_a_player_without_a_seat_choice_gets_the_lowest_free_seat_until_the_table_is_full() -> None:
+    state = given(tc.SitDown("a", 0, 100), tc.SitDown("b", 2, 100), config=TableConfig(seats=4))
+    state, events = when(state, tc.SitDown("c", None, 100))
+    assert events == [PlayerSeated(1, "c", 100, waits_for_big_blind=False)]
+    state, events = when(state, tc.SitDown("d", None, 100))
+    assert events == [PlayerSeated(3, "d", 100, waits_for_big_blind=False)]
+    with pytest.raises(IllegalAction) as err:
+        step_table(state, tc.SitDown("e", None, 100))
+    assert err.value.code == "SEAT_TAKEN"
+
+
+def test_the_clock_runs_out_at_its_deadline_not_a_moment_before() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=5)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 100.0))
+    state = deal_hole(state, now=100.0)
+    seat = state.hand_seats[2]
+    assert when(state, tc.Tick(109.999))[1] == []
+    state, events = when(state, tc.Tick(110.0))
+    assert events == [TimeBankStarted(seat, 115.0)]
+    assert when(state, tc.Tick(114.999))[1] == []
+    state, events = when(state, tc.Tick(115.0))
+    assert PlayerTimedOut(seat) in events
+
+
+def test_acting_while_the_time_bank_runs_spends_what_was_used() -> None:
+    config = TableConfig(seats=6, action_seconds=10, time_bank_seconds=5)
+    state = seated(3, config=config)
+    state, _ = when(state, tc.StartHand("h", "c", 100.0))
+    state = deal_hole(state, now=100.0)
+    seat = state.hand_seats[2]
+    state, _ = when(state, tc.Tick(110.0))  # the bank starts running at the deadline
+    state, events = when(state, tc.Act(f"p{seat}", PlayerAction.CALL, now=112.0))
+    assert events[0] == TimeBankUsed(seat, 2.0)
+    assert state.seats[seat].time_bank == 3.0  # what is left for later decisions
+
+
+def test_a_player_who_sits_out_right_after_the_big_blind_owes_none_on_return() -> None:
+    state = after_a_hand(seated(4))  # button 0 played: SB 1 and BB 2 were posted
+    state, _ = when(state, tc.SitOut("p2"))
+    state, began = _next_hand(state, "h1")  # button 1, SB 3, BB 0: past seat 2, paid just now
+    assert 2 not in began.seats and not state.seats[2].missed_big_blind
+    state, _events = when(state, tc.SitIn("p2"))
+    assert not state.seats[2].waiting_for_big_blind and not state.seats[2].entry_due

@@ -14,7 +14,9 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, ReferenceEvaluator
 from libs.poker.events import HandEnded, HoleCardsDealt, PotAwarded, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit
+from libs.table.commands import PlayerAction
+from libs.table.events import Event
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 from services.table.ranking import EvaluatorUnavailable, HandValues, Holding
@@ -63,21 +65,25 @@ class DownRanker:
         raise EvaluatorUnavailable("UNAVAILABLE: connection refused")
 
 
-async def all_in_heads_up(app: TableApp, table_id: str, config: TableConfig = CONFIG) -> list:
+async def all_in_heads_up(
+    app: TableApp, table_id: str, config: TableConfig = CONFIG
+) -> list[Event]:
     """Two players, all in preflop; returns every event of the one hand."""
     await app.execute(table_id, tc.OpenTable(table_id, replace(config, hand_limit=1), 0.0), "o")
     await app.execute(table_id, tc.SitDown("a", 0, 100), "sit-a")
     await app.execute(table_id, tc.SitDown("b", 1, 100), "sit-b")
-    for key, action in (("shove", "all_in"), ("call", "call")):
+    for key, action in (("shove", PlayerAction.ALL_IN), ("call", PlayerAction.CALL)):
         state = await app.state(table_id)
         seat = state.acting_seat()
         assert seat is not None
-        await app.execute(table_id, tc.Act(state.seats[seat].player_id, action), key)
+        await app.execute(
+            table_id, tc.Act(state.seats[seat].player_id, action, now=app.clock()), key
+        )
     await app.drive(table_id)
     return [e for c in await app.events.read(table_id) for e in decode_commit(c.data)[1]]
 
 
-def true_highs(events: list) -> dict[int, int]:
+def true_highs(events: list[Event]) -> dict[int, int]:
     holes = {e.player: e.cards for e in events if isinstance(e, HoleCardsDealt)}
     board = tuple(c for e in events if isinstance(e, StreetDealt) for c in e.cards)
     return {p: REFERENCE.high(hole + board) for p, hole in holes.items()}

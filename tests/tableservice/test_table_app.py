@@ -6,21 +6,23 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 
 import pytest
 
 from libs.eventstore import EventStore, InMemoryEventStore, InMemorySnapshotStore, SnapshotStore
-from libs.poker import IllegalAction
+from libs.poker import HandEnded, HoleCardsDealt, IllegalAction, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
-from libs.table.envelope import decode_commit
+from libs.table.commands import PlayerAction
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
+Stores = AbstractAsyncContextManager[tuple[EventStore, SnapshotStore]]
 
 
 def bots_table(table_id: str, players: int = 3, hand_limit: int = 0) -> list[tc.TableCommand]:
@@ -29,6 +31,24 @@ def bots_table(table_id: str, players: int = 3, hand_limit: int = 0) -> list[tc.
         tc.OpenTable(table_id, config, 0.0),
         *(tc.SitDown(f"bot{i}", i, 100, is_bot=True) for i in range(players)),
     ]
+
+
+def seat_two() -> list[tc.TableCommand]:
+    return [tc.SitDown("a", 0, 100), tc.SitDown("b", 1, 100)]
+
+
+class GatedDealer(LocalDealer):
+    """Holds a new deck back until ``go`` is set (``asked`` tells that it was asked for)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
+        self.asked.set()
+        await self.go.wait()
+        return await super().start_deck(table_id, hand_id)
 
 
 async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -> None:
@@ -43,7 +63,7 @@ async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -
 class TableAppContract:
     """Subclasses provide ``stores()``: an async context manager yielding (events, snapshots)."""
 
-    def stores(self) -> AbstractStores:
+    def stores(self) -> Stores:
         raise NotImplementedError
 
     def run(self, body: Callable[[EventStore, SnapshotStore], Awaitable[None]]) -> None:
@@ -73,13 +93,100 @@ class TableAppContract:
             app = TableApp(events, snapshots, LocalDealer(), auto_start=False)
             await app.execute("t2", tc.OpenTable("t2", CONFIG, 0.0), "open")
             first = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
+            later = await app.execute("t2", tc.SitDown("b", 1, 100), "sit-b")
+            assert later.sequence > first.sequence  # the table moved on since the first try
             again = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
             assert again.duplicate and again.sequence == first.sequence
             assert again.events == first.events
-            assert len(await events.read("t2")) == 2
+            assert len(await events.read("t2")) == 3
             app.forget("t2")  # as after a restart: the key is known from the stream
             third = await app.execute("t2", tc.SitDown("a", 0, 100), "sit-a")
-            assert third.duplicate and len(await events.read("t2")) == 2
+            assert third.duplicate and third.sequence == first.sequence
+            assert len(await events.read("t2")) == 3
+
+        self.run(body)
+
+    def test_a_retry_after_a_restart_is_recognised_from_the_snapshot_alone(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), auto_start=False, snapshot_every=1)
+            await app.execute("t7", tc.OpenTable("t7", CONFIG, 0.0), "open")
+            first = await app.execute("t7", tc.SitDown("a", 0, 100), "sit-a")
+            await app.execute("t7", tc.SitDown("b", 1, 100), "sit-b")
+            snapshot = await snapshots.load("t7")
+            assert snapshot is not None and snapshot.sequence == await events.last_sequence("t7")
+            app.forget("t7")  # restarted: the snapshot covers every commit, no tail to read
+            again = await app.execute("t7", tc.SitDown("a", 0, 100), "sit-a")
+            assert again.duplicate and again.sequence == first.sequence
+            assert len(await events.read("t7")) == 3
+
+        self.run(body)
+
+    def test_a_retry_sent_to_a_replica_that_had_the_table_cached_gets_the_first_outcome(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            a = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            b = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await a.execute("t10", tc.OpenTable("t10", CONFIG, 0.0), "open")
+            await b.state("t10")  # b caches the table before the first try lands
+            first = await a.execute("t10", tc.SitDown("x", 0, 100), "sit-x")
+            again = await b.execute("t10", tc.SitDown("x", 0, 100), "sit-x")
+            assert again.duplicate and again.sequence == first.sequence
+            assert again.events == first.events
+            assert len(await events.read("t10")) == 2
+            assert (await b.state("t10")).seats == (await a.state("t10")).seats
+
+        self.run(body)
+
+    def test_a_snapshot_is_written_every_n_commits_and_at_every_hand_end(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), auto_start=False, snapshot_every=2)
+            await app.execute("t8", tc.OpenTable("t8", CONFIG, 0.0), "open")
+            assert await snapshots.load("t8") is None
+            await app.execute("t8", tc.SitDown("a", 0, 100), "sit-a")
+            snapshot = await snapshots.load("t8")
+            assert snapshot is not None and snapshot.sequence == await events.last_sequence("t8")
+            rarely = TableApp(events, snapshots, LocalDealer(), snapshot_every=1000)
+            await setup(rarely, "t9", bots_table("t9", hand_limit=1))
+            ended = [
+                c.sequence
+                for c in await events.read("t9")
+                if any(isinstance(e, HandEnded) for e in decode_commit(c.data)[1])
+            ]
+            snapshot = await snapshots.load("t9")
+            assert snapshot is not None and [snapshot.sequence] == ended
+
+        self.run(body)
+
+    def test_an_automatic_step_worked_out_before_the_table_moved_is_dropped(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            dealer = GatedDealer()
+            app = TableApp(events, snapshots, dealer, auto_start=False)
+            await setup(app, "t11", [tc.OpenTable("t11", CONFIG, 0.0), *seat_two()])
+            app.auto_start = True
+            driving = asyncio.create_task(app.drive("t11"))
+            await dealer.asked.wait()  # "start a hand" was worked out; the deck is on its way
+            await app.execute("t11", tc.Leave("b"), "leave-b")  # now one player is left
+            dealer.go.set()
+            assert await driving == 0  # dropped, and nothing else is due
+            assert (await app.state("t11")).hands_started == 0
+
+        self.run(body)
+
+    def test_an_automatic_step_that_lost_a_race_to_another_writer_is_dropped(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            other = TableApp(events, snapshots, LocalDealer(), auto_start=False)
+            await setup(other, "t12", [tc.OpenTable("t12", CONFIG, 0.0), *seat_two()])
+            dealer = GatedDealer()
+            app = TableApp(events, snapshots, dealer)
+            await app.state("t12")
+            driving = asyncio.create_task(app.drive("t12"))
+            await dealer.asked.wait()
+            await other.execute("t12", tc.Leave("b"), "leave-b")  # app's copy is stale now
+            dealer.go.set()
+            assert await driving == 0  # its append conflicted: reloaded, nothing is due
+            state = await app.state("t12")
+            assert state.hands_started == 0 and set(state.seats) == {0}
 
         self.run(body)
 
@@ -89,7 +196,7 @@ class TableAppContract:
             await app.execute("t3", tc.OpenTable("t3", CONFIG, 0.0), "open")
             before = await events.last_sequence("t3")
             with pytest.raises(IllegalAction):
-                await app.execute("t3", tc.Act("nobody", "fold"), "bad")
+                await app.execute("t3", tc.Act("nobody", PlayerAction.FOLD), "bad")
             assert await events.last_sequence("t3") == before
 
         self.run(body)
@@ -134,10 +241,10 @@ class TableAppContract:
             dealt = 0
             for payload in published:
                 for event in decode_commit(payload)[1]:
-                    if type(event).__name__ == "HoleCardsDealt":
+                    if isinstance(event, HoleCardsDealt):
                         dealt += 1
                         assert event.cards == ()
-                    if type(event).__name__ == "StreetDealt":
+                    if isinstance(event, StreetDealt):
                         assert event.burn is None
             assert dealt == 6
 
@@ -156,10 +263,14 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
         dealer._seeds.clear()  # the dealer's store was wiped mid-hand
         actor = state.acting_seat()
         assert actor is not None
-        await app.execute("tv", tc.Act(state.seats[actor].player_id, "call"), "call")
+        await app.execute(
+            "tv", tc.Act(state.seats[actor].player_id, PlayerAction.CALL, now=app.clock()), "call"
+        )
         other = (await app.state("tv")).acting_seat()
         assert other is not None
-        outcome = await app.execute("tv", tc.Act(state.seats[other].player_id, "check"), "check")
+        outcome = await app.execute(
+            "tv", tc.Act(state.seats[other].player_id, PlayerAction.CHECK, now=app.clock()), "check"
+        )
         assert outcome.events  # the round closed; dealing the flop failed: the hand is void
         state = await app.state("tv")
         assert state.hands_started == 2  # voided, seed marked, and the next hand began
@@ -171,11 +282,8 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
     asyncio.run(main())
 
 
-AbstractStores = Callable[[], "asynccontextmanager[tuple[EventStore, SnapshotStore]]"]
-
-
 class TestInMemory(TableAppContract):
-    @asynccontextmanager  # type: ignore[override]
+    @asynccontextmanager
     async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         yield InMemoryEventStore(), InMemorySnapshotStore()
 
@@ -187,7 +295,7 @@ class TestRealNatsAndRedis(TableAppContract):
         self.nats_url = nats_url
         self.redis_url = redis_url
 
-    @asynccontextmanager  # type: ignore[override]
+    @asynccontextmanager
     async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         import nats
         from redis.asyncio import Redis

@@ -15,7 +15,8 @@ from libs.poker.cards import DECK
 from libs.poker.events import StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
-from libs.table.envelope import decode_commit
+from libs.table.events import Event
+from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 
@@ -28,7 +29,7 @@ def test_every_hand_of_a_table_verifies_and_a_forged_card_is_caught(
     stream = "HOLDEM_TABLES"  # the table service's stream (a second one over its subjects fails)
     table_id = f"v{uuid.uuid4().hex[:10]}"
 
-    async def play() -> list[object]:
+    async def play() -> list[Event]:
         import nats
 
         from libs.eventstore.jetstream import JetStreamEventStore

@@ -1,26 +1,27 @@
 """Commit envelopes, the table stream's storage format: the protobuf message one command's events
 are appended as (``holdem.events.v1.Commit``), and the public projection published for clients
-(no hidden cards). The domain modules beside this one stay free of protobuf; this one is shared by
-the table service and the tools that read its stream (``holdem chaos``, ``holdem verify``)."""
+(no hidden cards). Each event inside is libs.table.codec's record (type, schema version, JSON
+data). Shared by the table service and the tools that read its stream (``holdem chaos``,
+``holdem verify``, the demo)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from collections.abc import Sequence
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, StreetDealt
-
-from . import codec
+from libs.table import codec
+from libs.table.events import Event
 
 SCHEMA_VERSION = 1
 
 
 def encode_commit(
-    table_id: str, events: list[Any], causation_id: str, command_type: str, now: float
+    table_id: str, events: Sequence[Event], causation_id: str, command_type: str, now: float
 ) -> bytes:
     commit = events_pb2.Commit(
         table_id=table_id,
@@ -39,7 +40,7 @@ def encode_commit(
     return commit.SerializeToString()
 
 
-def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Any]]:
+def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     commit = events_pb2.Commit.FromString(payload)
     events = [
         codec.decode({"type": r.type, "v": r.schema_version, "data": json.loads(r.data)})
@@ -48,7 +49,7 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Any]]:
     return commit, events
 
 
-def public_event(event: Any) -> Any:
+def public_event(event: Event) -> Event:
     """What anyone may see of an event: hole cards are removed (their number follows from the
     variant), burn cards stay face down."""
     if isinstance(event, HoleCardsDealt):
@@ -61,7 +62,7 @@ def public_event(event: Any) -> Any:
 def encode_public(
     table_id: str,
     sequence: int,
-    events: list[Any],
+    events: Sequence[Event],
     causation_id: str,
     command_type: str,
     now: float,

@@ -1,0 +1,103 @@
+"""What a table needs next that no player decides: ``next_due(state, now)``, pure.
+
+The table service's driver turns each item into a command (asking the dealer for cards or a
+seed, the bot policy for a decision) and commits it; then it asks again. Priorities, first
+match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street;
+a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
+start the next hand. Deck positions come from ``libs.fairdeck.DealLayout``, so asking the dealer
+again for the same item returns the same cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libs.fairdeck import DealLayout
+from libs.poker.engine import LegalActions, legal_actions, showdown_turn
+from libs.poker.state import Phase
+
+from .planning import can_start_hand
+from .state import TableState
+
+
+@dataclass(frozen=True, slots=True)
+class RevealDue:
+    """The hand ended and its deck's seed is not in the stream yet."""
+
+    hand_id: str
+    deck_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCardsDue:
+    """Every player's hole cards: ``positions[p]`` are the deck positions of hand position p."""
+
+    deck_id: str
+    positions: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDue:
+    """The next street: its burn card and board cards, by deck position."""
+
+    deck_id: str
+    street: int
+    burn: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A bot is to act: bet (``options``: what it may do) or, with ``options`` None, show or
+    muck at showdown."""
+
+    player_id: str
+    options: LegalActions | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockDue:
+    """The action clock of ``seat`` ran out (a ``Tick`` extends it with the time bank or acts)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandDue:
+    """A new hand may start; ``hand_id`` is its number."""
+
+    hand_id: str
+
+
+Due = RevealDue | HoleCardsDue | BoardDue | BotTurn | ClockDue | HandDue
+
+
+def next_due(s: TableState, now: float) -> Due | None:
+    """The one thing the table needs next without a player's decision, or None."""
+    if s.config is None:
+        return None
+    if not s.hand_in_progress and s.hand_id and s.deck_id and s.hand_id not in s.revealed_seeds:
+        return RevealDue(s.hand_id, s.deck_id)
+    if s.closed:
+        return None
+    hand = s.hand
+    if s.hand_in_progress and hand is not None:
+        layout = DealLayout(hand.player_count, hand.config.variant.hole_card_count)
+        if hand.phase is Phase.DEALING_HOLE:
+            holes = tuple(layout.hole(p) for p in range(hand.player_count))
+            return HoleCardsDue(s.deck_id, holes)
+        if hand.phase is Phase.DEALING_BOARD:
+            street = hand.street + 1
+            return BoardDue(s.deck_id, street, layout.burn(street), layout.board(street))
+        seat = s.acting_seat()
+        if seat is not None and s.seats[seat].is_bot:
+            options = legal_actions(hand)
+            if options is not None or showdown_turn(hand) is not None:
+                return BotTurn(s.seats[seat].player_id, options)
+            return None
+        if s.clock_seat is not None and now >= s.deadline:
+            return ClockDue(s.clock_seat)
+        return None
+    if can_start_hand(s, now):
+        return HandDue(f"{s.hands_started + 1}")
+    return None

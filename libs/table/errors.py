@@ -1,0 +1,21 @@
+"""The table's stable error codes. The table raises the engine's error classes
+(``libs.poker.errors``): ``IllegalAction`` for a command the table's state does not allow now,
+``InvalidCommand`` for a malformed one; the engine's own codes come from there too."""
+
+from __future__ import annotations
+
+TABLE_NOT_FOUND = "TABLE_NOT_FOUND"  # never opened: no such table
+TABLE_CLOSED = "TABLE_CLOSED"
+ALREADY_OPEN = "ALREADY_OPEN"
+SEAT_TAKEN = "SEAT_TAKEN"  # the seat asked for, or every seat when none was named
+NO_SUCH_SEAT = "NO_SUCH_SEAT"
+ALREADY_SEATED = "ALREADY_SEATED"
+NOT_SEATED = "NOT_SEATED"
+BUY_IN_OUT_OF_RANGE = "BUY_IN_OUT_OF_RANGE"
+NOT_IN_HAND = "NOT_IN_HAND"
+HAND_IN_PROGRESS = "HAND_IN_PROGRESS"
+NO_HAND = "NO_HAND"
+NOT_ENOUGH_PLAYERS = "NOT_ENOUGH_PLAYERS"
+ALREADY_SITTING_OUT = "ALREADY_SITTING_OUT"
+NOT_SITTING_OUT = "NOT_SITTING_OUT"
+UNKNOWN_ACTION = "UNKNOWN_ACTION"

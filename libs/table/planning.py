@@ -1,0 +1,134 @@
+"""Planning the table: which seat a newcomer gets, who is dealt into the next hand, the button,
+the blinds and entry bets, and whether a hand may start at all (enough players ready, the
+room's limits not reached)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libs.poker.config import BettingStructure, HandConfig
+from libs.poker.errors import IllegalAction
+
+from . import errors as TE
+from .state import TableState
+
+
+def free_seat(s: TableState) -> int:
+    """The lowest free seat; SEAT_TAKEN when every seat is taken."""
+    assert s.config is not None
+    for seat in range(s.config.seats):
+        if seat not in s.seats:
+            return seat
+    raise IllegalAction(TE.SEAT_TAKEN, "every seat is taken")
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlan:
+    button: int
+    seats: tuple[int, ...]  # by position
+    config: HandConfig
+    stacks: tuple[int, ...]
+    small_blind: int  # seats
+    big_blind: int
+
+
+def _after(seat: int, pool: list[int], size: int) -> int:
+    """The first seat of ``pool`` clockwise after ``seat`` (``seat`` itself if it is alone)."""
+    for k in range(1, size + 1):
+        candidate = (seat + k) % size
+        if candidate in pool:
+            return candidate
+    raise ValueError("empty pool")
+
+
+def plan_hand(s: TableState) -> HandPlan | None:
+    """Who is dealt in next, the button and the forced bets; None if a hand cannot start."""
+    cfg = s.config
+    if cfg is None or s.closed or s.hand_in_progress:
+        return None
+    ready = sorted(
+        n
+        for n, seat in s.seats.items()
+        if seat.stack > 0 and not seat.sitting_out and not seat.leaving
+    )
+    active = [n for n in ready if not s.seats[n].waiting_for_big_blind]
+    if not active:
+        return None
+    size = cfg.seats
+    button = active[0] if s.button is None else _after(s.button, active, size)
+    if len(active) >= 2:
+        sb = _after(button, active, size)
+        bb = _after(sb, ready, size)
+        if bb == button:  # two players: the button posts the small blind
+            sb, bb = button, sb
+    else:
+        waiting = [n for n in ready if n not in active]
+        if not waiting:
+            return None
+        sb, bb = button, _after(button, waiting, size)
+    dealt = set(active) | {bb}
+    if len(dealt) < cfg.min_players_to_start:
+        return None
+    order = [(button + k) % size for k in range(1, size + 1) if (button + k) % size in dealt]
+    n = len(order)
+    blinds = [0] * n
+    blinds[order.index(sb)] = cfg.small_blind
+    blinds[order.index(bb)] = cfg.big_blind
+    big_blind_position = order.index(bb)
+    if cfg.straddle and n >= 3:
+        blinds[2] = 2 * cfg.big_blind
+        big_blind_position = 2
+    dead = [0] * n
+    for position, number in enumerate(order):
+        if blinds[position]:
+            continue  # posting a blind in turn settles what was missed
+        if s.seats[number].dead_small_due:
+            dead[position] = cfg.small_blind  # a missed small blind, dead
+        if s.seats[number].entry_due:
+            blinds[position] = cfg.big_blind  # a live entry bet (or missed big blind)
+    fixed = cfg.structure is BettingStructure.FIXED_LIMIT
+    config = HandConfig(
+        variant=cfg.variant,
+        structure=cfg.structure,
+        blinds=tuple(blinds),
+        antes=(cfg.ante,) * n,
+        min_bet=cfg.big_blind,
+        big_bet=2 * cfg.big_blind if fixed else 0,
+        rake=cfg.rake,
+        big_blind_position=big_blind_position,
+        dead_blinds=tuple(dead),
+    )
+    stacks = tuple(s.seats[number].stack for number in order)
+    return HandPlan(button, tuple(order), config, stacks, sb, bb)
+
+
+def can_start_hand(s: TableState, now: float) -> bool:
+    return start_hand_refusal(s, now) is None
+
+
+def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
+    """Why no hand may start now (the error a ``StartHand`` meets), or None when one may."""
+    if s.config is None:
+        return IllegalAction(TE.TABLE_NOT_FOUND, "the table is not open")
+    if s.closed:
+        return IllegalAction(TE.TABLE_CLOSED, "the table is closed")
+    if s.hand_in_progress:
+        return IllegalAction(TE.HAND_IN_PROGRESS, "a hand is already in progress")
+    limit = room_limit_reached(s, now)
+    if limit is not None:
+        return IllegalAction(TE.TABLE_CLOSED, limit)
+    if plan_hand(s) is None:
+        return IllegalAction(TE.NOT_ENOUGH_PLAYERS, "a hand needs at least two players ready")
+    return None
+
+
+def room_limit_reached(s: TableState, now: float) -> str | None:
+    """Why the room is over (its hand or time limit), or None while it may go on."""
+    cfg = s.config
+    if cfg is None:
+        return None
+    if cfg.hand_limit and s.hands_started >= cfg.hand_limit:
+        return f"the room's limit of {cfg.hand_limit} hands was reached"
+    if cfg.duration_seconds and now >= s.opened_at + cfg.duration_seconds:
+        return "the room's time limit was reached"
+    return None

@@ -1,0 +1,216 @@
+"""A table's state and ``evolve``: how each event changes it. Applying an event never fails.
+
+Hand events (libs.poker) are passed to the hand's own state; the table keeps what lives between
+hands: seats and stacks, the button, who missed which blind, the clock, revealed seeds.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from libs.poker.engine import showdown_turn
+from libs.poker.events import ActionTaken, HandEnded, HandStarted, HandVoided
+from libs.poker.events import Event as HandEvent
+from libs.poker.state import HandState, initial_state
+from libs.poker.state import apply as apply_hand_event
+
+from .config import TableConfig
+from .events import (
+    ClockStarted,
+    Event,
+    HandBegan,
+    LeaveRequested,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    PlayerTimedOut,
+    SeedRevealed,
+    TableClosed,
+    TableOpened,
+    TimeBankStarted,
+    TimeBankUsed,
+)
+
+
+@dataclass
+class Seat:
+    player_id: str
+    stack: int  # between hands; during a hand the hand state holds the live stack
+    waiting_for_big_blind: bool = False
+    entry_due: bool = False
+    sitting_out: bool = False
+    leaving: bool = False
+    is_bot: bool = False
+    time_bank: float = 0.0
+    timeouts: int = 0
+    missed_small_blind: bool = False
+    missed_big_blind: bool = False
+    dead_small_due: bool = False
+
+
+@dataclass
+class TableState:
+    table_id: str = ""
+    config: TableConfig | None = None
+    opened_at: float = 0.0
+    seats: dict[int, Seat] = field(default_factory=dict)
+    button: int | None = None
+    last_small_blind: int | None = None
+    last_big_blind: int | None = None
+    hands_started: int = 0
+    hand: HandState | None = None
+    hand_id: str = ""
+    hand_seats: tuple[int, ...] = ()
+    commitment: str = ""
+    deck_id: str = ""
+    clock_seat: int | None = None
+    deadline: float = 0.0
+    bank_started_at: float | None = None  # when the time bank began running for this decision
+    forced_seat: int | None = None  # the clock is acting for this seat
+    revealed_seeds: dict[str, str] = field(default_factory=dict)
+    closed: bool = False
+
+    @property
+    def hand_in_progress(self) -> bool:
+        return self.hand is not None and not self.hand.is_complete
+
+    def seat_of(self, player_id: str) -> int | None:
+        for number, seat in self.seats.items():
+            if seat.player_id == player_id:
+                return number
+        return None
+
+    def position_of(self, seat: int) -> int | None:
+        try:
+            return self.hand_seats.index(seat)
+        except ValueError:
+            return None
+
+    def acting_seat(self) -> int | None:
+        """The seat whose decision the hand waits for (betting or showdown), if any."""
+        if not self.hand_in_progress or self.hand is None:
+            return None
+        actor = self.hand.actor
+        if actor is None:
+            turn = showdown_turn(self.hand)
+            actor = turn.player if turn else None
+        return None if actor is None else self.hand_seats[actor]
+
+    def total_chips(self) -> int:
+        """Chips at the table: seat stacks, or the hand's view of them while it runs."""
+        if self.hand_in_progress and self.hand is not None:
+            dealt = set(self.hand_seats)
+            outside = sum(s.stack for n, s in self.seats.items() if n not in dealt)
+            h = self.hand
+            return outside + sum(h.stacks) + sum(h.bets) + h.pot + h.rake
+        return sum(s.stack for s in self.seats.values())
+
+
+def evolve(state: TableState, event: Event) -> TableState:
+    new = copy.deepcopy(state)
+    apply(new, event)
+    return new
+
+
+def replay(events: list[Event]) -> TableState:
+    state = TableState()
+    for event in events:
+        apply(state, event)
+    return state
+
+
+def apply(s: TableState, event: Event) -> None:
+    """Apply ``event`` to ``s`` in place."""
+    match event:
+        case TableOpened():
+            s.table_id, s.config, s.opened_at = event.table_id, event.config, event.at
+        case PlayerSeated():
+            assert s.config is not None
+            s.seats[event.seat] = Seat(
+                event.player_id,
+                event.stack,
+                waiting_for_big_blind=event.waits_for_big_blind,
+                entry_due=event.posts_entry_bet,
+                is_bot=event.is_bot,
+                time_bank=s.config.time_bank_seconds,
+            )
+        case PlayerLeft():
+            s.seats.pop(event.seat, None)
+        case PlayerSatOut():
+            s.seats[event.seat].sitting_out = True
+        case PlayerSatIn():
+            seat = s.seats[event.seat]
+            seat.sitting_out = False
+            seat.timeouts = 0
+            seat.waiting_for_big_blind = event.waits_for_big_blind
+            seat.entry_due = event.posts_entry_bet
+            seat.dead_small_due = event.posts_dead_small_blind
+        case LeaveRequested():
+            s.seats[event.seat].leaving = True
+        case HandBegan():
+            if s.config is not None and event.big_blind_seat >= 0:
+                _mark_missed_blinds(s, event, s.config.seats)
+            s.hands_started = event.hand_number
+            s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
+            s.commitment, s.deck_id = event.commitment, event.deck_id
+            for number in event.seats:
+                seat = s.seats[number]
+                seat.waiting_for_big_blind = seat.entry_due = seat.dead_small_due = False
+                seat.missed_small_blind = seat.missed_big_blind = False
+        case HandStarted():
+            s.hand = initial_state(event)
+        case ClockStarted():
+            s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
+        case TimeBankStarted():
+            s.bank_started_at = s.deadline
+            s.deadline = event.deadline
+        case TimeBankUsed():
+            seat = s.seats[event.seat]
+            seat.time_bank = max(0.0, seat.time_bank - event.seconds)
+        case PlayerTimedOut():
+            s.seats[event.seat].timeouts += 1
+            s.forced_seat = event.seat
+        case SeedRevealed():
+            s.revealed_seeds[event.hand_id] = event.seed
+        case TableClosed():
+            s.closed = True
+            s.seats.clear()
+            s.clock_seat = None
+        case _:
+            _apply_hand_event(s, event)
+
+
+def _passed(previous: int | None, current: int, seat: int, size: int) -> bool:
+    """Did a blind moving clockwise from ``previous`` to ``current`` pass over ``seat``?"""
+    if previous is None:
+        return False
+    span = (current - previous) % size or size
+    return 0 < (seat - previous) % size <= span
+
+
+def _mark_missed_blinds(s: TableState, event: HandBegan, size: int) -> None:
+    for number, seat in s.seats.items():
+        if not seat.sitting_out or number in event.seats:
+            continue
+        if _passed(s.last_big_blind, event.big_blind_seat, number, size):
+            seat.missed_big_blind = True
+        if _passed(s.last_small_blind, event.small_blind_seat, number, size):
+            seat.missed_small_blind = True
+    s.last_small_blind, s.last_big_blind = event.small_blind_seat, event.big_blind_seat
+
+
+def _apply_hand_event(s: TableState, event: HandEvent) -> None:
+    assert s.hand is not None
+    if isinstance(event, ActionTaken):
+        seat = s.hand_seats[event.player]
+        if s.forced_seat != seat:
+            s.seats[seat].timeouts = 0  # a decision of their own ends a run of time-outs
+        s.forced_seat = None
+        s.clock_seat = None
+    apply_hand_event(s.hand, event)
+    if isinstance(event, (HandEnded, HandVoided)):
+        for position, number in enumerate(s.hand_seats):
+            s.seats[number].stack = s.hand.stacks[position]
+        s.clock_seat = None
