@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
+from libs.auth.keys import KeyRing, KeyRingError
+
 T = TypeVar("T")
 
 #: Default port of each service on 127.0.0.1 (HOLDEM_LISTEN and the HOLDEM_<NAME>_ADDR defaults).
@@ -243,6 +245,27 @@ def parse_env(variables: Iterable[Var[Any]], environ: Mapping[str, str]) -> Valu
     return Values(values)
 
 
+# ---- secrets read by more than one service ----------------------------------------------------
+
+
+def _parse_token_keys(raw: str) -> KeyRing:
+    try:
+        return KeyRing.parse(raw)
+    except KeyRingError as exc:  # its messages never contain a secret
+        raise ValueError(str(exc)) from None
+
+
+#: Keys of player tokens (libs.auth, contract-13 §4): read by the lobby (signs) and the gateway
+#: (verifies). A secret: it belongs in the Kubernetes Secret, never in a ConfigMap.
+TOKEN_KEYS: Var[KeyRing] = Var(
+    "HOLDEM_TOKEN_KEYS",
+    VarType("kid:base64secret[,kid:base64secret...]", _parse_token_keys),
+    None,
+    "keys of player tokens, a secret: the first signs, every one verifies (rotation: "
+    "docs/operations.md); secrets of at least 32 bytes",
+)
+
+
 # ---- variables shared by every service ----------------------------------------------------------
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -399,11 +422,17 @@ def documentation(service_vars: Mapping[str, Iterable[Var[Any]]] | None = None) 
     ]
     shared = platform_vars("gateway")[len(per_service) :]
     rows += [VarDoc(v.name, v.default or "(required)", _meaning(v)) for v in shared]
+    # A variable several services read (e.g. HOLDEM_TOKEN_KEYS) is one row naming them all.
+    readers: dict[str, list[str]] = {}
+    declared: dict[str, Var[Any]] = {}
     for service, variables in (service_vars or {}).items():
-        rows += [
-            VarDoc(v.name, v.default or "(required)", f"{service}: {_meaning(v)}")
-            for v in variables
-        ]
+        for var in variables:
+            readers.setdefault(var.name, []).append(service)
+            declared.setdefault(var.name, var)
+    rows += [
+        VarDoc(v.name, v.default or "(required)", f"{', '.join(readers[v.name])}: {_meaning(v)}")
+        for v in declared.values()
+    ]
     return rows
 
 

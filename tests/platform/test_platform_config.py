@@ -141,3 +141,13 @@ def test_docs_table_matches_the_declarations() -> None:
     expected = markdown_table(documentation(SERVICE_VARS))
     for doc in (DOCS, DOCS.parents[1] / "README.md"):
         assert expected in doc.read_text(), f"update the table in {doc}:\n{expected}"
+
+
+def test_a_variable_read_by_several_services_is_one_row_naming_them() -> None:
+    from libs.platform.config import TOKEN_KEYS
+
+    rows = documentation({"gateway": (TOKEN_KEYS,), "lobby": (TOKEN_KEYS, STARTING_CHIPS)})
+    keys = [row for row in rows if row.name == "HOLDEM_TOKEN_KEYS"]
+    assert len(keys) == 1
+    assert keys[0].meaning.startswith("gateway, lobby: keys of player tokens")
+    assert keys[0].default == "(required)"
