@@ -7,7 +7,7 @@ and redis-server started on free loopback ports.
   Redis snapshot plus the commits after it, and ``--loads`` times by full replay (snapshot
   deleted). Reported as loads per second, snapshot vs full replay.
 - Commits: the same play measured as commits per second (decide, guarded append, snapshot every
-  50 commits and at hand end, publish), against the bare ceiling of sequential guarded JetStream
+  50 commits and at hand end, the public projection published on JetStream), against the bare ceiling of sequential guarded JetStream
   appends of the same payload size on the same server.
 """
 
@@ -43,6 +43,7 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from redis.asyncio import Redis
 
     from libs.eventstore.jetstream import JetStreamEventStore
+    from libs.eventstore.projection import JetStreamProjection
     from libs.eventstore.redis_snapshots import RedisSnapshotStore
     from services.table.app import TableApp
     from services.table.dealing import LocalDealer
@@ -54,12 +55,26 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     snapshots = RedisSnapshotStore(redis)
     events = 0
 
-    async def count_events(table_id: str, payload: bytes) -> None:
-        nonlocal events
-        events += len(events_pb2.Commit.FromString(payload).recorded)
+    class CountingProjection(JetStreamProjection):
+        async def publish(
+            self,
+            stream_id: str,
+            sequence: int,
+            previous: int,
+            data: bytes,
+            *,
+            expected_position: int,
+        ) -> int:
+            nonlocal events
+            events += len(events_pb2.Commit.FromString(data).recorded)
+            return await super().publish(
+                stream_id, sequence, previous, data, expected_position=expected_position
+            )
 
+    public = CountingProjection(nc, stream="BENCH_PUBLIC", subject_prefix="bench.public")
+    await public.ensure_stream()
     app = TableApp(
-        store, snapshots, LocalDealer(), snapshot_every=50, auto_start=False, publish=count_events
+        store, snapshots, LocalDealer(), snapshot_every=50, auto_start=False, projection=public
     )
     table_id = f"bench{uuid.uuid4().hex[:8]}"
     config = TableConfig(seats=6, min_players_to_start=6, max_buy_in=10_000)
@@ -102,7 +117,9 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
         count += 1
     raw_rate = count / (time.perf_counter() - t)
     _log(f"bare guarded appends: {raw_rate:,.0f}/s ({len(payload)} bytes each)")
+    await app.stop()
     await nc.jetstream().delete_stream("BENCH_TABLES")
+    await nc.jetstream().delete_stream("BENCH_PUBLIC")
     await nc.close()
     await redis.aclose()
     return [

@@ -1,11 +1,13 @@
 """Persistence for event-sourced aggregates: an append-only event store with optimistic
 concurrency (JetStream, or in memory), a snapshot store (Redis, or in memory) and the generic
-repository that loads an aggregate as "latest snapshot + the commits after it".
+repository that loads an aggregate as "latest snapshot + the commits after it", and projections
+published after each commit, complete and in order (``projection``).
 
 Stores deal in opaque commit payloads (bytes): what a commit holds is the caller's business.
 """
 
-from .memory import InMemoryEventStore, InMemorySnapshotStore
+from .memory import InMemoryEventStore, InMemoryProjection, InMemorySnapshotStore
+from .projection import Projectable, Projected, Projection, ProjectionConflict, Projector
 from .repository import Loaded, Repository
 from .store import (
     AppendResult,
@@ -23,8 +25,14 @@ __all__ = [
     "ConcurrencyConflict",
     "EventStore",
     "InMemoryEventStore",
+    "InMemoryProjection",
     "InMemorySnapshotStore",
     "Loaded",
+    "Projectable",
+    "Projected",
+    "Projection",
+    "ProjectionConflict",
+    "Projector",
     "Repository",
     "Snapshot",
     "SnapshotStore",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from .projection import Projected, ProjectionConflict
 from .store import AppendResult, Commit, ConcurrencyConflict, Snapshot
 
 
@@ -59,3 +60,32 @@ class InMemorySnapshotStore:
 
     async def delete(self, key: str) -> None:
         self._snapshots.pop(key, None)
+
+
+class InMemoryProjection:
+    """The ``Projection`` contract in memory: one position counter across subjects, like one
+    JetStream stream holding every aggregate's projection."""
+
+    def __init__(self) -> None:
+        self._messages: dict[str, list[Projected]] = {}
+        self._position = 0
+
+    async def last(self, stream_id: str) -> Projected | None:
+        messages = self._messages.get(stream_id)
+        return messages[-1] if messages else None
+
+    async def publish(
+        self, stream_id: str, sequence: int, previous: int, data: bytes, *, expected_position: int
+    ) -> int:
+        messages = self._messages.setdefault(stream_id, [])
+        if (messages[-1].position if messages else 0) != expected_position or any(
+            m.sequence == sequence for m in messages
+        ):
+            raise ProjectionConflict(stream_id, expected_position)
+        self._position += 1
+        messages.append(Projected(stream_id, sequence, previous, data, self._position))
+        return self._position
+
+    async def read(self, stream_id: str, after: int = 0, limit: int = 0) -> list[Projected]:
+        found = [m for m in self._messages.get(stream_id, []) if m.sequence > after]
+        return found[:limit] if limit else found

@@ -10,6 +10,8 @@ wallets will use them too), so what a table commit holds is not its business.
 
 - ``envelope``: the table stream's storage format (one ``holdem.events.v1.Commit`` per command,
   holding its events) and the public projection published for clients.
+- ``public``: decoding the public projection read from ``HOLDEM_PUBLIC`` (``read_public`` in
+  libs.eventstore.projection reads it), and checking its chain of sequences for gaps.
 - ``config``: ``holdem.common.v1.TableConfig`` <-> ``TableConfig`` (the table service and the
   lobby translate, and so validate, table configs the same way).
 - ``actions``: ``ActionType`` <-> ``PlayerAction``, the one mapping of player actions.

@@ -59,6 +59,22 @@ def public_event(event: Event) -> Event:
     return event
 
 
+def recorded_seconds(commit: events_pb2.Commit) -> float:
+    """When ``commit`` was recorded, in seconds since the epoch."""
+    return commit.recorded_at.seconds + commit.recorded_at.nanos / 1e9
+
+
+def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
+    """The public projection of a stored commit (as ``encode_public`` made it when it was
+    appended) and when it was recorded: for commits projected again after their owner died."""
+    commit, events = decode_commit(payload)
+    recorded = recorded_seconds(commit)
+    public = encode_public(
+        commit.table_id, sequence, events, commit.causation_id, commit.command_type, recorded
+    )
+    return public, recorded
+
+
 def encode_public(
     table_id: str,
     sequence: int,

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from libs.eventstore import ConcurrencyConflict, EventStore, SnapshotStore
+from libs.eventstore import ConcurrencyConflict, EventStore, Projection, SnapshotStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
@@ -65,7 +65,8 @@ class TableApp:
         dealer: DealerPort,
         *,
         leases: Leases | None = None,
-        publish: Callable[[str, bytes], Awaitable[None]] | None = None,
+        projection: Projection | None = None,
+        public_max_age: float = 7 * 24 * 3600.0,
         snapshot_every: int = 50,
         clock: Callable[[], float] = time.time,
         auto_start: bool = True,
@@ -76,7 +77,13 @@ class TableApp:
         self.leases = leases
         self.clock = clock
         self.auto_start = auto_start
-        self.stream = TableStream(events, snapshots, snapshot_every=snapshot_every, publish=publish)
+        self.stream = TableStream(
+            events,
+            snapshots,
+            snapshot_every=snapshot_every,
+            projection=projection,
+            public_max_age=public_max_age,
+        )
         self.ownership = Ownership(leases, registry)
         self.automation = Automation(dealer, clock)
         self.step = RankedStep(ranker)
@@ -112,6 +119,7 @@ class TableApp:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        await self.stream.stop()
 
     # ------------------------------------------------------------------ loading
 
@@ -121,12 +129,20 @@ class TableApp:
         try:
             await self.ownership.claim(table_id)
         except NotOwner:
-            self._tables.pop(table_id, None)
+            self.forget(table_id)
             raise
         table = self._tables.get(table_id)
         if table is None:
             table = self._tables[table_id] = await self.stream.load(table_id)
+            if table.state.closed:  # its closing is public now (the load published it)
+                await self.ownership.closed(table_id)
         return table
+
+    def _closed(self, table_id: str) -> Callable[[], Awaitable[None]]:
+        async def closed() -> None:
+            await self.ownership.closed(table_id)
+
+        return closed
 
     async def state(self, table_id: str) -> TableState:
         return (await self.table(table_id)).state
@@ -134,6 +150,7 @@ class TableApp:
     def forget(self, table_id: str) -> None:
         """Drop the cached state (the next command reloads from the store)."""
         self._tables.pop(table_id, None)
+        self.stream.forget(table_id)
 
     # ------------------------------------------------------------------ commands
 
@@ -181,6 +198,7 @@ class TableApp:
                 state, events = await self.automation.reveal_at_hand_end(state, events)
                 now = self.clock()
                 kind = type(command).__name__
+                previous = table.sequence
                 try:
                     result = await self.stream.append(table_id, table, key, kind, events, now)
                 except ConcurrencyConflict:
@@ -196,8 +214,15 @@ class TableApp:
                 self.stream.record(table, key, state, outcome)
                 self.commits += 1
                 await self.ownership.note_commit(table_id, events)
+                # A closed table leaves the registry of open tables only once its closing is
+                # public: if this process dies first, the replica that adopts it publishes it.
+                closing = self._closed(table_id) if state.closed else None
+                queued = self.stream.publish_public(
+                    table_id, outcome, previous, key, kind, now, then=closing
+                )
+                if closing is not None and not queued:
+                    await closing()
                 await self.stream.snapshot_if_due(table_id, table, events)
-                await self.stream.publish_public(table_id, outcome, key, kind, now)
                 return outcome
             raise Conflict(table_id)
 

@@ -1,6 +1,8 @@
 """A table's commits: loading it (the latest Redis snapshot plus the JetStream commits after it,
 through libs.eventstore's ``Repository``), appending one command's events as one guarded commit,
-snapshotting, and publishing the public projection.
+snapshotting, and publishing the public projection (``HOLDEM_PUBLIC``, one message per commit,
+through libs.eventstore's ``Projector``: in order, each exactly once; a load first projects the
+commits a dead owner appended but never published).
 
 Appends carry the expected last sequence (the one the cached state was built from) and the
 command's idempotency key as message id: a ``ConcurrencyConflict`` means another writer got
@@ -11,18 +13,26 @@ caller reloads with ``refresh`` before deciding again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from libs.eventstore import AppendResult, Commit, EventStore, Repository, SnapshotStore
+from libs.eventstore import (
+    AppendResult,
+    Commit,
+    EventStore,
+    Projectable,
+    Projection,
+    Projector,
+    Repository,
+    SnapshotStore,
+)
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
 from libs.table.events import Event
-from libs.tableproto.envelope import decode_commit, encode_commit, encode_public
+from libs.tableproto.envelope import decode_commit, encode_commit, encode_public, public_of_stored
 from services.table.idempotency import Outcome, RecentCommits
-
-Publish = Callable[[str, bytes], Awaitable[None]]
 
 
 @dataclass
@@ -66,6 +76,10 @@ def _decode(payload: bytes) -> _Folded:
     return _Folded(state, RecentCommits.from_snapshot_keys(keys))
 
 
+def _public(commit: Commit) -> Projectable:
+    return Projectable(*public_of_stored(commit.data, commit.sequence))
+
+
 class TableStream:
     def __init__(
         self,
@@ -73,7 +87,8 @@ class TableStream:
         snapshots: SnapshotStore | None,
         *,
         snapshot_every: int,
-        publish: Publish | None,
+        projection: Projection | None,
+        public_max_age: float = 7 * 24 * 3600.0,
     ) -> None:
         self.repository: Repository[_Folded] = Repository(
             events,
@@ -84,10 +99,18 @@ class TableStream:
             decode=_decode,
             snapshot_every=snapshot_every,
         )
-        self.publish = publish
+        self.projector = (
+            None
+            if projection is None
+            else Projector(events, projection, _public, max_age=public_max_age)
+        )
 
     async def load(self, table_id: str) -> LoadedTable:
+        """The table from its snapshot and the commits after it; its public projection holds
+        every one of those commits when this returns."""
         loaded = await self.repository.load(table_id)
+        if self.projector is not None:
+            await self.projector.catch_up(table_id, loaded.sequence)
         folded = loaded.state
         return LoadedTable(
             folded.state, loaded.sequence, loaded.commits_since_snapshot, folded.recent
@@ -133,12 +156,33 @@ class TableStream:
             )
             table.since_snapshot = 0
 
-    async def publish_public(
-        self, table_id: str, outcome: Outcome, key: str, command_type: str, now: float
-    ) -> None:
-        """The commit's public projection (no hidden cards) for clients."""
-        if self.publish is not None:
-            payload = encode_public(
-                table_id, outcome.sequence, outcome.events, key, command_type, now
-            )
-            await self.publish(table_id, payload)
+    def publish_public(
+        self,
+        table_id: str,
+        outcome: Outcome,
+        previous: int,
+        key: str,
+        command_type: str,
+        now: float,
+        then: Callable[[], Awaitable[None]] | None = None,
+    ) -> bool:
+        """Queue the commit's public projection (no hidden cards) for clients; ``previous`` is
+        the sequence it was appended on; ``then`` runs once it is public. False when there is
+        no projection (``then`` was not taken)."""
+        if self.projector is None:
+            return False
+        payload = encode_public(table_id, outcome.sequence, outcome.events, key, command_type, now)
+        self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
+        return True
+
+    def forget(self, table_id: str) -> None:
+        """This process no longer serves ``table_id``: stop projecting it."""
+        if self.projector is not None:
+            self.projector.forget(table_id)
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Publish what is queued (for up to ``grace`` seconds), then stop projecting."""
+        if self.projector is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.projector.flush(), grace)
+            await self.projector.stop()

@@ -50,7 +50,28 @@ STREAM = Var(
     "HOLDEM_TABLES",
     "JetStream stream holding every table's commits (subjects holdem.table.<id>)",
 )
-VARIABLES: tuple[Var[Any], ...] = (SNAPSHOT_EVERY, LEASE_TTL_SECONDS, DEALER, EVALUATOR, STREAM)
+PUBLIC_MAX_AGE_SECONDS = Var(
+    "HOLDEM_TABLE_PUBLIC_MAX_AGE_SECONDS",
+    number(minimum=60, maximum=10 * 365 * 24 * 3600),
+    "604800",
+    "how long the public projection (JetStream stream HOLDEM_PUBLIC, subjects "
+    "holdem.public.table.<id>) keeps a commit",
+)
+PUBLIC_MAX_PER_TABLE = Var(
+    "HOLDEM_TABLE_PUBLIC_MAX_PER_TABLE",
+    integer(minimum=0),
+    "0",
+    "most public commits HOLDEM_PUBLIC keeps per table, the oldest dropped first (0 = no limit)",
+)
+VARIABLES: tuple[Var[Any], ...] = (
+    SNAPSHOT_EVERY,
+    LEASE_TTL_SECONDS,
+    DEALER,
+    EVALUATOR,
+    STREAM,
+    PUBLIC_MAX_AGE_SECONDS,
+    PUBLIC_MAX_PER_TABLE,
+)
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,8 @@ class TableServiceConfig:
     dealer: str
     evaluator: str
     stream: str
+    public_max_age_seconds: float
+    public_max_per_table: int
     replica_id: str
 
 
@@ -73,5 +96,7 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         dealer=values[DEALER],
         evaluator=values[EVALUATOR],
         stream=values[STREAM],
+        public_max_age_seconds=values[PUBLIC_MAX_AGE_SECONDS],
+        public_max_per_table=values[PUBLIC_MAX_PER_TABLE],
         replica_id=f"{socket.gethostname()}-{os.getpid()}",
     )

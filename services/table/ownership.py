@@ -14,7 +14,7 @@ import structlog
 
 from libs.eventstore.lease import LeaseLost, Leases
 from libs.eventstore.registry import Registry
-from libs.table.events import Event, TableClosed, TableOpened
+from libs.table.events import Event, TableOpened
 
 log = structlog.get_logger("table")
 
@@ -55,14 +55,16 @@ class Ownership:
             raise NotOwner(table_id, await self.leases.holder(table_id))
 
     async def note_commit(self, table_id: str, events: Iterable[Event]) -> None:
-        """Keep the registry of open tables in step with a commit's events."""
+        """A table that opened joins the registry of open tables."""
         if self.registry is None:
             return
-        for event in events:
-            if isinstance(event, TableOpened):
-                await self.registry.add(table_id)
-            elif isinstance(event, TableClosed):
-                await self.registry.remove(table_id)
+        if any(isinstance(event, TableOpened) for event in events):
+            await self.registry.add(table_id)
+
+    async def closed(self, table_id: str) -> None:
+        """A closed table leaves the registry (once its closing commit is public)."""
+        if self.registry is not None:
+            await self.registry.remove(table_id)
 
     async def renew(self) -> list[str]:
         """Renew every lease held; the tables whose lease was lost."""

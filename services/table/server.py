@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.lease import Leases
+from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
@@ -27,7 +28,6 @@ from services.table.ranking import GrpcRanker
 from services.table.views import player_view
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
-PUBLIC_SUBJECT = "holdem.public.table.{}"
 
 # Error codes of malformed requests (the domain's come from libs.table.errors, libs.poker.errors).
 INVALID_REQUEST = "INVALID_REQUEST"
@@ -128,6 +128,10 @@ async def build(config: TableServiceConfig) -> Mount:
     redis = Redis.from_url(platform.redis_url)
     events = JetStreamEventStore(nc, stream=config.stream)
     await events.ensure_stream()
+    public = JetStreamProjection(nc)
+    await public.ensure_stream(
+        max_age=config.public_max_age_seconds, max_per_subject=config.public_max_per_table
+    )
     leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds)
     await leases.start()
     registry = Registry(nc)
@@ -144,15 +148,13 @@ async def build(config: TableServiceConfig) -> Mount:
         channels.append(connect_peer(platform, "evaluator"))
         ranker = GrpcRanker(channels[-1])
 
-    async def publish(table_id: str, payload: bytes) -> None:
-        await nc.publish(PUBLIC_SUBJECT.format(table_id), payload)
-
     app = TableApp(
         events,
         RedisSnapshotStore(redis),
         dealer,
         leases=leases,
-        publish=publish,
+        projection=public,
+        public_max_age=config.public_max_age_seconds,
         snapshot_every=config.snapshot_every,
         registry=registry,
         ranker=ranker,

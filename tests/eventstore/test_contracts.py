@@ -17,7 +17,10 @@ from libs.eventstore import (
     ConcurrencyConflict,
     EventStore,
     InMemoryEventStore,
+    InMemoryProjection,
     InMemorySnapshotStore,
+    Projection,
+    ProjectionConflict,
     Repository,
     SnapshotStore,
 )
@@ -181,6 +184,65 @@ class SnapshotStoreContract:
         self.run_snapshots(body)
 
 
+class ProjectionContract:
+    """Subclasses provide ``projections()``: an async context manager yielding a Projection."""
+
+    def projections(self) -> AbstractAsyncContextManager[Projection]:
+        raise NotImplementedError
+
+    def run_projection(self, body: Callable[[Projection], Awaitable[None]]) -> None:
+        async def main() -> None:
+            async with self.projections() as projection:
+                await body(projection)
+
+        asyncio.run(main())
+
+    def test_a_publish_guarded_by_the_last_position_lands_and_a_stale_one_is_refused(
+        self,
+    ) -> None:
+        async def body(projection: Projection) -> None:
+            assert await projection.last("a") is None
+            first = await projection.publish("a", 3, 0, b"three", expected_position=0)
+            with pytest.raises(ProjectionConflict):
+                await projection.publish("a", 5, 3, b"five", expected_position=0)
+            second = await projection.publish("a", 5, 3, b"five", expected_position=first)
+            last = await projection.last("a")
+            assert last is not None
+            assert (last.sequence, last.previous, last.data, last.position) == (
+                5,
+                3,
+                b"five",
+                second,
+            )
+            with pytest.raises(ProjectionConflict):  # the same commit again: never twice
+                await projection.publish("a", 5, 3, b"five", expected_position=second)
+            assert [p.sequence for p in await projection.read("a")] == [3, 5]
+
+        self.run_projection(body)
+
+    def test_reading_after_a_sequence_finds_it_among_other_subjects(self) -> None:
+        async def body(projection: Projection) -> None:
+            positions = {"x": 0, "y": 0}
+            for sequence in range(1, 120):
+                stream_id = "x" if sequence % 3 else "y"
+                previous = sequence - 1 if stream_id == "x" and sequence % 3 != 1 else 0
+                positions[stream_id] = await projection.publish(
+                    stream_id,
+                    sequence,
+                    previous,
+                    str(sequence).encode(),
+                    expected_position=positions[stream_id],
+                )
+            x = [s for s in range(1, 120) if s % 3]
+            for after in (0, 1, 2, 3, 50, 58, 117, 118, 119, 500):
+                found = await projection.read("x", after=after)
+                assert [p.sequence for p in found] == [s for s in x if s > after]
+            assert [p.sequence for p in await projection.read("x", after=4, limit=3)] == [5, 7, 8]
+            assert await projection.read("nobody") == []
+
+        self.run_projection(body)
+
+
 def _fold(state: list[str], commit: Commit) -> list[str]:
     return [*state, commit.data.decode()]
 
@@ -223,10 +285,14 @@ class RepositoryContract(EventStoreContract):
         asyncio.run(main())
 
 
-class TestInMemory(RepositoryContract, SnapshotStoreContract):
+class TestInMemory(RepositoryContract, SnapshotStoreContract, ProjectionContract):
     @asynccontextmanager
     async def stores(self) -> AsyncIterator[EventStore]:
         yield InMemoryEventStore()
+
+    @asynccontextmanager
+    async def projections(self) -> AsyncIterator[Projection]:
+        yield InMemoryProjection()
 
     @asynccontextmanager
     async def snapshots(self) -> AsyncIterator[SnapshotStore]:
@@ -238,7 +304,7 @@ class TestInMemory(RepositoryContract, SnapshotStoreContract):
 
 
 @pytest.mark.integration
-class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract):
+class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, ProjectionContract):
     @pytest.fixture(autouse=True)
     def _urls(self, nats_url: str, redis_url: str) -> None:
         self.nats_url = nats_url
@@ -276,3 +342,19 @@ class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract):
     async def both(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         async with self.stores() as events, self.snapshots() as snaps:
             yield events, snaps
+
+    @asynccontextmanager
+    async def projections(self) -> AsyncIterator[Projection]:
+        import nats
+
+        from libs.eventstore.projection import JetStreamProjection
+
+        nc = await nats.connect(self.nats_url)
+        name = f"P{uuid.uuid4().hex[:12]}"
+        projection = JetStreamProjection(nc, stream=name, subject_prefix=f"testpub.{name}")
+        await projection.ensure_stream()
+        try:
+            yield projection
+        finally:
+            await nc.jetstream().delete_stream(name)
+            await nc.close()

@@ -192,8 +192,14 @@ MUTATIONS = [
     Mutation(
         "registry: an opened table is not registered (nobody adopts it)",
         "services/table/ownership.py",
-        "                await self.registry.add(table_id)\n",
-        "                pass\n",
+        "            await self.registry.add(table_id)\n",
+        "            pass\n",
+    ),
+    Mutation(
+        "publish: a load does not publish what a dead owner appended but never published",
+        "services/table/commits.py",
+        "            await self.projector.catch_up(table_id, loaded.sequence)\n",
+        "            pass\n",
     ),
     Mutation(
         "showdown: the evaluator is asked twice per showdown",

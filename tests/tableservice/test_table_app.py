@@ -11,13 +11,22 @@ from dataclasses import replace
 
 import pytest
 
-from libs.eventstore import EventStore, InMemoryEventStore, InMemorySnapshotStore, SnapshotStore
+from libs.eventstore import (
+    EventStore,
+    InMemoryEventStore,
+    InMemoryProjection,
+    InMemorySnapshotStore,
+    Projected,
+    Projection,
+    SnapshotStore,
+)
 from libs.poker import HandEnded, HoleCardsDealt, IllegalAction, StreetDealt
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
 from libs.table.commands import PlayerAction
 from libs.tableproto.envelope import decode_commit
+from libs.tableproto.public import chain_gaps, decode_public
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 
@@ -51,6 +60,34 @@ class GatedDealer(LocalDealer):
         return await super().start_deck(table_id, hand_id)
 
 
+class FrozenAfter:
+    """A projection whose publisher freezes after ``published`` messages, as an owner that
+    stops between appending and publishing; ``go`` wakes it up."""
+
+    def __init__(self, inner: Projection, published: int) -> None:
+        self.inner = inner
+        self.left = published
+        self.stuck = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def last(self, stream_id: str) -> Projected | None:
+        return await self.inner.last(stream_id)
+
+    async def publish(
+        self, stream_id: str, sequence: int, previous: int, data: bytes, *, expected_position: int
+    ) -> int:
+        if self.left == 0:
+            self.stuck.set()
+            await self.go.wait()
+        self.left -= 1
+        return await self.inner.publish(
+            stream_id, sequence, previous, data, expected_position=expected_position
+        )
+
+    async def read(self, stream_id: str, after: int = 0, limit: int = 0) -> list[Projected]:
+        return await self.inner.read(stream_id, after, limit)
+
+
 async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -> None:
     """Seat everybody first, then let the hands run."""
     auto_start, app.auto_start = app.auto_start, False
@@ -66,10 +103,22 @@ class TableAppContract:
     def stores(self) -> Stores:
         raise NotImplementedError
 
+    def projections(self) -> AbstractAsyncContextManager[Projection]:
+        raise NotImplementedError
+
     def run(self, body: Callable[[EventStore, SnapshotStore], Awaitable[None]]) -> None:
         async def main() -> None:
             async with self.stores() as (events, snapshots):
                 await body(events, snapshots)
+
+        asyncio.run(main())
+
+    def run_public(
+        self, body: Callable[[EventStore, SnapshotStore, Projection], Awaitable[None]]
+    ) -> None:
+        async def main() -> None:
+            async with self.stores() as (events, snapshots), self.projections() as public:
+                await body(events, snapshots, public)
 
         asyncio.run(main())
 
@@ -230,14 +279,11 @@ class TableAppContract:
         self.run(body)
 
     def test_the_public_projection_never_carries_hidden_cards(self) -> None:
-        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
-            published: list[bytes] = []
-
-            async def publish(table_id: str, payload: bytes) -> None:
-                published.append(payload)
-
-            app = TableApp(events, snapshots, LocalDealer(), publish=publish)
+        async def body(events: EventStore, snapshots: SnapshotStore, public: Projection) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), projection=public)
             await setup(app, "t6", bots_table("t6", hand_limit=2))
+            await app.stream.stop()  # everything queued is published
+            published = [p.data for p in await public.read("t6")]
             dealt = 0
             for payload in published:
                 for event in decode_commit(payload)[1]:
@@ -248,7 +294,45 @@ class TableAppContract:
                         assert event.burn is None
             assert dealt == 6
 
-        self.run(body)
+        self.run_public(body)
+
+    def test_every_commit_is_projected_once_in_order_with_its_previous_sequence(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore, public: Projection) -> None:
+            app = TableApp(events, snapshots, LocalDealer(), projection=public)
+            await setup(app, "p1", bots_table("p1", hand_limit=3))
+            await app.stream.stop()
+            commits = await events.read("p1")
+            projected = [decode_public(p) for p in await public.read("p1")]
+            assert [p.sequence for p in projected] == [c.sequence for c in commits]
+            assert chain_gaps(projected) == []
+            assert projected[0].previous == 0
+            assert [p.causation_id for p in projected] == [c.msg_id for c in commits]
+            tail = await public.read("p1", after=commits[10].sequence)
+            assert [p.sequence for p in tail] == [c.sequence for c in commits[11:]]
+
+        self.run_public(body)
+
+    def test_commits_an_owner_appended_but_never_published_are_projected_by_the_next(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore, public: Projection) -> None:
+            frozen = FrozenAfter(public, published=4)
+            dying = TableApp(events, snapshots, LocalDealer(), projection=frozen)
+            await setup(dying, "p2", bots_table("p2", hand_limit=2))
+            await frozen.stuck.wait()  # the owner froze between appending and publishing
+            assert len(await public.read("p2")) == 4
+            successor = TableApp(events, snapshots, LocalDealer(), projection=public)
+            await successor.state("p2")  # loading it projects what is missing, first
+            commits = await events.read("p2")
+            projected = [decode_public(p) for p in await public.read("p2")]
+            assert [p.sequence for p in projected] == [c.sequence for c in commits]
+            assert chain_gaps(projected) == []
+            frozen.go.set()  # the old owner wakes up and publishes what it had queued
+            await dying.stream.stop()
+            again = [p.sequence for p in await public.read("p2")]
+            assert again == [c.sequence for c in commits]  # nothing twice
+
+        self.run_public(body)
 
 
 def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> None:
@@ -287,6 +371,10 @@ class TestInMemory(TableAppContract):
     async def stores(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         yield InMemoryEventStore(), InMemorySnapshotStore()
 
+    @asynccontextmanager
+    async def projections(self) -> AsyncIterator[Projection]:
+        yield InMemoryProjection()
+
 
 @pytest.mark.integration
 class TestRealNatsAndRedis(TableAppContract):
@@ -314,3 +402,19 @@ class TestRealNatsAndRedis(TableAppContract):
             await nc.jetstream().delete_stream(name)
             await nc.close()
             await redis.aclose()
+
+    @asynccontextmanager
+    async def projections(self) -> AsyncIterator[Projection]:
+        import nats
+
+        from libs.eventstore.projection import JetStreamProjection
+
+        nc = await nats.connect(self.nats_url)
+        name = f"P{uuid.uuid4().hex[:12]}"
+        public = JetStreamProjection(nc, stream=name, subject_prefix=f"testpublic.{name}")
+        await public.ensure_stream()
+        try:
+            yield public
+        finally:
+            await nc.jetstream().delete_stream(name)
+            await nc.close()
