@@ -9,7 +9,7 @@ GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 NATIVE_SRC := setup.py libs/poker/fast/_native.c
 
-.PHONY: setup proto test test-fast lint typecheck bench mutate run up down clean
+.PHONY: setup proto test test-fast lint typecheck bench mutate ladder run up down clean
 
 # Third-party dependencies (and a first editable install of our own packages).
 $(DEPS): pyproject.toml
@@ -68,6 +68,11 @@ bench: setup
 # path, each run against the fast table tests; fails if any mutation survives (tests/mutation).
 mutate: setup
 	$(PY) tests/mutation/run.py
+
+# The AI ladder of docs/ai.md: every rung's match, the table printed in Markdown (long: run it
+# niced on a shared machine; exit 1 unless every interval is above zero).
+ladder: setup
+	nice -n 10 $(VENV)/bin/holdem arena --ladder $(if $(SCALE),--scale $(SCALE))
 
 # The whole platform as local processes (nats-server, redis-server, six services; docs/stack.md).
 # run: in the foreground, with a table of six bots playing $(HANDS) hands (default 5) printed as

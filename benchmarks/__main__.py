@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from benchmarks import Result
+from benchmarks import ai as ai_benchmark
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
@@ -20,7 +21,13 @@ from benchmarks import table as table_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
     module.NAME: module
-    for module in (engine_benchmark, dealer_benchmark, evaluator_benchmark, table_benchmark)
+    for module in (
+        engine_benchmark,
+        dealer_benchmark,
+        evaluator_benchmark,
+        table_benchmark,
+        ai_benchmark,
+    )
 }
 
 

@@ -7,8 +7,8 @@ and redis-server started on free loopback ports.
   Redis snapshot plus the commits after it, and ``--loads`` times by full replay (snapshot
   deleted). Reported as loads per second, snapshot vs full replay.
 - Commits: the same play measured as commits per second (decide, guarded append, snapshot every
-  50 commits and at hand end, the public projection published on JetStream), against the bare ceiling of sequential guarded JetStream
-  appends of the same payload size on the same server.
+  50 commits and at hand end, the public projection published on JetStream), against the bare
+  ceiling of sequential guarded JetStream appends of the same payload size on the same server.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``holdem bench [NAME] [--json]``: the benchmarks of ``make bench`` (``python -m benchmarks``),
-side by side with their peers: engine, dealer, evaluator, table."""
+side by side with their peers: engine, dealer, evaluator, table, ai."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("bench", help="run the benchmarks (as make bench)")
-    parser.add_argument("name", nargs="?", help="engine, dealer, evaluator or table (default: all)")
+    parser.add_argument(
+        "name", nargs="?", help="engine, dealer, evaluator, table or ai (default: all)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON rows")
     parser.add_argument("rest", nargs=argparse.REMAINDER, help="options of that benchmark")
     parser.set_defaults(func=run)

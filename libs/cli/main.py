@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "libs.cli.chaos",
     "libs.cli.verify",
     "libs.cli.bench",
+    "libs.cli.arena",
 )
 
 

@@ -1,10 +1,37 @@
-"""AI use cases (to come): choose an action for a bot from exactly what a seated player sees
-(its PlayerView and LegalActions) at the requested difficulty.
-
-Not implemented in this release: Decide answers UNIMPLEMENTED.
-"""
+"""AI use cases: choose an action for a bot from exactly what a seated player sees (its
+``PlayerView`` and ``LegalActions``, read and checked by ``libs.ai.wire``) at the requested
+difficulty, within the time budget and the call's deadline, whichever ends first."""
 
 from __future__ import annotations
 
-#: Why the methods answer UNIMPLEMENTED, for the status message.
-NOT_YET = "it arrives with the bots (a later issue)"
+import secrets
+
+from libs.ai import Decision, decide
+from libs.ai import warm_up as warm_up_levels
+from libs.ai.wire import Request
+
+#: Budget when the request gives none (``time_budget_ms = 0``).
+DEFAULT_TIME_BUDGET_MS = 200
+#: Kept back from the call's deadline for the answer's way back.
+DEADLINE_MARGIN_SECONDS = 0.02
+
+
+def warm_up() -> None:
+    """Build the levels' tables now rather than on the first request."""
+    warm_up_levels()
+
+
+def budget_seconds(time_budget_ms: int, time_remaining: float | None) -> float:
+    """The time a decision may take: the request's budget (or the default), cut to the call's
+    deadline less a margin."""
+    budget = (time_budget_ms or DEFAULT_TIME_BUDGET_MS) / 1000
+    if time_remaining is not None:
+        budget = min(budget, max(0.0, time_remaining - DEADLINE_MARGIN_SECONDS))
+    return budget
+
+
+def choose(request: Request, time_remaining: float | None) -> Decision:
+    """The decision for a checked request; seed 0 means a fresh random one."""
+    seed = request.seed or secrets.randbits(63) + 1
+    budget = budget_seconds(request.time_budget_ms, time_remaining)
+    return decide(request.view, request.level, seed, budget)

@@ -1,12 +1,19 @@
-"""Ai gRPC servicer (holdem.ai.v1.AiService)."""
+"""Ai gRPC servicer (holdem.ai.v1.AiService): proto <-> ``libs.ai`` through ``libs.ai.wire``.
+
+The decision runs in a worker thread so the event loop keeps answering health checks (and other
+calls) meanwhile; an inconsistent request is refused with INVALID_ARGUMENT and a message that
+says what is wrong (``wire.InvalidRequest``).
+"""
 
 from __future__ import annotations
 
+import asyncio
+
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 
-from libs.platform.errors import NotImplementedYet
+from libs.ai.wire import read_request, response_from_decision
 from libs.platform.server import Context, Endpoint, Mount
-from services.ai.app import NOT_YET
+from services.ai import app
 from services.ai.config import AiConfig
 
 SERVICE_NAME = ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name
@@ -16,10 +23,13 @@ class AiServiceServicer(ai_pb2_grpc.AiServiceServicer):
     async def Decide(
         self, request: ai_pb2.DecideRequest, context: Context
     ) -> ai_pb2.DecideResponse:
-        raise NotImplementedYet("AiService.Decide", NOT_YET)
+        checked = read_request(request)
+        decision = await asyncio.to_thread(app.choose, checked, context.time_remaining())
+        return response_from_decision(decision)
 
 
 async def build(config: AiConfig) -> Mount:
+    await asyncio.to_thread(app.warm_up)
     servicer = AiServiceServicer()
     return Mount(
         endpoints=[

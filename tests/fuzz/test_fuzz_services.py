@@ -141,14 +141,16 @@ def evaluator_call(channel: grpc.Channel) -> Known:
 
 
 def ai_call(channel: grpc.Channel) -> Known:
+    from libs.ai import Level
+    from libs.ai.wire import decide_request
+    from libs.poker import BettingStructure, Variant
+    from tests.ai.spots import Hand
+
     stub = ai_pb2_grpc.AiServiceStub(channel)
-    request = ai_pb2.DecideRequest(
-        view=common_pb2.PlayerView(), difficulty=common_pb2.BOT_DIFFICULTY_EASY
-    )
-    try:
-        stub.Decide(request, timeout=CALL_TIMEOUT)
-    except grpc.RpcError as error:  # allowed until the ai service is built
-        assert error.code() == grpc.StatusCode.UNIMPLEMENTED, error
+    hand = Hand(Variant.HOLDEM, BettingStructure.NO_LIMIT, ["AsAh", "7c2d"])
+    request = decide_request(hand.view(), Level.EASY, 7, 50)
+    reply = stub.Decide(request, timeout=CALL_TIMEOUT)
+    assert reply.action != common_pb2.ACTION_TYPE_UNSPECIFIED
     return {}
 
 

@@ -136,7 +136,26 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         ["services/gateway"],
         {"MISSING_TOKEN": S.UNAUTHENTICATED, "MALFORMED_TOKEN": S.UNAUTHENTICATED, **UNIMPLEMENTED},
     ),
-    "ai": (["services/ai"], UNIMPLEMENTED),
+    "ai": (
+        ["services/ai", "libs/ai/wire.py"],
+        {
+            "AMOUNT_OUT_OF_RANGE": INVALID,
+            "BAD_ACTION": INVALID,
+            "BAD_BOARD": INVALID,
+            "BAD_CARDS": INVALID,
+            "BAD_DIFFICULTY": INVALID,
+            "BAD_HOLE_CARDS": INVALID,
+            "BAD_LEGAL_ACTIONS": INVALID,
+            "BAD_SEATS": INVALID,
+            "BAD_STREET": INVALID,
+            "BAD_STRUCTURE": INVALID,
+            "BAD_VARIANT": INVALID,
+            "DUPLICATE_CARD": INVALID,
+            "DUPLICATE_SEAT": INVALID,
+            "MISSING_FIELD": INVALID,
+            "NOT_YOUR_TURN": INVALID,
+        },
+    ),
 }
 
 

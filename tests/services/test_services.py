@@ -1,12 +1,13 @@
 """The six services as real processes: health, reflection, a gateway -> lobby flow over gRPC,
-honest UNIMPLEMENTED answers, configuration errors and graceful shutdown on SIGTERM."""
+bad requests refused with INVALID_ARGUMENT, configuration errors and graceful shutdown on
+SIGTERM."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -195,24 +196,16 @@ def test_invalid_table_config_is_invalid_argument(
     assert "max_seats" in (caught.value.details() or "")
 
 
-def test_later_behaviour_answers_unimplemented(stack: dict[str, ServiceProcess]) -> None:
-    calls: dict[str, Callable[[grpc.Channel], object]] = {
-        "ai": lambda ch: ai_pb2_grpc.AiServiceStub(ch).Decide(
-            # a well-formed request (an empty one is INVALID_ARGUMENT: view and difficulty)
-            ai_pb2.DecideRequest(
-                view=common_pb2.PlayerView(), difficulty=common_pb2.BOT_DIFFICULTY_EASY
-            ),
-            timeout=5,
-        ),
-    }
-    for name, call in calls.items():
-        with (
-            grpc.insecure_channel(stack[name].address) as channel,
-            pytest.raises(grpc.RpcError) as caught,
-        ):
-            call(channel)
-        assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED, name
-        assert "not implemented yet" in (caught.value.details() or ""), name
+def test_ai_refuses_an_empty_request_with_invalid_argument(
+    stack: dict[str, ServiceProcess],
+) -> None:
+    with (
+        grpc.insecure_channel(stack["ai"].address) as channel,
+        pytest.raises(grpc.RpcError) as caught,
+    ):
+        ai_pb2_grpc.AiServiceStub(channel).Decide(ai_pb2.DecideRequest(), timeout=5)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "difficulty" in (caught.value.details() or "")
 
 
 def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
