@@ -15,7 +15,7 @@ from services.lobby.app import Lobby, Player, Table, TableStatus, Wallet
 from services.lobby.config import LobbyConfig
 
 SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
-SEATING_ISSUE = "wallet transfers arrive with table seating (a later issue)"
+SEATING_ISSUE = "being built (issue 13)"
 
 _STATUSES = {
     TableStatus.OPEN: common_pb2.TABLE_STATUS_OPEN,
@@ -98,15 +98,40 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             wallet=wallet_to_proto(self.lobby.wallet(request.player_id))
         )
 
-    async def ReserveBuyIn(
-        self, request: lobby_pb2.ReserveBuyInRequest, context: Context
-    ) -> lobby_pb2.ReserveBuyInResponse:
-        raise NotImplementedYet("LobbyService.ReserveBuyIn", SEATING_ISSUE)
+    async def GuestLogin(
+        self, request: lobby_pb2.GuestLoginRequest, context: Context
+    ) -> lobby_pb2.LoginResponse:
+        raise NotImplementedYet("LobbyService.GuestLogin", SEATING_ISSUE)
 
-    async def CashOut(
-        self, request: lobby_pb2.CashOutRequest, context: Context
-    ) -> lobby_pb2.CashOutResponse:
-        raise NotImplementedYet("LobbyService.CashOut", SEATING_ISSUE)
+    async def Logout(
+        self, request: lobby_pb2.LogoutRequest, context: Context
+    ) -> lobby_pb2.LogoutResponse:
+        raise NotImplementedYet("LobbyService.Logout", SEATING_ISSUE)
+
+    async def ListLedger(
+        self, request: lobby_pb2.ListLedgerRequest, context: Context
+    ) -> lobby_pb2.ListLedgerResponse:
+        raise NotImplementedYet("LobbyService.ListLedger", SEATING_ISSUE)
+
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        raise NotImplementedYet("LobbyService.JoinTable", SEATING_ISSUE)
+
+    async def TopUp(
+        self, request: lobby_pb2.TopUpRequest, context: Context
+    ) -> lobby_pb2.TopUpResponse:
+        raise NotImplementedYet("LobbyService.TopUp", SEATING_ISSUE)
+
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        raise NotImplementedYet("LobbyService.LeaveTable", SEATING_ISSUE)
+
+    async def AuditChips(
+        self, request: lobby_pb2.AuditChipsRequest, context: Context
+    ) -> lobby_pb2.AuditChipsResponse:
+        raise NotImplementedYet("LobbyService.AuditChips", SEATING_ISSUE)
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
