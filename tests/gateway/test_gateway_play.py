@@ -10,6 +10,7 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import grpc
 import nats
@@ -23,7 +24,7 @@ from libs.eventstore.jetstream import JetStreamEventStore
 from libs.poker.cards import DECK
 from libs.poker.events import HandShown, HoleCardsDealt
 from libs.poker.phh import replay_text
-from libs.table.events import HandBegan, PlayerSeated, TableClosed
+from libs.table.events import Event, HandBegan, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
 from tests.gateway.stack import CONFIG, GatewayStack, bearer, gateway_stack
 
@@ -50,7 +51,7 @@ def card_text(card: common_pb2.Card) -> str:
 
 
 async def follow(
-    gw: gateway_pb2_grpc.GatewayServiceStub,
+    gw: gateway_pb2_grpc.GatewayServiceAsyncStub,
     token: str,
     table_id: str,
     watch: Watch,
@@ -61,7 +62,7 @@ async def follow(
     """Read one stream until ``until`` is set and the stream is idle (or ``stop_after``
     updates); the last sequence seen."""
     last = from_sequence
-    call = gw.WatchTable(
+    call: Any = gw.WatchTable(
         gateway_pb2.WatchTableRequest(table_id=table_id, from_sequence=from_sequence),
         metadata=bearer(token),
     )
@@ -76,7 +77,7 @@ async def follow(
                 raise
             assert update is not grpc.aio.EOF
             watch.updates.append(update)
-            last = update.sequence
+            last = int(update.sequence)
             count += 1
             if stop_after and count >= stop_after:
                 return last
@@ -183,7 +184,7 @@ async def drive(stack: GatewayStack, table_id: str, tokens: dict[str, str]) -> d
                 idempotency_key=key,
             )
             first = await gw.Act(act, metadata=bearer(tokens[player]))
-            name = common_pb2.ActionType.Name(action)
+            name = common_pb2.ActionType.Name(action)  # type: ignore[arg-type]
             used[name] = used.get(name, 0) + 1
             assert first.view.viewer_player_id == player
             if rng.random() < 0.2:  # a retry: applied once, answered with the first outcome
@@ -216,7 +217,10 @@ def check_privacy(watch: Watch, shown: dict[str, dict[int, list[str]]]) -> None:
                 assert data.get("burn") is None
 
 
-async def truth(nats_url: str, table_id: str) -> tuple[list[int], dict[str, dict[int, list[str]]], list]:
+Shown = dict[str, dict[int, list[str]]]
+
+
+async def truth(nats_url: str, table_id: str) -> tuple[list[int], Shown, list[Event]]:
     """The table's stream: commit sequences, cards shown per hand (by seat), and its events."""
     nc = await nats.connect(nats_url)
     try:
@@ -225,8 +229,8 @@ async def truth(nats_url: str, table_id: str) -> tuple[list[int], dict[str, dict
         await nc.close()
     sequences = [c.sequence for c in commits]
     shown: dict[str, dict[int, list[str]]] = {}
-    events = []
-    hand, seats = "", ()
+    events: list[Event] = []
+    hand, seats = "", cast(tuple[int, ...], ())
     for commit in commits:
         _, decoded = decode_commit(commit.data)
         for event in decoded:
@@ -334,7 +338,7 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
 
     records = asyncio.run(histories())
     hole: dict[str, dict[int, str]] = {}
-    hand_id, seats = "", ()
+    hand_id, seats = "", cast(tuple[int, ...], ())
     for event in events:
         if isinstance(event, HandBegan):
             hand_id, seats = event.hand_id, event.seats
@@ -345,7 +349,8 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
         my_seat = PLAYERS.index(player)
         for record in hands:
             assert replay_text(record.phh).status == "matched", record.phh
-            assert len(list(PokerKitHistory.from_pokerstars(record.pokerstars, error_status=True))) == 1
+            parsed = PokerKitHistory.from_pokerstars(record.pokerstars, error_status=True)
+            assert len(list(parsed)) == 1
             for seat, cards in hole.get(record.hand_id, {}).items():
                 if seat == my_seat or seat in shown.get(record.hand_id, {}):
                     continue
