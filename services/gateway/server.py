@@ -37,6 +37,7 @@ from libs.platform.clients import call_timeout, connect_peer
 from libs.platform.errors import (
     Conflict,
     InvalidArgument,
+    NotFound,
     NotImplementedYet,
     PermissionDenied,
     Unauthenticated,
@@ -58,6 +59,7 @@ TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
 FELL_BEHIND = "FELL_BEHIND"
 NOT_YOUR_SEAT = "NOT_YOUR_SEAT"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 #: Table codes that, for a call about the caller's own seat, mean "you have no seat here".
 _NOT_SEATED_CODES = frozenset({"NOT_SEATED"})
 BOTS_LATER = "bots are seated by the lobby (contract-13 §5), not through the gateway yet"
@@ -444,10 +446,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     # ---- watching ---------------------------------------------------------------------------
 
     async def _view(self, table_id: str, player_id: str, timeout: float) -> common_pb2.PlayerView:
+        """``player_id``'s view of the table (NOT_FOUND for a table that was never opened)."""
         response = await self.table.GetPlayerView(
             table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player_id),
             timeout=timeout,
         )
+        if not response.view.HasField("config"):
+            raise NotFound(TABLE_NOT_FOUND, "no such table")
         return response.view
 
     async def WatchTable(
