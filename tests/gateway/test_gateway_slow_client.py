@@ -59,7 +59,7 @@ def test_a_stream_that_stops_reading_ends_and_resumes_while_the_table_plays_on(
                 for update in stream:
                     received.append(update)
             assert ended.value.code() == grpc.StatusCode.ABORTED
-            trailing = dict(ended.value.trailing_metadata() or ())  # type: ignore[arg-type]
+            trailing: dict[str, str] = dict(ended.value.trailing_metadata() or ())  # type: ignore[arg-type]
             assert trailing.get("x-error-code") == "FELL_BEHIND"
             last = received[-1].sequence
             assert f"from_sequence={last}" in (ended.value.details() or "")
