@@ -48,7 +48,7 @@ WATCH_BUFFER = Var(
     integer(minimum=8, maximum=100000),
     "512",
     "table updates buffered for one WatchTable stream; a client further behind gets "
-    "RESOURCE_EXHAUSTED and resumes with from_sequence",
+    "ABORTED (FELL_BEHIND) and resumes with from_sequence",
 )
 WATCHES_PER_PLAYER = Var(
     "HOLDEM_GATEWAY_WATCHES_PER_PLAYER",
