@@ -5,6 +5,7 @@ and the chip audit after each step (issue 13)."""
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2
 
+from libs.cli.main import main
 from tests.services.lobby_stack import GRANT, LobbyStack, eventually, lobby_stack, retry
 
 pytestmark = pytest.mark.integration
@@ -205,3 +207,18 @@ def test_a_table_closed_by_its_hand_limit_cashes_everyone_out(stack: LobbyStack)
     assert sum(stack.wallet(b.player_id).balance for b in bots) == 3 * GRANT
     audit = stack.audit()
     assert audit.holds and audit.on_tables == 0 and audit.in_flight == 0, audit
+
+
+def test_holdem_audit_chips_prints_the_invariant(
+    stack: LobbyStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = stack.register()
+    table = stack.create_table(alice.player_id, min_players_to_start=3)
+    stack.join(alice.player_id, table, 100)
+    address = f"127.0.0.1:{stack.lobby_port}"
+    assert main(["audit", "chips", "--lobby", address, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["holds"] is True and body["grants"] == str(GRANT)  # int64 as a JSON string
+    assert body["on_tables"] == "100" and body["wallets"] == str(GRANT - 100)
+    assert main(["audit", "chips", "--lobby", address]) == 0
+    assert "invariant  holds" in capsys.readouterr().out
