@@ -504,9 +504,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if from_sequence:
             backlog = await self.feeds.read(table_id, from_sequence, limit + 1)
             resumable = len(backlog) <= limit and (
-                (not backlog and first.sequence <= from_sequence)
-                or (backlog and backlog[0].previous == from_sequence)
-            )
+                (not backlog and first.sequence == from_sequence)  # nothing missed
+                or (bool(backlog) and backlog[0].previous == from_sequence)
+            )  # else: aged out, too many, or not a sequence of this table: a snapshot
             if not resumable:
                 backlog = []
                 last = 0
