@@ -222,6 +222,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         await self.lobby.Logout(
             lobby_pb2.LogoutRequest(token=token), timeout=self._timeout(context)
         )
+        now = time.time()
+        if len(self.logged_out) > 10_000:  # expired tokens are refused anyway: forget them
+            self.logged_out = {j: e for j, e in self.logged_out.items() if e > now}
         self.logged_out[claims.jti] = float(claims.expires_at)
         return gateway_pb2.LogoutResponse()
 
