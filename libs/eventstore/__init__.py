@@ -17,6 +17,7 @@ from .store import (
     Snapshot,
     SnapshotStore,
     StoreError,
+    StoreUnavailable,
 )
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "Snapshot",
     "SnapshotStore",
     "StoreError",
+    "StoreUnavailable",
 ]

@@ -43,7 +43,8 @@ class JetStreamEventStore:
     async def ensure_stream(
         self, replicas: int = 1, storage: StorageType = StorageType.FILE
     ) -> None:
-        """Create the JetStream stream if it does not exist (idempotent)."""
+        """Create the JetStream stream if it does not exist (idempotent); an existing one with
+        fewer ``replicas`` is scaled up (a cluster grown from one node to three)."""
         config = StreamConfig(
             name=self.stream,
             subjects=[f"{self.prefix}.>"],
@@ -52,9 +53,13 @@ class JetStreamEventStore:
             duplicate_window=120.0,
         )
         try:
-            await self._js.stream_info(self.stream)
+            info = await self._js.stream_info(self.stream)
         except NotFoundError:
             await self._js.add_stream(config)
+            return
+        if (info.config.num_replicas or 1) < replicas:
+            info.config.num_replicas = replicas
+            await self._js.update_stream(info.config)
 
     async def append(
         self,
