@@ -127,7 +127,7 @@ async def build(config: TableServiceConfig) -> Mount:
     nc = await nats.connect(platform.nats_url)
     redis = Redis.from_url(platform.redis_url)
     events = JetStreamEventStore(nc, stream=config.stream)
-    await events.ensure_stream()
+    await events.ensure_stream(duplicate_window=config.idempotency_window_seconds)
     public = JetStreamProjection(nc)
     await public.ensure_stream(
         max_age=config.public_max_age_seconds, max_per_subject=config.public_max_per_table
@@ -158,6 +158,7 @@ async def build(config: TableServiceConfig) -> Mount:
         snapshot_every=config.snapshot_every,
         registry=registry,
         ranker=ranker,
+        idempotency_window=config.idempotency_window_seconds,
     )
     await app.start_background()
     servicer = TableServiceServicer(app)
