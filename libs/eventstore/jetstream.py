@@ -41,16 +41,20 @@ class JetStreamEventStore:
         return f"{self.prefix}.{stream_id}"
 
     async def ensure_stream(
-        self, replicas: int = 1, storage: StorageType = StorageType.FILE
+        self,
+        replicas: int = 1,
+        storage: StorageType = StorageType.FILE,
+        duplicate_window: float = 120.0,
     ) -> None:
         """Create the JetStream stream if it does not exist (idempotent); an existing one with
-        fewer ``replicas`` is scaled up (a cluster grown from one node to three)."""
+        fewer ``replicas`` is scaled up (a cluster grown from one node to three).
+        ``duplicate_window``: how long JetStream itself drops a resent message id."""
         config = StreamConfig(
             name=self.stream,
             subjects=[f"{self.prefix}.>"],
             storage=storage,
             num_replicas=replicas,
-            duplicate_window=120.0,
+            duplicate_window=duplicate_window,
         )
         try:
             info = await self._js.stream_info(self.stream)

@@ -169,25 +169,37 @@ def state_loads(payload: bytes) -> TableState:
     return state
 
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+
+#: An idempotency key kept in a snapshot: (key, sequence of its commit, commit time in seconds
+#: since the epoch; None when read from a version 1 snapshot, which did not keep it).
+SnapshotKey = tuple[str, int, float | None]
 
 
-def snapshot_dumps(state: TableState, keys: Sequence[tuple[str, int]]) -> bytes:
-    """A stored snapshot: the table's state plus ``keys``, the idempotency keys of its latest
-    commits with their sequences (so that a command retried after a restart is still recognised
-    when its commit is older than the snapshot)."""
-    data = {"v": SNAPSHOT_VERSION, "state": _to_data(state), "keys": [[k, s] for k, s in keys]}
+def snapshot_dumps(state: TableState, keys: Sequence[SnapshotKey]) -> bytes:
+    """A stored snapshot: the table's state plus ``keys``, the idempotency keys of its recent
+    commits with their sequences and commit times (so that a command retried after a restart
+    is still recognised when its commit is older than the snapshot)."""
+    data = {
+        "v": SNAPSHOT_VERSION,
+        "state": _to_data(state),
+        "keys": [[k, s, at] for k, s, at in keys],
+    }
     return json.dumps(data, separators=(",", ":")).encode()
 
 
-def snapshot_loads(payload: bytes) -> tuple[TableState, list[tuple[str, int]]]:
-    """The state and the idempotency keys (key, sequence) of a ``snapshot_dumps`` snapshot."""
+def snapshot_loads(payload: bytes) -> tuple[TableState, list[SnapshotKey]]:
+    """The state and the idempotency keys (key, sequence, commit time) of a ``snapshot_dumps``
+    snapshot; version 1 snapshots (keys without their time) read with a time of None."""
     try:
         data = json.loads(payload)
         if int(data.get("v", 1)) > SNAPSHOT_VERSION:
             raise CodecError(f"snapshot v{data['v']} is newer than this code")
         state = _from_data(TableState, data["state"])
-        keys = [(str(key), int(sequence)) for key, sequence in data.get("keys", [])]
+        keys: list[SnapshotKey] = []
+        for key, sequence, *rest in data.get("keys", []):
+            at = rest[0] if rest else None
+            keys.append((str(key), int(sequence), None if at is None else float(at)))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CodecError(f"not a table snapshot: {exc}") from exc
     assert isinstance(state, TableState)

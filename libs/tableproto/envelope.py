@@ -21,14 +21,21 @@ SCHEMA_VERSION = 1
 
 
 def encode_commit(
-    table_id: str, events: Sequence[Event], causation_id: str, command_type: str, now: float
+    table_id: str,
+    events: Sequence[Event],
+    causation_id: str,
+    command_type: str,
+    now: float,
+    automatic: bool = False,
 ) -> bytes:
+    """``automatic``: the table decided the command itself (no client will retry it)."""
     commit = events_pb2.Commit(
         table_id=table_id,
         schema_version=SCHEMA_VERSION,
         causation_id=causation_id,
         command_type=command_type,
         recorded_at=Timestamp(seconds=int(now), nanos=int((now % 1) * 1e9)),
+        automatic=automatic,
     )
     for event in events:
         record = codec.encode(event)
@@ -70,7 +77,13 @@ def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
     commit, events = decode_commit(payload)
     recorded = recorded_seconds(commit)
     public = encode_public(
-        commit.table_id, sequence, events, commit.causation_id, commit.command_type, recorded
+        commit.table_id,
+        sequence,
+        events,
+        commit.causation_id,
+        commit.command_type,
+        recorded,
+        automatic=commit.automatic,
     )
     return public, recorded
 
@@ -82,9 +95,12 @@ def encode_public(
     causation_id: str,
     command_type: str,
     now: float,
+    automatic: bool = False,
 ) -> bytes:
     commit = events_pb2.Commit.FromString(
-        encode_commit(table_id, [public_event(e) for e in events], causation_id, command_type, now)
+        encode_commit(
+            table_id, [public_event(e) for e in events], causation_id, command_type, now, automatic
+        )
     )
     commit.sequence = sequence
     return commit.SerializeToString()

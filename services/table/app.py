@@ -36,7 +36,7 @@ from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
 from services.table.commits import LoadedTable, TableStream
 from services.table.dealing import DealerPort
-from services.table.idempotency import Outcome
+from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome
 from services.table.ownership import NotOwner, Ownership
 from services.table.ranking import HandRanker, RankedStep
 
@@ -75,6 +75,7 @@ class TableApp:
         auto_start: bool = True,
         registry: Registry | None = None,
         ranker: HandRanker | None = None,
+        idempotency_window: float = DEFAULT_WINDOW_SECONDS,
     ) -> None:
         self.events = events
         self.leases = leases
@@ -86,6 +87,7 @@ class TableApp:
             snapshot_every=snapshot_every,
             projection=projection,
             public_max_age=public_max_age,
+            idempotency_window=idempotency_window,
         )
         self.ownership = Ownership(leases, registry)
         self.automation = Automation(dealer, clock)
@@ -203,7 +205,9 @@ class TableApp:
                 kind = type(command).__name__
                 previous = table.sequence
                 try:
-                    result = await self.stream.append(table_id, table, key, kind, events, now)
+                    result = await self.stream.append(
+                        table_id, table, key, kind, events, now, automatic
+                    )
                 except ConcurrencyConflict:
                     # Another writer got there first (e.g. a dying owner's last append landed).
                     await self.stream.refresh(table_id, table)
@@ -212,16 +216,17 @@ class TableApp:
                     continue
                 if result.duplicate:  # this very commit landed before: its key is in the stream
                     await self.stream.refresh(table_id, table)
-                    continue
+                    first = table.recent.first_outcome(key)
+                    return first or Outcome(result.sequence, [], duplicate=True)
                 outcome = Outcome(result.sequence, events)
-                self.stream.record(table, key, state, outcome)
+                self.stream.record(table, key, state, outcome, now, automatic)
                 self.commits += 1
                 await self.ownership.note_commit(table_id, events)
                 # A closed table leaves the registry of open tables only once its closing is
                 # public: if this process dies first, the replica that adopts it publishes it.
                 closing = self._closed(table_id) if state.closed else None
                 queued = self.stream.publish_public(
-                    table_id, outcome, previous, key, kind, now, then=closing
+                    table_id, outcome, previous, key, kind, now, then=closing, automatic=automatic
                 )
                 if closing is not None and not queued:
                     await closing()

@@ -31,8 +31,14 @@ from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
 from libs.table.events import Event
-from libs.tableproto.envelope import decode_commit, encode_commit, encode_public, public_of_stored
-from services.table.idempotency import Outcome, RecentCommits
+from libs.tableproto.envelope import (
+    decode_commit,
+    encode_commit,
+    encode_public,
+    public_of_stored,
+    recorded_seconds,
+)
+from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
 
 
 @dataclass
@@ -55,25 +61,34 @@ class _Folded:
     recent: RecentCommits
 
 
-def _initial(table_id: str) -> _Folded:
-    return _Folded(TableState(), RecentCommits())
+class _Codec:
+    """How the repository starts, folds and (de)serializes a table with its idempotency window
+    (``window`` seconds of client keys)."""
 
+    def __init__(self, window: float) -> None:
+        self.window = window
 
-def _fold(folded: _Folded, commit: Commit) -> _Folded:
-    _, events = decode_commit(commit.data)
-    for event in events:
-        apply_table_event(folded.state, event)  # in place: the folded state is ours alone
-    folded.recent.record(commit.msg_id, Outcome(commit.sequence, events))
-    return folded
+    def initial(self, table_id: str) -> _Folded:
+        return _Folded(TableState(), RecentCommits(self.window))
 
+    def fold(self, folded: _Folded, commit: Commit) -> _Folded:
+        envelope, events = decode_commit(commit.data)
+        for event in events:
+            apply_table_event(folded.state, event)  # in place: the folded state is ours alone
+        folded.recent.record(
+            commit.msg_id,
+            Outcome(commit.sequence, events),
+            recorded_seconds(envelope),
+            automatic=envelope.automatic,
+        )
+        return folded
 
-def _encode(folded: _Folded) -> bytes:
-    return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
+    def encode(self, folded: _Folded) -> bytes:
+        return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
 
-
-def _decode(payload: bytes) -> _Folded:
-    state, keys = codec.snapshot_loads(payload)
-    return _Folded(state, RecentCommits.from_snapshot_keys(keys))
+    def decode(self, payload: bytes) -> _Folded:
+        state, keys = codec.snapshot_loads(payload)
+        return _Folded(state, RecentCommits.from_snapshot_keys(keys, self.window))
 
 
 def _public(commit: Commit) -> Projectable:
@@ -89,14 +104,16 @@ class TableStream:
         snapshot_every: int,
         projection: Projection | None,
         public_max_age: float = 7 * 24 * 3600.0,
+        idempotency_window: float = DEFAULT_WINDOW_SECONDS,
     ) -> None:
+        folding = _Codec(idempotency_window)
         self.repository: Repository[_Folded] = Repository(
             events,
             snapshots,
-            initial=_initial,
-            fold=_fold,
-            encode=_encode,
-            decode=_decode,
+            initial=folding.initial,
+            fold=folding.fold,
+            encode=folding.encode,
+            decode=folding.decode,
             snapshot_every=snapshot_every,
         )
         self.projector = (
@@ -131,19 +148,28 @@ class TableStream:
         command_type: str,
         events: list[Event],
         now: float,
+        automatic: bool = False,
     ) -> AppendResult:
         """Append ``events`` as one commit on top of ``table.sequence``; raises
         ``ConcurrencyConflict`` when the stream moved on."""
-        payload = encode_commit(table_id, events, key, command_type, now)
+        payload = encode_commit(table_id, events, key, command_type, now, automatic)
         return await self.repository.append(
             table_id, payload, expected_last=table.sequence, msg_id=key
         )
 
-    def record(self, table: LoadedTable, key: str, state: TableState, outcome: Outcome) -> None:
-        """The commit of ``key`` landed: ``state`` is the table now."""
+    def record(
+        self,
+        table: LoadedTable,
+        key: str,
+        state: TableState,
+        outcome: Outcome,
+        at: float,
+        automatic: bool = False,
+    ) -> None:
+        """The commit of ``key`` (made at ``at``) landed: ``state`` is the table now."""
         table.state, table.sequence = state, outcome.sequence
         table.since_snapshot += 1
-        table.recent.record(key, outcome)
+        table.recent.record(key, outcome, at, automatic)
 
     async def snapshot_if_due(self, table_id: str, table: LoadedTable, events: list[Event]) -> None:
         """Snapshot every ``snapshot_every`` commits and at every hand end."""
@@ -165,13 +191,16 @@ class TableStream:
         command_type: str,
         now: float,
         then: Callable[[], Awaitable[None]] | None = None,
+        automatic: bool = False,
     ) -> bool:
         """Queue the commit's public projection (no hidden cards) for clients; ``previous`` is
         the sequence it was appended on; ``then`` runs once it is public. False when there is
         no projection (``then`` was not taken)."""
         if self.projector is None:
             return False
-        payload = encode_public(table_id, outcome.sequence, outcome.events, key, command_type, now)
+        payload = encode_public(
+            table_id, outcome.sequence, outcome.events, key, command_type, now, automatic
+        )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
         return True
 

@@ -63,6 +63,14 @@ PUBLIC_MAX_PER_TABLE = Var(
     "0",
     "most public commits HOLDEM_PUBLIC keeps per table, the oldest dropped first (0 = no limit)",
 )
+IDEMPOTENCY_WINDOW_SECONDS = Var(
+    "HOLDEM_TABLE_IDEMPOTENCY_WINDOW_SECONDS",
+    number(minimum=120, maximum=24 * 3600),
+    "300",
+    "a command retried with the same idempotency key within this time is answered with its "
+    "first outcome, whatever happened since (commits, restarts, Redis lost); also the "
+    "duplicate window of the table stream",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     SNAPSHOT_EVERY,
     LEASE_TTL_SECONDS,
@@ -71,6 +79,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     STREAM,
     PUBLIC_MAX_AGE_SECONDS,
     PUBLIC_MAX_PER_TABLE,
+    IDEMPOTENCY_WINDOW_SECONDS,
 )
 
 
@@ -85,6 +94,7 @@ class TableServiceConfig:
     public_max_age_seconds: float
     public_max_per_table: int
     replica_id: str
+    idempotency_window_seconds: float = 300.0
 
 
 def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
@@ -99,4 +109,5 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         public_max_age_seconds=values[PUBLIC_MAX_AGE_SECONDS],
         public_max_per_table=values[PUBLIC_MAX_PER_TABLE],
         replica_id=f"{socket.gethostname()}-{os.getpid()}",
+        idempotency_window_seconds=values[IDEMPOTENCY_WINDOW_SECONDS],
     )

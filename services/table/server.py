@@ -162,7 +162,9 @@ async def build(config: TableServiceConfig) -> Mount:
     redis = Redis.from_url(platform.redis_url)
     replicas = platform.nats_replicas
     events = JetStreamEventStore(nc, stream=config.stream)
-    await events.ensure_stream(replicas=replicas)
+    await events.ensure_stream(
+        replicas=replicas, duplicate_window=config.idempotency_window_seconds
+    )
     public = JetStreamProjection(nc)
     await public.ensure_stream(
         max_age=config.public_max_age_seconds,
@@ -195,6 +197,7 @@ async def build(config: TableServiceConfig) -> Mount:
         snapshot_every=config.snapshot_every,
         registry=registry,
         ranker=ranker,
+        idempotency_window=config.idempotency_window_seconds,
     )
     await app.start_background()
     servicer = TableServiceServicer(app)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from libs.poker.cards import DECK
@@ -74,7 +76,7 @@ def test_unknown_or_newer_events_are_refused_clearly() -> None:
 
 def test_a_snapshot_keeps_the_idempotency_keys_of_the_latest_commits() -> None:
     state, _ = _played_table()
-    keys = [("open", 1), ("sit-a", 2), ("h1:deal", 7)]
+    keys: list[codec.SnapshotKey] = [("open", 1, 10.0), ("sit-a", 2, 11.5), ("h1:deal", 7, 12.0)]
     again, restored = codec.snapshot_loads(codec.snapshot_dumps(state, keys))
     assert again == state and restored == keys
     with pytest.raises(codec.CodecError):
@@ -96,3 +98,11 @@ def test_a_state_copy_equals_a_deep_copy_and_shares_nothing_mutable() -> None:
     assert state.seats[0].stack + 1 == again.seats[0].stack
     assert state.hand.stacks[0] + 1 == again.hand.stacks[0]
     assert "h9" not in state.revealed_seeds and 1 in state.seats
+
+
+def test_a_version_1_snapshot_reads_its_keys_without_their_time() -> None:
+    state, _ = _played_table()
+    payload = json.loads(codec.snapshot_dumps(state, []))
+    payload.update(v=1, keys=[["open", 1], ["sit-a", 2]])
+    again, keys = codec.snapshot_loads(json.dumps(payload).encode())
+    assert again == state and keys == [("open", 1, None), ("sit-a", 2, None)]
