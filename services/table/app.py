@@ -238,7 +238,14 @@ class TableApp:
 
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
-        how many were committed."""
+        how many were committed. The snapshots they made due are written when it returns
+        (each commit only queues its own: ``TableStream.snapshot_if_due``)."""
+        try:
+            return await self._drive(table_id, limit)
+        finally:
+            await self.stream.flush_snapshots(table_id)
+
+    async def _drive(self, table_id: str, limit: int) -> int:
         done = 0
         for _ in range(3 * limit):  # a step lost to a newer state is worked out again
             if done >= limit:

@@ -17,6 +17,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import structlog
+
 from libs.eventstore import (
     AppendResult,
     Commit,
@@ -39,6 +41,8 @@ from libs.tableproto.envelope import (
     recorded_seconds,
 )
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
+
+log = structlog.get_logger("table")
 
 
 @dataclass
@@ -121,6 +125,8 @@ class TableStream:
             if projection is None
             else Projector(events, projection, _public, max_age=public_max_age)
         )
+        self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
+        self._snapshot_writers: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, table_id: str) -> LoadedTable:
         """The table from its snapshot and the commits after it; its public projection holds
@@ -172,15 +178,42 @@ class TableStream:
         table.recent.record(key, outcome, at, automatic)
 
     async def snapshot_if_due(self, table_id: str, table: LoadedTable, events: list[Event]) -> None:
-        """Snapshot every ``snapshot_every`` commits and at every hand end."""
-        if self.repository.snapshots is None:
+        """Snapshot every ``snapshot_every`` commits and at every hand end: in the background
+        (the command does not wait for Redis; ``flush_snapshots`` does), the latest one only
+        when several are due before the first is written. A state is never changed once
+        committed (each command makes a new one), so it is encoded when written."""
+        snapshots = self.repository.snapshots
+        if snapshots is None:
             return
         hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
-        if hand_over or self.repository.snapshot_due(table.since_snapshot):
-            await self.repository.snapshot(
-                table_id, _Folded(table.state, table.recent), table.sequence
+        if not (hand_over or self.repository.snapshot_due(table.since_snapshot)):
+            return
+        table.since_snapshot = 0
+        self._snapshot_due[table_id] = (table.state, table.recent.snapshot_keys(), table.sequence)
+        writer = self._snapshot_writers.get(table_id)
+        if writer is None or writer.done():
+            self._snapshot_writers[table_id] = asyncio.create_task(
+                self._write_snapshots(table_id, snapshots)
             )
-            table.since_snapshot = 0
+
+    async def _write_snapshots(self, table_id: str, snapshots: SnapshotStore) -> None:
+        while (due := self._snapshot_due.pop(table_id, None)) is not None:
+            state, keys, sequence = due
+            try:  # a snapshot is a cache: one not written costs a longer load, nothing else
+                await snapshots.save(table_id, sequence, codec.snapshot_dumps(state, keys))
+            except Exception as exc:
+                log.warning("snapshot_failed", table_id=table_id, error=str(exc))
+
+    async def flush_snapshots(self, table_id: str | None = None) -> None:
+        """Wait until the snapshots due (of ``table_id``, or of every table) are written."""
+        writers = (
+            [self._snapshot_writers.get(table_id)]
+            if table_id is not None
+            else list(self._snapshot_writers.values())
+        )
+        for writer in writers:
+            if writer is not None:
+                await asyncio.shield(writer)
 
     def publish_public(
         self,
@@ -210,7 +243,12 @@ class TableStream:
             self.projector.forget(table_id)
 
     async def stop(self, grace: float = 2.0) -> None:
-        """Publish what is queued (for up to ``grace`` seconds), then stop projecting."""
+        """Write the snapshots due and publish what is queued (for up to ``grace`` seconds
+        each), then stop projecting."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.flush_snapshots(), grace)
+        for writer in self._snapshot_writers.values():
+            writer.cancel()
         if self.projector is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.projector.flush(), grace)
