@@ -83,7 +83,8 @@ class Leases:
 
     async def acquire(self, key: str) -> bool:
         """Take the lease if it is free (or already ours, renewing it); False if someone else
-        holds it."""
+        holds it. A lease held under this ``owner`` name by an earlier process (this replica
+        before it crashed and restarted under the same name) is taken back at once."""
         if key in self._revisions:
             try:
                 await self.renew(key)
@@ -96,12 +97,28 @@ class Leases:
                 revision = await self.kv.create(key, self.owner.encode())
                 break
             except KeyWrongLastSequenceError:
-                return False
+                return await self._reclaim(key)
             except KeyNotFoundError:
                 # nats-py: the entry expired between create's conflict and its check of the
                 # entry; the lease is free now, so try once more.
                 continue
         if revision is None:
+            return False
+        self._revisions[key] = revision
+        self._renewed_at[key] = time.monotonic()
+        return True
+
+    async def _reclaim(self, key: str) -> bool:
+        """Take back a lease held under our own name by a process that is gone."""
+        try:
+            entry = await self.kv.get(key)
+        except KeyNotFoundError:
+            return False
+        if entry.value is None or entry.value.decode() != self.owner or entry.revision is None:
+            return False
+        try:
+            revision = await self.kv.update(key, self.owner.encode(), last=entry.revision)
+        except (KeyWrongLastSequenceError, KeyNotFoundError):
             return False
         self._revisions[key] = revision
         self._renewed_at[key] = time.monotonic()
