@@ -18,6 +18,7 @@ from .store import (
     Snapshot,
     SnapshotStore,
     StoreError,
+    StoreUnavailable,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "SnapshotCache",
     "SnapshotStore",
     "StoreError",
+    "StoreUnavailable",
 ]

@@ -46,8 +46,9 @@ class JetStreamEventStore:
         storage: StorageType = StorageType.FILE,
         duplicate_window: float = 120.0,
     ) -> None:
-        """Create the JetStream stream if it does not exist (idempotent). ``duplicate_window``:
-        how long JetStream itself drops a resent message id."""
+        """Create the JetStream stream if it does not exist (idempotent); an existing one with
+        fewer ``replicas`` is scaled up (a cluster grown from one node to three).
+        ``duplicate_window``: how long JetStream itself drops a resent message id."""
         config = StreamConfig(
             name=self.stream,
             subjects=[f"{self.prefix}.>"],
@@ -56,9 +57,13 @@ class JetStreamEventStore:
             duplicate_window=duplicate_window,
         )
         try:
-            await self._js.stream_info(self.stream)
+            info = await self._js.stream_info(self.stream)
         except NotFoundError:
             await self._js.add_stream(config)
+            return
+        if (info.config.num_replicas or 1) < replicas:
+            info.config.num_replicas = replicas
+            await self._js.update_stream(info.config)
 
     async def append(
         self,

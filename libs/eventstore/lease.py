@@ -29,8 +29,16 @@ class LeaseLost(Exception):
 
 
 class Leases:
-    def __init__(self, nc: NATS, owner: str, bucket: str = "holdem_table_leases", ttl: float = 5.0):
+    def __init__(
+        self,
+        nc: NATS,
+        owner: str,
+        bucket: str = "holdem_table_leases",
+        ttl: float = 5.0,
+        replicas: int = 1,
+    ):
         self._nc = nc
+        self.replicas = replicas
         self.owner = owner
         self.bucket = bucket
         self.ttl = ttl
@@ -49,7 +57,13 @@ class Leases:
             return await js.key_value(name)
         except BucketNotFoundError:
             return await js.create_key_value(
-                KeyValueConfig(bucket=name, ttl=self.ttl, history=1, storage=StorageType.MEMORY)
+                KeyValueConfig(
+                    bucket=name,
+                    ttl=self.ttl,
+                    history=1,
+                    storage=StorageType.MEMORY,
+                    replicas=self.replicas,
+                )
             )
 
     async def announce(self) -> None:

@@ -27,7 +27,7 @@ from libs.eventstore import ConcurrencyConflict, EventStore, Projection, Snapsho
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
-from libs.poker.errors import IllegalAction
+from libs.poker.errors import IllegalAction, PokerError
 from libs.table import TableState
 from libs.table import commands as tc
 from libs.table.automation import ClockDue, next_due
@@ -43,6 +43,9 @@ from services.table.ranking import HandRanker, RankedStep
 log = structlog.get_logger("table")
 
 INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in the background
+# A background drive that fails (NATS failing over to another node, Redis restarting) tries again
+# after these pauses, growing to the last; it stops only when this replica loses the table.
+DRIVE_RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0)
 COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
 
 
@@ -267,11 +270,25 @@ class TableApp:
             return
 
         async def rest() -> None:
-            try:
-                while await self.drive(table_id, limit=200) >= 200:
-                    pass
-            except Exception as exc:  # lease lost, store down: the next call or tick resumes
-                log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
+            failures = 0
+            while True:
+                try:
+                    while await self.drive(table_id, limit=200) >= 200:
+                        failures = 0
+                    return
+                except (NotOwner, PokerError) as exc:  # another replica serves it; a bug
+                    log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
+                    return
+                except Exception as exc:  # store unreachable for a moment: go on after a pause
+                    pause = DRIVE_RETRY_PAUSES[min(failures, len(DRIVE_RETRY_PAUSES) - 1)]
+                    failures += 1
+                    log.warning(
+                        "background_drive_retry",
+                        table_id=table_id,
+                        error=str(exc) or type(exc).__name__,
+                        pause=pause,
+                    )
+                    await asyncio.sleep(pause)
 
         self._drivers[table_id] = asyncio.create_task(rest())
 

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-import nats
+import nats.errors
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from libs.eventstore import StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
@@ -15,6 +21,7 @@ from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
+from libs.platform.natsconn import connect_nats
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
@@ -44,10 +51,34 @@ def error_mapper() -> ErrorMapper:
     return mapper
 
 
+R = TypeVar("R")
+Q = TypeVar("Q")
+
+# What a store that does not answer raises: NATS failing over to another node (no responders,
+# no stream response, timeouts), Redis restarting. The caller gets UNAVAILABLE and retries.
+_UNREACHABLE = (nats.errors.Error, RedisConnectionError, RedisTimeoutError, TimeoutError)
+
+
+def _store_unavailable_is_unavailable(
+    method: Callable[[TableServiceServicer, Q, Context], Awaitable[R]],
+) -> Callable[[TableServiceServicer, Q, Context], Awaitable[R]]:
+    """Answer UNAVAILABLE (``STORE_UNAVAILABLE``), not INTERNAL, when a store is unreachable."""
+
+    @functools.wraps(method)
+    async def wrapped(self: TableServiceServicer, request: Q, context: Context) -> R:
+        try:
+            return await method(self, request, context)
+        except _UNREACHABLE as exc:
+            raise StoreUnavailable(type(exc).__name__) from exc
+
+    return wrapped
+
+
 class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     def __init__(self, app: TableApp) -> None:
         self.app = app
 
+    @_store_unavailable_is_unavailable
     async def SubmitCommand(
         self, request: table_pb2.SubmitCommandRequest, context: Context
     ) -> table_pb2.SubmitCommandResponse:
@@ -82,6 +113,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
 
+    @_store_unavailable_is_unavailable
     async def SubmitAction(
         self, request: table_pb2.SubmitActionRequest, context: Context
     ) -> table_pb2.SubmitActionResponse:
@@ -95,6 +127,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitActionResponse(sequence=outcome.sequence)
 
+    @_store_unavailable_is_unavailable
     async def GetTableState(
         self, request: table_pb2.GetTableStateRequest, context: Context
     ) -> table_pb2.GetTableStateResponse:
@@ -103,6 +136,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             view=player_view(request.table_id, table.state, table.sequence, None)
         )
 
+    @_store_unavailable_is_unavailable
     async def GetPlayerView(
         self, request: table_pb2.GetPlayerViewRequest, context: Context
     ) -> table_pb2.GetPlayerViewResponse:
@@ -124,17 +158,22 @@ def _ids(table_id: str, key: str) -> tuple[str, str]:
 
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
-    nc = await nats.connect(platform.nats_url)
+    nc = await connect_nats(platform.nats_url, name=f"table-{config.replica_id}")
     redis = Redis.from_url(platform.redis_url)
+    replicas = platform.nats_replicas
     events = JetStreamEventStore(nc, stream=config.stream)
-    await events.ensure_stream(duplicate_window=config.idempotency_window_seconds)
+    await events.ensure_stream(
+        replicas=replicas, duplicate_window=config.idempotency_window_seconds
+    )
     public = JetStreamProjection(nc)
     await public.ensure_stream(
-        max_age=config.public_max_age_seconds, max_per_subject=config.public_max_per_table
+        max_age=config.public_max_age_seconds,
+        max_per_subject=config.public_max_per_table,
+        replicas=replicas,
     )
-    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds)
+    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds, replicas=replicas)
     await leases.start()
-    registry = Registry(nc)
+    registry = Registry(nc, replicas=replicas)
     await registry.start()
     channels = []
     dealer: DealerPort

@@ -83,6 +83,23 @@ def test_a_snapshot_keeps_the_idempotency_keys_of_the_latest_commits() -> None:
         codec.snapshot_loads(b'{"v": 1}')
 
 
+def test_a_state_copy_equals_a_deep_copy_and_shares_nothing_mutable() -> None:
+    import copy
+
+    state, _ = _played_table()
+    state.revealed_seeds["h0"] = "seed"
+    again = state.copy()
+    assert again == copy.deepcopy(state)
+    assert again.hand is not None and state.hand is not None
+    again.seats[0].stack += 1
+    again.hand.stacks[0] += 1
+    again.revealed_seeds["h9"] = "x"
+    again.seats.pop(1)
+    assert state.seats[0].stack + 1 == again.seats[0].stack
+    assert state.hand.stacks[0] + 1 == again.hand.stacks[0]
+    assert "h9" not in state.revealed_seeds and 1 in state.seats
+
+
 def test_a_version_1_snapshot_reads_its_keys_without_their_time() -> None:
     state, _ = _played_table()
     payload = json.loads(codec.snapshot_dumps(state, []))
