@@ -20,6 +20,7 @@ from nats.js.errors import (
     KeyNotFoundError,
     KeyWrongLastSequenceError,
     NoKeysError,
+    NoStreamResponseError,
 )
 from nats.js.kv import KeyValue
 
@@ -66,10 +67,23 @@ class Leases:
                 )
             )
 
+    async def _gone(self, exc: Exception) -> None:
+        """A bucket did not answer because it is gone: the buckets are in memory, and a NATS
+        server that restarted has none. Create them again (leases held are lost with them:
+        the next renewal says so and the tables are claimed afresh), then re-raise."""
+        self._revisions.clear()
+        self._renewed_at.clear()
+        with contextlib.suppress(Exception):  # still down: the next call tries again
+            await self.start()
+        raise LeaseLost("the lease buckets were lost (NATS restarted)") from exc
+
     async def announce(self) -> None:
         """Say this process is alive (an entry that expires with the lease TTL)."""
         assert self._members is not None, "Leases.start() was not called"
-        await self._members.put(self.owner, b"1")
+        try:
+            await self._members.put(self.owner, b"1")
+        except NoStreamResponseError as exc:
+            await self._gone(exc)
 
     async def members(self) -> list[str]:
         """The processes that announced themselves within the last TTL."""
@@ -110,6 +124,10 @@ class Leases:
             try:
                 revision = await self.kv.create(key, self.owner.encode())
                 break
+            except NoStreamResponseError as exc:
+                with contextlib.suppress(LeaseLost):
+                    await self._gone(exc)
+                continue  # once more, on the buckets made again
             except KeyWrongLastSequenceError:
                 return await self._reclaim(key)
             except KeyNotFoundError:
@@ -148,6 +166,8 @@ class Leases:
         except (KeyWrongLastSequenceError, KeyNotFoundError) as exc:
             self._forget(key)
             raise LeaseLost(key) from exc
+        except NoStreamResponseError as exc:
+            await self._gone(exc)
 
     def fresh(self, key: str) -> bool:
         """True while our last renewal is recent enough that the lease cannot have expired."""

@@ -27,6 +27,7 @@ from libs.eventstore import (
     Repository,
     SnapshotStore,
 )
+from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
@@ -125,7 +126,8 @@ class TableStream:
     async def load(self, table_id: str) -> LoadedTable:
         """The table from its snapshot and the commits after it; its public projection holds
         every one of those commits when this returns."""
-        loaded = await self.repository.load(table_id)
+        with metrics.SNAPSHOT_LOAD_SECONDS.time():
+            loaded = await self.repository.load(table_id)
         if self.projector is not None:
             await self.projector.catch_up(table_id, loaded.sequence)
         folded = loaded.state
@@ -177,9 +179,10 @@ class TableStream:
             return
         hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
         if hand_over or self.repository.snapshot_due(table.since_snapshot):
-            await self.repository.snapshot(
-                table_id, _Folded(table.state, table.recent), table.sequence
-            )
+            with metrics.SNAPSHOT_SAVE_SECONDS.time():
+                await self.repository.snapshot(
+                    table_id, _Folded(table.state, table.recent), table.sequence
+                )
             table.since_snapshot = 0
 
     def publish_public(

@@ -32,6 +32,7 @@ def test_one_holder_at_a_time_and_takeover_after_expiry(nats_url: str) -> None:
             await a.release("t1")
             assert await b.acquire("t1")
             assert not await a.acquire("t1")
+
             # b dies (stops renewing): its leases expire and a takes them over. The server ages
             # entries out on its own schedule: wait until both are gone rather than a guessed time.
             async def expired(key: str) -> bool:
