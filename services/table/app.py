@@ -27,11 +27,14 @@ from libs.eventstore import ConcurrencyConflict, EventStore, Projection, Snapsho
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
+from libs.platform.metrics import table as metrics
 from libs.poker.errors import IllegalAction, PokerError
+from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
 from libs.table import commands as tc
 from libs.table.automation import ClockDue, next_due
-from libs.table.errors import NOT_ENOUGH_PLAYERS
+from libs.table.errors import NOT_ENOUGH_PLAYERS, TABLE_NOT_FOUND
+from libs.table.events import Event
 from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
 from services.table.commits import LoadedTable, TableStream
@@ -58,6 +61,16 @@ class Conflict(Exception):
     def __init__(self, table_id: str) -> None:
         self.message = f"table {table_id} kept changing under this command: retry"
         super().__init__(self.message)
+
+
+def count_commit(events: list[Event]) -> None:
+    """The metrics of one commit: the commit, and the hand it ended or voided."""
+    metrics.COMMITS.inc()
+    for event in events:
+        if isinstance(event, HandEnded):
+            metrics.HANDS_COMPLETED.inc()
+        elif isinstance(event, HandVoided):
+            metrics.HANDS_VOIDED.inc()
 
 
 class TableApp:
@@ -143,6 +156,17 @@ class TableApp:
                 await self.ownership.closed(table_id)
         return table
 
+    async def existing(self, table_id: str) -> LoadedTable:
+        """The table for a read: ``TABLE_NOT_FOUND`` when it was never opened (nothing is
+        claimed or cached for an unknown id)."""
+        cached = self._tables.get(table_id)
+        if cached is None and await self.events.last_sequence(table_id) == 0:
+            raise IllegalAction(TABLE_NOT_FOUND, "no such table")
+        table = await self.table(table_id)
+        if table.sequence == 0:
+            raise IllegalAction(TABLE_NOT_FOUND, "no such table")
+        return table
+
     def _closed(self, table_id: str) -> Callable[[], Awaitable[None]]:
         async def closed() -> None:
             await self.ownership.closed(table_id)
@@ -210,9 +234,11 @@ class TableApp:
                     )
                 except ConcurrencyConflict:
                     # Another writer got there first (e.g. a dying owner's last append landed).
+                    metrics.CONFLICTS.inc()
                     await self.stream.refresh(table_id, table)
                     if automatic:
                         return None
+                    metrics.RETRIES.inc()
                     continue
                 if result.duplicate:  # this very commit landed before: its key is in the stream
                     await self.stream.refresh(table_id, table)
@@ -221,6 +247,7 @@ class TableApp:
                 outcome = Outcome(result.sequence, events)
                 self.stream.record(table, key, state, outcome, now, automatic)
                 self.commits += 1
+                count_commit(events)
                 await self.ownership.note_commit(table_id, events)
                 # A closed table leaves the registry of open tables only once its closing is
                 # public: if this process dies first, the replica that adopts it publishes it.
@@ -322,7 +349,9 @@ class TableApp:
         async def taken(table_id: str) -> None:
             await self.drive(table_id)
 
-        return await self.ownership.rebalance(busy, self.forget, taken)
+        adopted = await self.ownership.rebalance(busy, self.forget, taken)
+        metrics.LEASES_TAKEN_OVER.inc(len(adopted))
+        return adopted
 
     # ------------------------------------------------------------------ background
 

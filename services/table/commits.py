@@ -29,6 +29,7 @@ from libs.eventstore import (
     Repository,
     SnapshotStore,
 )
+from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
@@ -131,7 +132,8 @@ class TableStream:
     async def load(self, table_id: str) -> LoadedTable:
         """The table from its snapshot and the commits after it; its public projection holds
         every one of those commits when this returns."""
-        loaded = await self.repository.load(table_id)
+        with metrics.SNAPSHOT_LOAD_SECONDS.time():
+            loaded = await self.repository.load(table_id)
         if self.projector is not None:
             await self.projector.catch_up(table_id, loaded.sequence)
         folded = loaded.state
@@ -200,7 +202,8 @@ class TableStream:
         while (due := self._snapshot_due.pop(table_id, None)) is not None:
             state, keys, sequence = due
             try:  # a snapshot is a cache: one not written costs a longer load, nothing else
-                await snapshots.save(table_id, sequence, codec.snapshot_dumps(state, keys))
+                with metrics.SNAPSHOT_SAVE_SECONDS.time():
+                    await snapshots.save(table_id, sequence, codec.snapshot_dumps(state, keys))
             except Exception as exc:
                 log.warning("snapshot_failed", table_id=table_id, error=str(exc))
 
