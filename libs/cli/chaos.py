@@ -4,8 +4,11 @@ commits (with ``--jitter``: at random points, inside calls and between hands too
 it; then check the stream: every hand completed or voided by rule, the chip total unchanged, no
 commit applied twice, no sequence gap, and every dealt card following from its revealed seed.
 
-It runs its own nats-server (JetStream) and redis-server on free loopback ports, plus the
-dealer, evaluator and table services as processes, and stops all of them at the end. Kill
+It runs its own nats-server (JetStream; with ``--nats-cluster 3``, or the ``nats-node`` target, a
+three-node cluster with every stream replicated three times) and redis-server on free loopback
+ports, plus the dealer, evaluator and table services as processes (``--replicas 2``: two table
+services sharing the table by lease, so killing the one serving it makes the other take it over),
+and stops all of them at the end. Kill
 targets are a registry (``TARGETS``); the table service restarts from a prewarmed spare. The run
 has no fixed deadline: it fails when nothing was committed for ``--stall-timeout`` seconds.
 """
@@ -28,25 +31,26 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import nats
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import (
     ManagedProcess,
+    NatsCluster,
+    NatsServer,
     RedisServer,
     ServiceProcess,
     StartError,
     free_port,
     log_tail,
     service_env,
-    start_nats,
     start_redis,
 )
 from libs.devstack.standby import PrewarmedService
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform import healthcheck
+from libs.platform.natsconn import connect_nats
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
@@ -80,6 +84,8 @@ class Report:
     restart_commit_p50: float = 0.0
     restart_commit_max: float = 0.0
     prewarmed: bool = True
+    replicas: int = 1  # table services sharing the table by lease
+    nats_nodes: int = 1  # nats-servers (a JetStream cluster when more than one)
     seconds: float = 0.0
     ok: bool = False
 
@@ -90,37 +96,61 @@ class Report:
 class Services:
     """The dealer, evaluator and table services as processes on fixed loopback ports, each
     restartable; the table service's restarts hand over to a prewarmed spare process
-    (``libs.devstack.standby``) unless ``prewarm`` is off."""
+    (``libs.devstack.standby``) unless ``prewarm`` is off. ``replicas`` table services share
+    the tables by lease (``tables``; ``owner`` is the one that answered last)."""
 
-    def __init__(self, nats_url: str, redis_url: str, workdir: Path, prewarm: bool = True) -> None:
+    def __init__(
+        self,
+        nats_url: str,
+        redis_url: str,
+        workdir: Path,
+        prewarm: bool = True,
+        replicas: int = 1,
+        nats_replicas: int = 1,
+    ) -> None:
         self.nats_url, self.redis_url, self.workdir = nats_url, redis_url, workdir
         addresses = {name: f"127.0.0.1:{free_port()}" for name in ("dealer", "evaluator")}
-        env = service_env(peers=addresses, nats_url=nats_url, redis_url=redis_url, log_level="info")
+        env = service_env(
+            peers=addresses,
+            nats_url=nats_url,
+            redis_url=redis_url,
+            log_level="info",
+            extra={"HOLDEM_NATS_REPLICAS": str(nats_replicas)},
+        )
         self.dealer = self._service("dealer", addresses["dealer"], env)
         self.evaluator = self._service("evaluator", addresses["evaluator"], env)
-        table_env = {
-            **env,
-            "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
-            "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
-            "HOLDEM_TABLE_DEALER": "service",
-            "HOLDEM_TABLE_EVALUATOR": "service",
-            # one replica, restarted under its name: it takes its table's lease back at once
-            "HOLDEM_TABLE_REPLICA_ID": "chaos-table",
-        }
-        table_listen = f"127.0.0.1:{free_port()}"
-        log = workdir / "table.log"
-        self.table: ServiceProcess = (
-            PrewarmedService("table", log, listen=table_listen, env=table_env)
-            if prewarm
-            else ServiceProcess("table", log, listen=table_listen, env=table_env)
-        )
+        self.tables: list[ServiceProcess] = []
+        for index in range(replicas):
+            table_env = {
+                **env,
+                "HOLDEM_TABLE_LEASE_TTL_SECONDS": "1",
+                "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
+                "HOLDEM_TABLE_DEALER": "service",
+                "HOLDEM_TABLE_EVALUATOR": "service",
+                # each replica restarted under its name: it takes its leases back at once
+                "HOLDEM_TABLE_REPLICA_ID": "chaos-table" + (f"-{index}" if replicas > 1 else ""),
+            }
+            table_listen = f"127.0.0.1:{free_port()}"
+            log = workdir / ("table.log" if index == 0 else f"table-{index}.log")
+            self.tables.append(
+                PrewarmedService("table", log, listen=table_listen, env=table_env)
+                if prewarm
+                else ServiceProcess("table", log, listen=table_listen, env=table_env)
+            )
+        self.owner = 0
         try:
             self.dealer.start(60.0)
             self.evaluator.start(60.0)
-            self.table.start(60.0)
+            for table in self.tables:
+                table.start(60.0)
         except BaseException:
             self.stop()
             raise
+
+    @property
+    def table(self) -> ServiceProcess:
+        """The table service that answered last (with one replica: the table service)."""
+        return self.tables[self.owner]
 
     def _service(self, name: str, listen: str, env: dict[str, str]) -> ServiceProcess:
         return ServiceProcess(name, self.workdir / f"{name}.log", listen=listen, env=env)
@@ -130,7 +160,7 @@ class Services:
         return self.table.address
 
     def stop(self) -> None:
-        for service in (self.table, self.evaluator, self.dealer):
+        for service in (*self.tables, self.evaluator, self.dealer):
             service.stop(10.0)
 
 
@@ -160,7 +190,7 @@ class Cluster:
 
     services: Services
     redis: RedisServer
-    nats: Any  # libs.devstack.NatsServer (a cluster of them, later)
+    nats: NatsServer | NatsCluster
 
 
 def _process(name: str, process: ManagedProcess, restart: Callable[[], object]) -> Target:
@@ -174,8 +204,37 @@ def _process(name: str, process: ManagedProcess, restart: Callable[[], object]) 
 
 
 def _table(cluster: Cluster) -> Target:
-    table = cluster.services.table
-    return _process("table", table, table.spawn)
+    """The table service that answered last (with replicas: the one serving the table, so the
+    other has to take it over)."""
+    services = cluster.services
+    victim: list[ServiceProcess] = []
+
+    def kill() -> None:
+        victim[:] = [services.table]
+        victim[0].kill()
+
+    def again() -> None:
+        victim[0].spawn()
+
+    return Target("table", kill, again)
+
+
+def _nats_node(cluster: Cluster) -> Target:
+    """One node of the NATS cluster, in turn (the first kill takes the first node), restarted
+    on its ports with its store once it is back in the cluster."""
+    nats = cluster.nats
+    if not isinstance(nats, NatsCluster):
+        raise ValueError("the nats-node target needs a NATS cluster (--nats-cluster 3)")
+    turn = [0]
+
+    def kill() -> None:
+        nats.node(turn[0] % nats.size).kill()
+
+    def again() -> None:
+        nats.restart_node(turn[0] % nats.size, timeout=60.0)
+        turn[0] += 1
+
+    return Target("nats-node", kill, again)
 
 
 def _service(name: str) -> Callable[[Cluster], Target]:
@@ -197,6 +256,7 @@ TARGETS: dict[str, Callable[[Cluster], Target]] = {
     "dealer": _service("dealer"),
     "evaluator": _service("evaluator"),
     "redis": _redis,
+    "nats-node": _nats_node,
 }
 
 
@@ -309,7 +369,7 @@ async def _drive(
 ) -> None:
     services = cluster.services
     targets = {name: TARGETS[name](cluster) for name in plan.targets}
-    nc = await nats.connect(services.nats_url)
+    nc = await connect_nats(services.nats_url)
     commits = 0
     hand_ended = asyncio.Event()
     watch_hands = False
@@ -368,6 +428,26 @@ async def _drive(
             finally:
                 watch_hands = False
 
+    async def takeover(target: Target, victim: ServiceProcess) -> None:
+        """With replicas: another one takes the killed one's table over (its lease expires);
+        then the killed one starts again and serves its share."""
+        killed_at, before = time.monotonic(), commits
+        while commits == before:
+            if progress.expired():
+                raise TimeoutError(f"no replica took the table over: {progress.reason()}")
+            await asyncio.sleep(0.002)
+        commit_times.append(time.monotonic() - killed_at)
+        target.restart()
+        while await asyncio.to_thread(healthcheck.check, victim.address, "", 0.1) != (
+            healthcheck.SERVING
+        ):
+            if not victim.running:
+                raise victim.failed("did not start")
+            if progress.expired():
+                raise TimeoutError(f"the killed replica did not come back: {progress.reason()}")
+            await asyncio.sleep(0.01)
+        serving_times.append(time.monotonic() - killed_at)
+
     async def restart_table(target: Target, point: KillPoint) -> None:
         """The table service again (a prewarmed spare). A restarted table takes its tables
         over and bots play on at once, before its health check answers: keep counting while
@@ -377,7 +457,7 @@ async def _drive(
         target.restart()
         table = services.table
         while True:
-            status = await asyncio.to_thread(healthcheck.check, services.table_addr, "", 0.1)
+            status = await asyncio.to_thread(healthcheck.check, table.address, "", 0.1)
             if status == healthcheck.SERVING:
                 serving_times.append(time.monotonic() - killed_at)
                 restarting.set()
@@ -404,7 +484,9 @@ async def _drive(
             await wait_for(point)
             name = plan.next_target()
             target = targets[name]
-            if name == "table":
+            victim = services.table
+            replicated = len(services.tables) > 1
+            if name == "table" and not replicated:
                 restarting.clear()
             target.kill()
             report.kills += 1
@@ -415,7 +497,9 @@ async def _drive(
                 report.redis_restarts += 1
             if name == "redis":
                 report.redis_restarts += 1
-            if name == "table":
+            if name == "table" and replicated:
+                await takeover(target, victim)
+            elif name == "table":
                 await restart_table(target, point)
             else:
                 await asyncio.to_thread(target.restart)
@@ -427,7 +511,8 @@ async def _drive(
         nonlocal in_flight
         while True:
             await restarting.wait()
-            async with grpc.aio.insecure_channel(services.table_addr) as channel:
+            asked = services.owner
+            async with grpc.aio.insecure_channel(services.tables[asked].address) as channel:
                 stub = table_pb2_grpc.TableServiceStub(channel)
                 in_flight += 1
                 try:
@@ -435,6 +520,9 @@ async def _drive(
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() not in RETRIED:
                         raise
+                    if exc.code() == grpc.StatusCode.UNAVAILABLE and services.owner == asked:
+                        # down, or another replica serves the table: ask the next one
+                        services.owner = (asked + 1) % len(services.tables)
                     if progress.expired():
                         raise TimeoutError(
                             f"{method} kept failing ({exc.code().name}: {exc.details()}): "
@@ -489,7 +577,7 @@ async def _racing(call: Awaitable[Any], killing: asyncio.Task[None]) -> Any:
 
 
 async def _verify(nats_url: str, hands: int, report: Report) -> None:
-    nc = await nats.connect(nats_url)
+    nc = await connect_nats(nats_url)
     try:
         store = JetStreamEventStore(nc, stream=STREAM)
         commits = await store.read(TABLE_ID)
@@ -550,20 +638,39 @@ def run_chaos(
     seed: int | None = None,
     stall: float = 120.0,
     prewarm: bool = True,
+    replicas: int = 1,
+    nats_nodes: int = 0,
 ) -> Report:
     """Play ``hands`` bot hands while killing ``targets``; the report of the checks. The run
     fails (TimeoutError) only when nothing was committed for ``stall`` seconds, or it took
-    longer than ``timeout`` when one is given: its length scales with the work."""
-    report = Report(prewarmed=prewarm)
+    longer than ``timeout`` when one is given: its length scales with the work.
+    ``replicas``: table services sharing the table (a killed one's table is taken over by
+    another); ``nats_nodes``: nats-servers, as a JetStream cluster with every stream
+    replicated on each when more than one (0: three when ``nats-node`` is a target, else
+    one)."""
+    if not nats_nodes:
+        nats_nodes = 3 if "nats-node" in targets else 1
+    if "nats-node" in targets and nats_nodes < 3:
+        raise ValueError("killing a NATS node needs a cluster of at least 3 (--nats-cluster 3)")
+    report = Report(prewarmed=prewarm, replicas=replicas, nats_nodes=nats_nodes)
     rng = random.Random(seed)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="holdem-chaos-") as tmp:
         workdir = Path(tmp)
-        with (
-            start_nats(keep_temp=keep_temp) as nats_server,
-            start_redis(keep_temp=keep_temp) as redis_server,
-        ):
-            services = Services(nats_server.url, redis_server.url, workdir, prewarm=prewarm)
+        nats_server: NatsServer | NatsCluster = (
+            NatsCluster(nats_nodes, keep_temp=keep_temp, parent_dir=workdir)
+            if nats_nodes > 1
+            else NatsServer(keep_temp=keep_temp)
+        )
+        with nats_server, start_redis(keep_temp=keep_temp) as redis_server:
+            services = Services(
+                nats_server.url,
+                redis_server.url,
+                workdir,
+                prewarm=prewarm,
+                replicas=replicas,
+                nats_replicas=nats_nodes,
+            )
             cluster = Cluster(services, redis_server, nats_server)
             plan = KillPlan(kill_every, targets, jitter, rng)
             progress = Progress(stall, timeout)
@@ -575,7 +682,7 @@ def run_chaos(
                     if isinstance(exc, grpc.aio.AioRpcError)
                     else str(exc)
                 )
-                log = workdir / "table.log"
+                log = services.table.log_path
                 raise RuntimeError(
                     f"{what}; last lines of the table service's log:\n{log_tail(log, 60)}"
                 ) from exc
@@ -603,8 +710,10 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             stall=args.stall_timeout,
             prewarm=not args.cold_restarts,
+            replicas=args.replicas,
+            nats_nodes=args.nats_cluster,
         )
-    except (RuntimeError, TimeoutError) as exc:
+    except (RuntimeError, TimeoutError, ValueError) as exc:
         print(f"holdem chaos: {exc}", file=sys.stderr)
         return 1
     if args.json:
@@ -616,6 +725,7 @@ def run(args: argparse.Namespace) -> int:
             f"{r.hands_completed} hands completed, {r.hands_voided} voided, {r.kills} kills "
             f"({by_target or 'none'}), {r.redis_restarts} redis restart(s), {r.commits} commits "
             f"in {r.seconds}s\n"
+            f"{r.replicas} table replica(s), {r.nats_nodes} NATS node(s)\n"
             f"table restarts: SERVING after {r.restart_serving_p50}s (max "
             f"{r.restart_serving_max}s), committing after {r.restart_commit_p50}s (max "
             f"{r.restart_commit_max}s)\n"
@@ -640,7 +750,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--kill",
         default="table",
         help=f"what to kill, a comma list of {','.join(TARGETS)} (default table; without "
-        "redis, redis-server is restarted once)",
+        "redis, redis-server is restarted once; nats-node: one node of a NATS cluster)",
     )
     parser.add_argument(
         "--jitter",
@@ -663,6 +773,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--cold-restarts",
         action="store_true",
         help="restart the table service from scratch, not from a prewarmed spare (to compare)",
+    )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        choices=range(1, 5),
+        metavar="R",
+        help="table services sharing the table by lease (killing the one serving it makes "
+        "another take it over within the lease TTL)",
+    )
+    parser.add_argument(
+        "--nats-cluster",
+        type=int,
+        default=0,
+        choices=range(0, 6),
+        metavar="N",
+        help="run NATS as an N-node JetStream cluster, streams replicated N times (default: 3 "
+        "when nats-node is a kill target, else 1)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report")
     parser.set_defaults(func=run)

@@ -8,6 +8,7 @@ killed node costs a few hundred milliseconds, not nats-py's default two seconds 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import nats
@@ -18,6 +19,7 @@ from libs.platform.config import split_urls
 __all__ = ["connect_nats", "nats_servers"]
 
 RECONNECT_WAIT_SECONDS = 0.25
+log = logging.getLogger("holdem.nats")
 
 
 def nats_servers(url: str) -> list[str]:
@@ -28,12 +30,20 @@ def nats_servers(url: str) -> list[str]:
     return servers
 
 
+async def _quiet_errors(exc: Exception) -> None:
+    """nats-py's default prints a traceback for every failed reconnect attempt (a node that is
+    down): those are expected while it fails over, so they are logged at debug level."""
+    level = logging.DEBUG if isinstance(exc, OSError) else logging.WARNING
+    log.log(level, "nats: %s: %s", type(exc).__name__, exc)
+
+
 async def connect_nats(url: str, **options: Any) -> NATS:
     """A connected client for ``url`` (one URL or several); ``options`` go to nats-py."""
     settings: dict[str, Any] = {
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": RECONNECT_WAIT_SECONDS,
         "connect_timeout": 2,
+        "error_cb": _quiet_errors,
     }
     settings.update(options)
     return await nats.connect(servers=nats_servers(url), **settings)
