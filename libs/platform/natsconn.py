@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 import nats
+import nats.errors
 from nats.aio.client import Client as NATS
 
 from libs.platform.config import split_urls
@@ -33,7 +34,10 @@ def nats_servers(url: str) -> list[str]:
 async def _quiet_errors(exc: Exception) -> None:
     """nats-py's default prints a traceback for every failed reconnect attempt (a node that is
     down): those are expected while it fails over, so they are logged at debug level."""
-    level = logging.DEBUG if isinstance(exc, OSError) else logging.WARNING
+    expected = isinstance(
+        exc, (OSError, nats.errors.UnexpectedEOF, nats.errors.StaleConnectionError)
+    )
+    level = logging.DEBUG if expected else logging.WARNING
     log.log(level, "nats: %s: %s", type(exc).__name__, exc)
 
 
