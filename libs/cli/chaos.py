@@ -51,7 +51,6 @@ from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
-from libs.tableproto.public import decode_public
 
 TABLE_ID = "chaos"
 STREAM = "HOLDEM_TABLES"
@@ -320,7 +319,7 @@ async def _drive(
         commits += 1
         progress.touch()
         if watch_hands and any(
-            isinstance(e, (HandEnded, HandVoided)) for e in decode_public(msg.data).events
+            isinstance(e, (HandEnded, HandVoided)) for e in decode_commit(msg.data)[1]
         ):
             hand_ended.set()
 
