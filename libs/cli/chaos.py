@@ -55,7 +55,6 @@ from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
-from libs.tableproto.public import decode_public
 
 TABLE_ID = "chaos"
 STREAM = "HOLDEM_TABLES"
@@ -69,6 +68,7 @@ class Report:
     kills_by_target: dict[str, int] = field(default_factory=dict)
     kill_points: dict[str, int] = field(default_factory=dict)  # after commits, in a call, ...
     redis_restarts: int = 0
+    replacements: int = 0  # bots that lost every chip, replaced by new ones (new buy-ins)
     chips_before: int = 0
     chips_after: int = 0
     duplicate_commits: int = 0
@@ -380,7 +380,7 @@ async def _drive(
         commits += 1
         progress.touch()
         if watch_hands and any(
-            isinstance(e, (HandEnded, HandVoided)) for e in decode_public(msg.data).events
+            isinstance(e, (HandEnded, HandVoided)) for e in decode_commit(msg.data)[1]
         ):
             hand_ended.set()
 
@@ -510,7 +510,10 @@ async def _drive(
         outcome)."""
         nonlocal in_flight
         while True:
-            await restarting.wait()
+            # Wait while the table service restarts, but not for ever: a restart cut short by
+            # the next kill point never says it is up.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(restarting.wait(), 1.0)
             asked = services.owner
             async with grpc.aio.insecure_channel(services.tables[asked].address) as channel:
                 stub = table_pb2_grpc.TableServiceStub(channel)
@@ -545,6 +548,10 @@ async def _drive(
                 break
             if progress.expired():
                 raise TimeoutError(f"the hands did not finish: {progress.reason()}")
+            for seat in _busted(state):  # a new bot takes the seat of one who lost every chip
+                await _racing(call("SubmitCommand", _leave(seat)), killing)
+                await _racing(call("SubmitCommand", _replace(seat)), killing)
+                report.replacements += 1
             kick += 1
             request = table_pb2.SubmitCommandRequest(
                 table_id=TABLE_ID, idempotency_key=f"kick-{kick}", start_hand=table_pb2.StartHand()
@@ -561,6 +568,37 @@ async def _drive(
     report.restart_serving_max = round(max(serving_times, default=0.0), 3)
     report.restart_commit_p50 = _median(commit_times)
     report.restart_commit_max = round(max(commit_times, default=0.0), 3)
+
+
+def _busted(view: common_pb2.PlayerView) -> list[common_pb2.SeatView]:
+    """Bots that lost every chip and sat out: the table cannot start a hand with fewer than
+    ``--players`` ready, so each is replaced (a new bot with a new buy-in)."""
+    return [
+        seat
+        for seat in view.seats
+        if seat.player_id and seat.stack == 0 and seat.status == common_pb2.SEAT_STATUS_SITTING_OUT
+    ]
+
+
+def _leave(seat: common_pb2.SeatView) -> table_pb2.SubmitCommandRequest:
+    return table_pb2.SubmitCommandRequest(
+        table_id=TABLE_ID,
+        idempotency_key=f"leave-{seat.player_id}",
+        leave_seat=table_pb2.LeaveSeat(player_id=seat.player_id),
+    )
+
+
+def _replace(seat: common_pb2.SeatView) -> table_pb2.SubmitCommandRequest:
+    """The replacement of ``seat``'s bot: bot3 -> bot3_2 -> bot3_3, one buy-in each."""
+    base, _, generation = seat.player_id.partition("_")
+    player = f"{base}_{int(generation or 1) + 1}"
+    return table_pb2.SubmitCommandRequest(
+        table_id=TABLE_ID,
+        idempotency_key=f"seat-{player}",
+        seat_player=table_pb2.SeatPlayer(
+            player_id=player, seat=seat.seat, buy_in=200, is_bot=True, wait_for_big_blind=False
+        ),
+    )
 
 
 async def _racing(call: Awaitable[Any], killing: asyncio.Task[None]) -> Any:
