@@ -69,6 +69,31 @@ def test_kills_at_random_points_of_every_kind_lose_nothing() -> None:
     assert report["kills"] >= 3
 
 
+def test_killing_nodes_of_a_nats_cluster_loses_nothing() -> None:
+    report = chaos("--hands", "6", "--kill-every", "15", "--kill", "nats-node")
+    assert_nothing_lost(report, 6)
+    assert report["nats_nodes"] == 3
+    assert report["kills_by_target"] == {"nats-node": report["kills"]} and report["kills"] >= 2
+
+
+def test_a_killed_replica_s_table_is_taken_over_by_the_other() -> None:
+    report = chaos("--hands", "6", "--kill-every", "15", "--replicas", "2")
+    assert_nothing_lost(report, 6)
+    assert report["replicas"] == 2 and report["kills"] >= 2
+    assert report["restart_commit_max"] > 0  # the time from each kill to the next commit
+
+
+@nightly
+def test_the_nightly_size_on_a_cluster_with_replicas_loses_nothing() -> None:
+    report = chaos(
+        "--hands", "100", "--kill-every", "15", "--jitter", "--replicas", "2",
+        "--kill", "table,redis,nats-node",
+        timeout=3600,
+    )  # fmt: skip
+    assert_nothing_lost(report, 100)
+    assert set(report["kills_by_target"]) == {"table", "redis", "nats-node"}
+
+
 @nightly
 def test_the_nightly_size_loses_nothing() -> None:
     report = chaos(
