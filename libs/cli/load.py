@@ -175,8 +175,6 @@ async def _play(
             if time.monotonic() >= until:
                 return
             report.errors += 1
-            if os.environ.get("HOLDEM_LOAD_DEBUG"):
-                print(exc.code().name, exc.details(), file=sys.stderr)
             if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:
                 continue  # the hand moved on under us (a view read before the last action)
             await asyncio.sleep(0.05)
