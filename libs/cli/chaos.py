@@ -17,12 +17,13 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -576,6 +577,19 @@ def _verify_decks(events: list[Event], report: Report) -> None:
             report.fairness_failures.append(f"{outcome.path}: {'; '.join(outcome.failures)}")
 
 
+@contextlib.contextmanager
+def _workdir(keep: bool) -> Iterator[Path]:
+    """The run's temp dir (the services' logs); removed at the end unless ``keep``."""
+    path = Path(tempfile.mkdtemp(prefix="holdem-chaos-"))
+    try:
+        yield path
+    finally:
+        if keep:
+            print(f"holdem chaos: logs kept in {path}", file=sys.stderr)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def run_chaos(
     hands: int,
     kill_every: int,
@@ -595,31 +609,30 @@ def run_chaos(
     report = Report(prewarmed=prewarm)
     rng = random.Random(seed)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="holdem-chaos-") as tmp:
-        workdir = Path(tmp)
-        with (
-            start_nats(keep_temp=keep_temp) as nats_server,
-            start_redis(keep_temp=keep_temp) as redis_server,
-        ):
-            services = Services(nats_server.url, redis_server.url, workdir, prewarm=prewarm)
-            cluster = Cluster(services, redis_server, nats_server)
-            plan = KillPlan(kill_every, targets, jitter, rng)
-            progress = Progress(stall, timeout)
-            try:
-                asyncio.run(_drive(cluster, plan, hands, players, progress, report))
-            except (grpc.aio.AioRpcError, TimeoutError, StartError) as exc:
-                what = (
-                    f"the table service answered {exc.code().name}: {exc.details()}"
-                    if isinstance(exc, grpc.aio.AioRpcError)
-                    else str(exc)
-                )
-                log = workdir / "table.log"
-                raise RuntimeError(
-                    f"{what}; last lines of the table service's log:\n{log_tail(log, 60)}"
-                ) from exc
-            finally:
-                services.stop()
-            asyncio.run(_verify(nats_server.url, hands, report))
+    with (
+        _workdir(keep_temp) as workdir,
+        start_nats(keep_temp=keep_temp) as nats_server,
+        start_redis(keep_temp=keep_temp) as redis_server,
+    ):
+        services = Services(nats_server.url, redis_server.url, workdir, prewarm=prewarm)
+        cluster = Cluster(services, redis_server, nats_server)
+        plan = KillPlan(kill_every, targets, jitter, rng)
+        progress = Progress(stall, timeout)
+        try:
+            asyncio.run(_drive(cluster, plan, hands, players, progress, report))
+        except (grpc.aio.AioRpcError, TimeoutError, StartError) as exc:
+            what = (
+                f"the table service answered {exc.code().name}: {exc.details()}"
+                if isinstance(exc, grpc.aio.AioRpcError)
+                else str(exc)
+            )
+            log = workdir / "table.log"
+            raise RuntimeError(
+                f"{what}; last lines of the table service's log ({log}):\n{log_tail(log, 60)}"
+            ) from exc
+        finally:
+            services.stop()
+        asyncio.run(_verify(nats_server.url, hands, report))
     report.seconds = round(time.monotonic() - started, 1)
     return report
 
@@ -641,6 +654,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             stall=args.stall_timeout,
             prewarm=not args.cold_restarts,
+            keep_temp=args.keep,
         )
     except (RuntimeError, TimeoutError) as exc:
         print(f"holdem chaos: {exc}", file=sys.stderr)
@@ -701,6 +715,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--cold-restarts",
         action="store_true",
         help="restart the table service from scratch, not from a prewarmed spare (to compare)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the logs and the servers' data (temp dirs)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report")
     parser.set_defaults(func=run)
