@@ -20,12 +20,13 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -664,6 +665,19 @@ def _verify_decks(events: list[Event], report: Report) -> None:
             report.fairness_failures.append(f"{outcome.path}: {'; '.join(outcome.failures)}")
 
 
+@contextlib.contextmanager
+def _workdir(keep: bool) -> Iterator[Path]:
+    """The run's temp dir (the services' logs); removed at the end unless ``keep``."""
+    path = Path(tempfile.mkdtemp(prefix="holdem-chaos-"))
+    try:
+        yield path
+    finally:
+        if keep:
+            print(f"holdem chaos: logs kept in {path}", file=sys.stderr)
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def run_chaos(
     hands: int,
     kill_every: int,
@@ -693,8 +707,7 @@ def run_chaos(
     report = Report(prewarmed=prewarm, replicas=replicas, nats_nodes=nats_nodes)
     rng = random.Random(seed)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="holdem-chaos-") as tmp:
-        workdir = Path(tmp)
+    with _workdir(keep_temp) as workdir:
         nats_server: NatsServer | NatsCluster = (
             NatsCluster(nats_nodes, keep_temp=keep_temp, parent_dir=workdir)
             if nats_nodes > 1
@@ -722,7 +735,7 @@ def run_chaos(
                 )
                 log = services.table.log_path
                 raise RuntimeError(
-                    f"{what}; last lines of the table service's log:\n{log_tail(log, 60)}"
+                    f"{what}; last lines of the table service's log ({log}):\n{log_tail(log, 60)}"
                 ) from exc
             finally:
                 services.stop()
@@ -750,6 +763,7 @@ def run(args: argparse.Namespace) -> int:
             prewarm=not args.cold_restarts,
             replicas=args.replicas,
             nats_nodes=args.nats_cluster,
+            keep_temp=args.keep,
         )
     except (RuntimeError, TimeoutError, ValueError) as exc:
         print(f"holdem chaos: {exc}", file=sys.stderr)
@@ -829,6 +843,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="run NATS as an N-node JetStream cluster, streams replicated N times (default: 3 "
         "when nats-node is a kill target, else 1)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the logs and the servers' data (temp dirs)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report")
     parser.set_defaults(func=run)

@@ -189,6 +189,12 @@ class TableApp:
         the background, so a call never waits for a whole game."""
         outcome = await self._commit(table_id, command, key)
         assert outcome is not None
+        if outcome.duplicate:
+            # A retry is answered at once: were it to drive the table again first, a client
+            # whose calls keep being cut off (a crash every few commits) would never get its
+            # answer, and would retry until its key left the window.
+            self._drive_later(table_id)
+            return outcome
         await self._drive_now(table_id)
         return outcome
 
