@@ -50,7 +50,13 @@ def _parser() -> argparse.ArgumentParser:
 def format_table(results: Sequence[Result]) -> str:
     header = ("benchmark", "ours/s", "peer", "peer/s", "ours/peer")
     rows = [
-        (r.name, f"{r.ours_per_s:,.0f}", r.peer, f"{r.peer_per_s:,.0f}", f"{r.ratio:.1f}x")
+        (
+            r.name,
+            f"{r.ours_per_s:,.0f}",
+            r.peer,
+            f"{r.peer_per_s:,.0f}",
+            f"{r.ratio:.2f}x" if r.ratio < 1 else f"{r.ratio:.1f}x",
+        )
         for r in results
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]

@@ -2,13 +2,18 @@
 commits per second in one table-service process, on a real nats-server (JetStream, file storage)
 and redis-server started on free loopback ports.
 
-- Load: bot hands are played through ``TableApp`` (in-process dealer) until the table's stream
-  holds at least ``--events`` events; then the table is loaded ``--loads`` times from the latest
-  Redis snapshot plus the commits after it, and ``--loads`` times by full replay (snapshot
-  deleted). Reported as loads per second, snapshot vs full replay.
-- Commits: the same play measured as commits per second (decide, guarded append, snapshot every
-  50 commits and at hand end, the public projection published on JetStream), against the bare
-  ceiling of sequential guarded JetStream appends of the same payload size on the same server.
+- Commits: bot hands are played through ``TableApp`` (in-process dealer; the evaluator's tables
+  built first, as a running service has them) until the table's stream holds at least
+  ``--events`` events, measured as commits per second (decide, guarded append, snapshot every 50
+  commits and at hand end, the public projection published on JetStream), against the bare
+  ceiling of sequential guarded JetStream appends of the same payload on the same server.
+- Replay: the table's stored commits decoded and folded into its state, with the compiled codec
+  (``libs.table.converters``) against the codec before it (JSON through type hints), in memory:
+  the codec's own cost.
+- Load: the table loaded ``--loads`` times by full replay (no snapshot: the JetStream read plus
+  the replay), against the same with nats-py's ``fetch`` and the old codec; and from the Redis
+  snapshot plus the commits after it, against the full replay. Loads per second; the best of
+  ``--loads`` each way.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import asyncio
 import sys
 import time
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 from benchmarks import Result
 from libs.devstack import start_nats, start_redis
@@ -38,6 +45,8 @@ def _log(message: str) -> None:
 
 
 async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int) -> list[Result]:
+    import json
+
     import nats
     from holdem.events.v1 import events_pb2
     from redis.asyncio import Redis
@@ -45,8 +54,13 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from libs.eventstore.jetstream import JetStreamEventStore
     from libs.eventstore.projection import JetStreamProjection
     from libs.eventstore.redis_snapshots import RedisSnapshotStore
+    from libs.poker.evaluation import DEFAULT_EVALUATOR
+    from libs.table import TableState, apply, codec
+    from libs.tableproto.envelope import decode_commit
     from services.table.app import TableApp
     from services.table.dealing import LocalDealer
+
+    DEFAULT_EVALUATOR.high([0, 1, 2, 3, 4, 5, 6])  # build its tables now, not in the first hand
 
     nc = await nats.connect(nats_url)
     redis = Redis.from_url(redis_url)
@@ -109,6 +123,47 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     full = await timed_loads(False)
     _log(f"load with snapshot {with_snapshot * 1000:.1f} ms, full replay {full * 1000:.1f} ms")
 
+    stored = await store.read(table_id)
+
+    def old_decode(payload: bytes) -> list[Any]:
+        commit = events_pb2.Commit.FromString(payload)
+        return [
+            codec.decode(
+                {"type": r.type, "v": r.schema_version, "data": json.loads(r.data)}, generic=True
+            )
+            for r in commit.recorded
+        ]
+
+    def new_decode(payload: bytes) -> list[Any]:
+        return decode_commit(payload)[1]
+
+    def replay(decode: Callable[[bytes], list[Any]], payloads: list[bytes]) -> float:
+        best = float("inf")
+        for _ in range(loads):
+            t = time.perf_counter()
+            state = TableState()
+            for payload in payloads:
+                for event in decode(payload):
+                    apply(state, event)
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    payloads = [c.data for c in stored]
+    replay_new, replay_old = replay(new_decode, payloads), replay(old_decode, payloads)
+    _log(
+        f"replay of {events:,} events in memory: compiled codec {replay_new * 1000:.1f} ms, "
+        f"the codec before {replay_old * 1000:.1f} ms"
+    )
+    old_full = float("inf")
+    for _ in range(loads):
+        t = time.perf_counter()
+        state = TableState()
+        for commit in await store.read_with_fetch(table_id):
+            for event in old_decode(commit.data):
+                apply(state, event)
+        old_full = min(old_full, time.perf_counter() - t)
+    _log(f"full load as before (fetch + the old codec) {old_full * 1000:.1f} ms")
+
     payload = (await store.read(table_id))[-1].data
     raw_id = f"raw{uuid.uuid4().hex[:8]}"
     last, count, t = 0, 0, time.perf_counter()
@@ -123,10 +178,19 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     await nc.close()
     await redis.aclose()
     return [
-        Result(f"table: load {events:,} events", 1 / with_snapshot, "full replay", 1 / full),
         Result(
             "table: commits/s, one process", commits / elapsed, "bare JetStream appends", raw_rate
         ),
+        Result(
+            f"table: replay {events:,} events (codec)",
+            1 / replay_new,
+            "the codec before",
+            1 / replay_old,
+        ),
+        Result(
+            f"table: full load {events:,} events", 1 / full, "fetch + codec before", 1 / old_full
+        ),
+        Result(f"table: load {events:,} events", 1 / with_snapshot, "full replay", 1 / full),
     ]
 
 

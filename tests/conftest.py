@@ -1,7 +1,9 @@
 """Fixtures shared by every test area (each area adds its own in tests/<area>/conftest.py).
 
 ``nats_url`` and ``redis_url``: real servers for the whole session, from the environment,
-testcontainers or local binaries; see tests/infra.py.
+testcontainers or local binaries; see tests/infra.py. ``nats_cluster``: a three-node JetStream
+cluster of local nats-servers for one test (it may kill and restart nodes); ``nats_cluster.url``
+names every node.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from libs.devstack import NatsCluster
 from tests import infra
 
 # Fixtures that start or reach real servers or processes: a test using any of them is an
 # integration test whether or not its module says so, so `make test-fast` never starts one.
-INTEGRATION_FIXTURES = frozenset({"nats_url", "redis_url", "start", "start_stack"})
+INTEGRATION_FIXTURES = frozenset({"nats_url", "redis_url", "nats_cluster", "start", "start_stack"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -28,6 +31,14 @@ def nats_url() -> Iterator[str]:
     """URL of a NATS server with JetStream enabled."""
     with infra.nats_backend() as backend:
         yield backend.url
+
+
+@pytest.fixture
+def nats_cluster() -> Iterator[NatsCluster]:
+    """A started three-node JetStream cluster (local nats-servers on free loopback ports),
+    stopped and removed after the test."""
+    with NatsCluster(3) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 import grpc
-import nats
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.platform.natsconn import connect_nats
 from libs.poker.cards import format_cards
 from libs.poker.events import (
     ActionKind,
@@ -89,7 +89,7 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
     """Open the demo table, seat six bots, print its hands; return the hands played."""
     printer = _Printer(nats_url)
     done = asyncio.Event()
-    nc = await nats.connect(nats_url)
+    nc = await connect_nats(nats_url)
 
     async def on_commit(msg: Any) -> None:
         for event in decode_commit(msg.data)[1]:

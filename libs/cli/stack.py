@@ -79,7 +79,10 @@ def _running_pid(state: dict[str, Any] | None) -> int | None:
 
 def _print_summary(state: dict[str, Any], state_dir: Path) -> None:
     print(f"holdem stack is up (pid {state['pid']}); state file {state_path(state_dir)}")
-    print(f"  {'nats':<10} {state['nats']['url']:<28} log {state['nats']['log']}")
+    nodes = state["nats"].get("nodes") or [state["nats"]]
+    for node in nodes:
+        name = "nats" if len(nodes) == 1 else f"nats {node['name'].removeprefix('nats-')}"
+        print(f"  {name:<10} {node['url']:<28} log {node['log']}")
     print(f"  {'redis':<10} {state['redis']['url']:<28} log {state['redis']['log']}")
     for svc in state["services"]:
         print(f"  {svc['name']:<10} {svc['address']:<28} log {svc['log']}")
@@ -129,6 +132,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         log_format=args.log_format,
         startup_timeout=args.timeout,
+        nats_cluster=args.nats_cluster,
     )
     status = 0
     try:
@@ -184,7 +188,7 @@ def _up_detached(args: argparse.Namespace) -> int:
     log_path = state_dir / DETACHED_LOG
     argv = [sys.executable, "-m", "libs.cli.main", "stack", "up", "--state-dir", str(state_dir)]
     argv += ["--timeout", str(args.timeout), "--log-level", args.log_level]
-    argv += ["--log-format", args.log_format]
+    argv += ["--log-format", args.log_format, "--nats-cluster", str(args.nats_cluster)]
     if args.keep_temp:
         argv.append("--keep-temp")
     with open(log_path, "wb") as log:
@@ -271,7 +275,8 @@ def _kill_leftovers(state: dict[str, Any]) -> list[int]:
     """SIGKILL the processes a dead `stack up` left behind (only if they still look like ours,
     in case the pid was reused)."""
     killed: list[int] = []
-    entries = [state.get("nats", {}), state.get("redis", {}), *state.get("services", [])]
+    nats = state.get("nats", {})
+    entries = [nats, *nats.get("nodes", []), state.get("redis", {}), *state.get("services", [])]
     markers = ("nats-server", "redis-server", "services.", "holdem")
     for entry in entries:
         pid = entry.get("pid")
@@ -340,6 +345,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")
     up.add_argument(
         "--log-format", default="json", choices=("json", "console"), help="HOLDEM_LOG_FORMAT"
+    )
+    up.add_argument(
+        "--nats-cluster",
+        type=int,
+        default=1,
+        choices=range(1, 6),
+        metavar="N",
+        help="run NATS as an N-node JetStream cluster (streams and buckets get N replicas)",
     )
     up.add_argument(
         "--demo-hands",

@@ -4,6 +4,8 @@
 
 - ``NatsServer`` / ``RedisServer`` (``servers``): real servers on free loopback ports, each in its
   own temp directory; ``start_nats`` / ``start_redis`` start one.
+- ``NatsCluster`` (``cluster``): N nats-server nodes forming one JetStream cluster (streams
+  replicated), each node killable and restartable on its ports; ``start_nats_cluster``.
 - ``ServiceProcess`` (``services``): one holdem service (``python -m services.<name>``) configured
   through ``HOLDEM_*`` variables (``service_env``), ready when its gRPC health check is SERVING.
 - ``LocalStack`` (``stack``): both servers and the six services wired together.
@@ -14,6 +16,7 @@ port, wait until ready, log file), ``stop`` (SIGTERM, then SIGKILL), ``kill`` (a
 """
 
 from .binaries import BinaryNotFoundError, find_nats_server, find_redis_server
+from .cluster import NatsCluster, start_nats_cluster
 from .processes import (
     LOOPBACK,
     ManagedProcess,
@@ -34,6 +37,7 @@ __all__ = [
     "LocalServer",
     "LocalStack",
     "ManagedProcess",
+    "NatsCluster",
     "NatsServer",
     "RedisServer",
     "ServiceProcess",
@@ -49,5 +53,6 @@ __all__ = [
     "pid_alive",
     "service_env",
     "start_nats",
+    "start_nats_cluster",
     "start_redis",
 ]

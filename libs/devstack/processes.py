@@ -17,8 +17,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -91,6 +93,18 @@ def _tied_to_this_process(argv: Sequence[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _TIE_TO_PARENT, str(os.getpid()), *argv]
 
 
+_SPAWNER: ThreadPoolExecutor | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawner() -> ThreadPoolExecutor:
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="devstack-spawner")
+        return _SPAWNER
+
+
 def spawn(
     argv: Sequence[str],
     log_path: Path,
@@ -99,7 +113,23 @@ def spawn(
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` with stdout and stderr appended to ``log_path``, in its own session (so
     Ctrl-C in a terminal reaches only the runner, which stops things in order) and tied to this
-    process's life (see ``_tied_to_this_process``)."""
+    process's life (see ``_tied_to_this_process``).
+
+    Linux sends the parent-death signal when the *thread* that forked the child exits, so a
+    child started from a short-lived thread (``asyncio.to_thread``, an executor) would die with
+    it: from any thread but the main one, the fork happens on one spawner thread that lives as
+    long as this process."""
+    if threading.current_thread() is not threading.main_thread():
+        return _spawner().submit(_spawn, argv, log_path, env, cwd).result()
+    return _spawn(argv, log_path, env, cwd)
+
+
+def _spawn(
+    argv: Sequence[str],
+    log_path: Path,
+    env: Mapping[str, str] | None,
+    cwd: Path | None,
+) -> subprocess.Popen[bytes]:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         return subprocess.Popen(

@@ -101,14 +101,26 @@ class NatsServer(LocalServer):
             *self.extra_args,
         ]  # fmt: skip
 
-    def _ports_file_url(self) -> str | None:
+    def _ports_file(self, kind: str) -> str | None:
+        """The first URL of ``kind`` (nats, monitoring, cluster) in the current process's
+        ports file (None until it is written)."""
+        if not self.started:
+            return None
         path = self.workdir / f"nats-server_{self.pid}.ports"
         try:
             ports = json.loads(path.read_text())
         except (OSError, ValueError):
             return None
-        urls = ports.get("nats") or []
+        urls = ports.get(kind) or []
         return str(urls[0]) if urls else None
+
+    def _ports_file_url(self) -> str | None:
+        return self._ports_file("nats")
+
+    @property
+    def monitor_url(self) -> str | None:
+        """The HTTP monitoring endpoint (``http://host:port``) when started with ``-m``."""
+        return self._ports_file("monitoring")
 
     def wait_ready(self, deadline: float) -> None:
         while not self.port and time.monotonic() < deadline and self.running:

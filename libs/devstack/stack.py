@@ -1,6 +1,8 @@
 """The local stack: nats-server, redis-server and the six services, wired together.
 
-``LocalStack`` starts a ``NatsServer`` and a ``RedisServer`` on free loopback ports, then each
+``LocalStack`` starts a ``NatsServer`` (or, with ``nats_cluster=3``, a three-node JetStream
+``NatsCluster``, and tells the services ``HOLDEM_NATS_REPLICAS=3``) and a ``RedisServer`` on free
+loopback ports, then each
 service as a ``ServiceProcess`` on its own free port (all at once: every address is chosen first,
 so each service knows its peers), and waits until every service's gRPC health check answers
 SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL after a timeout), then the servers,
@@ -25,6 +27,7 @@ from typing import Any, Self
 
 from libs.platform import healthcheck
 
+from .cluster import NatsCluster
 from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
 from .servers import NatsServer, RedisServer
 from .services import ServiceProcess, service_env
@@ -58,7 +61,11 @@ class LocalStack:
         startup_timeout: float = 60.0,
         python: str = sys.executable,
         extra_env: Mapping[str, str] | None = None,
+        nats_cluster: int = 1,
     ) -> None:
+        if not 1 <= nats_cluster <= 5:
+            raise ValueError("nats_cluster is the number of NATS nodes, 1..5")
+        self.nats_nodes = nats_cluster
         self.service_names = tuple(services)
         # How to run one service; tests substitute stand-ins.
         self.service_argv = service_argv or (lambda name: [python, "-m", f"services.{name}"])
@@ -70,7 +77,8 @@ class LocalStack:
         self.startup_timeout = startup_timeout
         self.extra_env = dict(extra_env or {})
         self.workdir: Path | None = None
-        self.nats: NatsServer | None = None
+        self.nats: NatsServer | None = None  # one server (nats_cluster=1)
+        self.cluster: NatsCluster | None = None  # or a cluster
         self.redis: RedisServer | None = None
         self.services: list[ServiceProcess] = []
         self.metrics_addresses: dict[str, str] = {}
@@ -92,8 +100,14 @@ class LocalStack:
             self.workdir_parent.mkdir(parents=True, exist_ok=True)
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-stack-", dir=self.workdir_parent))
         # The servers' own temp dirs live inside the stack's, so one rmtree cleans all.
-        self.nats = NatsServer(self.host, keep_temp=True, parent_dir=self.workdir)
-        self.nats.start()
+        if self.nats_nodes > 1:
+            self.cluster = NatsCluster(
+                self.nats_nodes, self.host, keep_temp=True, parent_dir=self.workdir
+            )
+            self.cluster.start()
+        else:
+            self.nats = NatsServer(self.host, keep_temp=True, parent_dir=self.workdir)
+            self.nats.start()
         self.redis = RedisServer(self.host, keep_temp=True, parent_dir=self.workdir)
         self.redis.start()
         count = len(self.service_names)
@@ -109,11 +123,11 @@ class LocalStack:
         }
         env = service_env(
             peers=addresses,
-            nats_url=self.nats.url,
+            nats_url=self.nats_url,
             redis_url=self.redis.url,
             log_level=self.log_level,
             log_format=self.log_format,
-            extra=self.extra_env,
+            extra={"HOLDEM_NATS_REPLICAS": str(self.nats_nodes), **self.extra_env},
         )
         for name in self.service_names:
             service = ServiceProcess(
@@ -164,6 +178,8 @@ class LocalStack:
         for server in (self.redis, self.nats):
             if server is not None:
                 server.stop(timeout)
+        if self.cluster is not None:
+            self.cluster.stop()
         if self.workdir is not None and not self.keep_temp:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -182,7 +198,8 @@ class LocalStack:
 
     def _processes(self) -> list[ManagedProcess]:
         servers: list[ManagedProcess] = [s for s in (self.nats, self.redis) if s is not None]
-        return servers + list(self.services)
+        nodes: list[ManagedProcess] = list(self.cluster.nodes) if self.cluster else []
+        return servers + nodes + list(self.services)
 
     def service(self, name: str) -> ServiceProcess:
         for svc in self.services:
@@ -195,8 +212,18 @@ class LocalStack:
 
     @property
     def nats_url(self) -> str:
+        """The NATS server's URL, or every cluster node's, comma-separated."""
+        if self.cluster is not None:
+            return self.cluster.url
         assert self.nats is not None, "stack not started"
         return self.nats.url
+
+    def nats_node(self, index: int) -> NatsServer:
+        """Node ``index`` of the NATS cluster (0 without a cluster: the one server)."""
+        if self.cluster is not None:
+            return self.cluster.node(index)
+        assert self.nats is not None and index == 0, "stack not started, or no such node"
+        return self.nats
 
     @property
     def redis_url(self) -> str:
@@ -219,13 +246,22 @@ class LocalStack:
 
     def state(self) -> dict[str, Any]:
         """A JSON-able description of the running stack (what ``holdem stack up`` writes)."""
-        assert self.nats is not None and self.redis is not None, "stack not started"
+        assert self.redis is not None, "stack not started"
+        first = self.nats_node(0)
         return {
             "pid": os.getpid(),
             "started_at": time.time(),
             "workdir": str(self.workdir),
             "keep_temp": self.keep_temp,
-            "nats": {"url": self.nats.url, "pid": self.nats.pid, "log": str(self.nats.log_path)},
+            "nats": {
+                "url": self.nats_url,
+                "pid": first.pid,
+                "log": str(first.log_path),
+                "nodes": [
+                    {"name": n.name, "url": n.url, "pid": n.pid, "log": str(n.log_path)}
+                    for n in (self.cluster.nodes if self.cluster else [first])
+                ],
+            },
             "redis": {
                 "url": self.redis.url,
                 "pid": self.redis.pid,

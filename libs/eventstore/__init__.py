@@ -9,6 +9,7 @@ Stores deal in opaque commit payloads (bytes): what a commit holds is the caller
 from .memory import InMemoryEventStore, InMemoryProjection, InMemorySnapshotStore
 from .projection import Projectable, Projected, Projection, ProjectionConflict, Projector
 from .repository import Loaded, Repository
+from .snapshot_cache import SnapshotCache
 from .store import (
     AppendResult,
     Commit,
@@ -17,6 +18,7 @@ from .store import (
     Snapshot,
     SnapshotStore,
     StoreError,
+    StoreUnavailable,
 )
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "Projector",
     "Repository",
     "Snapshot",
+    "SnapshotCache",
     "SnapshotStore",
     "StoreError",
+    "StoreUnavailable",
 ]

@@ -20,6 +20,7 @@ from nats.js.errors import (
     KeyNotFoundError,
     KeyWrongLastSequenceError,
     NoKeysError,
+    NoStreamResponseError,
 )
 from nats.js.kv import KeyValue
 
@@ -29,8 +30,16 @@ class LeaseLost(Exception):
 
 
 class Leases:
-    def __init__(self, nc: NATS, owner: str, bucket: str = "holdem_table_leases", ttl: float = 5.0):
+    def __init__(
+        self,
+        nc: NATS,
+        owner: str,
+        bucket: str = "holdem_table_leases",
+        ttl: float = 5.0,
+        replicas: int = 1,
+    ):
         self._nc = nc
+        self.replicas = replicas
         self.owner = owner
         self.bucket = bucket
         self.ttl = ttl
@@ -49,13 +58,32 @@ class Leases:
             return await js.key_value(name)
         except BucketNotFoundError:
             return await js.create_key_value(
-                KeyValueConfig(bucket=name, ttl=self.ttl, history=1, storage=StorageType.MEMORY)
+                KeyValueConfig(
+                    bucket=name,
+                    ttl=self.ttl,
+                    history=1,
+                    storage=StorageType.MEMORY,
+                    replicas=self.replicas,
+                )
             )
+
+    async def _gone(self, exc: Exception) -> None:
+        """A bucket did not answer because it is gone: the buckets are in memory, and a NATS
+        server that restarted has none. Create them again (leases held are lost with them:
+        the next renewal says so and the tables are claimed afresh), then re-raise."""
+        self._revisions.clear()
+        self._renewed_at.clear()
+        with contextlib.suppress(Exception):  # still down: the next call tries again
+            await self.start()
+        raise LeaseLost("the lease buckets were lost (NATS restarted)") from exc
 
     async def announce(self) -> None:
         """Say this process is alive (an entry that expires with the lease TTL)."""
         assert self._members is not None, "Leases.start() was not called"
-        await self._members.put(self.owner, b"1")
+        try:
+            await self._members.put(self.owner, b"1")
+        except NoStreamResponseError as exc:
+            await self._gone(exc)
 
     async def members(self) -> list[str]:
         """The processes that announced themselves within the last TTL."""
@@ -83,7 +111,8 @@ class Leases:
 
     async def acquire(self, key: str) -> bool:
         """Take the lease if it is free (or already ours, renewing it); False if someone else
-        holds it."""
+        holds it. A lease held under this ``owner`` name by an earlier process (this replica
+        before it crashed and restarted under the same name) is taken back at once."""
         if key in self._revisions:
             try:
                 await self.renew(key)
@@ -95,13 +124,33 @@ class Leases:
             try:
                 revision = await self.kv.create(key, self.owner.encode())
                 break
+            except NoStreamResponseError as exc:
+                with contextlib.suppress(LeaseLost):
+                    await self._gone(exc)
+                continue  # once more, on the buckets made again
             except KeyWrongLastSequenceError:
-                return False
+                return await self._reclaim(key)
             except KeyNotFoundError:
                 # nats-py: the entry expired between create's conflict and its check of the
                 # entry; the lease is free now, so try once more.
                 continue
         if revision is None:
+            return False
+        self._revisions[key] = revision
+        self._renewed_at[key] = time.monotonic()
+        return True
+
+    async def _reclaim(self, key: str) -> bool:
+        """Take back a lease held under our own name by a process that is gone."""
+        try:
+            entry = await self.kv.get(key)
+        except KeyNotFoundError:
+            return False
+        if entry.value is None or entry.value.decode() != self.owner or entry.revision is None:
+            return False
+        try:
+            revision = await self.kv.update(key, self.owner.encode(), last=entry.revision)
+        except (KeyWrongLastSequenceError, KeyNotFoundError):
             return False
         self._revisions[key] = revision
         self._renewed_at[key] = time.monotonic()
@@ -117,6 +166,8 @@ class Leases:
         except (KeyWrongLastSequenceError, KeyNotFoundError) as exc:
             self._forget(key)
             raise LeaseLost(key) from exc
+        except NoStreamResponseError as exc:
+            await self._gone(exc)
 
     def fresh(self, key: str) -> bool:
         """True while our last renewal is recent enough that the lease cannot have expired."""

@@ -12,8 +12,9 @@ from nats.js.kv import KeyValue
 
 
 class Registry:
-    def __init__(self, nc: NATS, bucket: str = "holdem_tables") -> None:
+    def __init__(self, nc: NATS, bucket: str = "holdem_tables", replicas: int = 1) -> None:
         self._nc = nc
+        self.replicas = replicas
         self.bucket = bucket
         self._kv: KeyValue | None = None
 
@@ -23,7 +24,12 @@ class Registry:
             self._kv = await js.key_value(self.bucket)
         except BucketNotFoundError:
             self._kv = await js.create_key_value(
-                KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
+                KeyValueConfig(
+                    bucket=self.bucket,
+                    history=1,
+                    storage=StorageType.FILE,
+                    replicas=self.replicas,
+                )
             )
 
     @property

@@ -11,6 +11,19 @@ class StoreError(Exception):
 
 
 CONCURRENCY_CONFLICT = "CONCURRENCY_CONFLICT"
+STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+
+
+class StoreUnavailable(StoreError):
+    """The store did not answer in time (a NATS node failing over, Redis restarting): nothing
+    is known to have happened, so the caller retries (with the same idempotency key)."""
+
+    code = STORE_UNAVAILABLE
+    kind = "unavailable"
+
+    def __init__(self, what: str) -> None:
+        self.message = f"the event store is not answering ({what}): retry"
+        super().__init__(self.message)
 
 
 class ConcurrencyConflict(StoreError):

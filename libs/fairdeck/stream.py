@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import nats
-
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.platform.natsconn import connect_nats
 from libs.tableproto.envelope import decode_commit
 
 __all__ = ["read_table_events"]
@@ -15,7 +14,7 @@ __all__ = ["read_table_events"]
 
 async def read_table_events(nats_url: str, stream: str, table_id: str) -> list[Any]:
     """Every event of ``table_id``'s stream, in order (the commits' events flattened)."""
-    nc = await nats.connect(nats_url)
+    nc = await connect_nats(nats_url)
     try:
         commits = await JetStreamEventStore(nc, stream=stream).read(table_id)
     finally:

@@ -196,6 +196,25 @@ def url(*schemes: str) -> VarType[str]:
     return VarType("|".join(f"{s}://" for s in schemes) + " URL", parse)
 
 
+def url_list(*schemes: str) -> VarType[str]:
+    """One URL or several, comma-separated (the nodes of a cluster); the value stays the text
+    (``split_urls`` gives the list)."""
+    one = url(*schemes)
+
+    def parse(raw: str) -> str:
+        parts = split_urls(raw)
+        if not parts:
+            raise ValueError("must not be empty")
+        return ",".join(one.parse(part) for part in parts)
+
+    return VarType(one.description + "[,URL...]", parse)
+
+
+def split_urls(value: str) -> list[str]:
+    """The URLs of a comma-separated list (blank items dropped)."""
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
 # ---- declarations -----------------------------------------------------------------------------
 
 
@@ -271,7 +290,19 @@ TOKEN_KEYS: Var[KeyRing] = Var(
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 LOG_FORMATS = ("json", "console")
 
-NATS_URL = Var("HOLDEM_NATS_URL", url("nats", "tls"), "nats://127.0.0.1:4222", "NATS server URL")
+NATS_URL = Var(
+    "HOLDEM_NATS_URL",
+    url_list("nats", "tls"),
+    "nats://127.0.0.1:4222",
+    "NATS server URL, or every node of a cluster comma-separated",
+)
+NATS_REPLICAS = Var(
+    "HOLDEM_NATS_REPLICAS",
+    integer(minimum=1, maximum=5),
+    "1",
+    "replicas of each JetStream stream and KV bucket a service creates (3 on a 3-node cluster; "
+    "at most the number of nodes)",
+)
 REDIS_URL = Var(
     "HOLDEM_REDIS_URL", url("redis", "rediss", "unix"), "redis://127.0.0.1:6379/0", "Redis URL"
 )
@@ -341,6 +372,7 @@ def platform_vars(service: str) -> tuple[Var[Any], ...]:
         listen_var(service),
         metrics_listen_var(service),
         NATS_URL,
+        NATS_REPLICAS,
         REDIS_URL,
         *PEER_VARS.values(),
         LOG_LEVEL,
@@ -358,7 +390,8 @@ class PlatformConfig:
     service: str
     listen: str
     metrics_listen: str | None  # None: no metrics endpoint
-    nats_url: str
+    nats_url: str  # one URL, or a cluster's nodes comma-separated (split_urls)
+    nats_replicas: int
     redis_url: str
     peers: Mapping[str, str]  # service name -> host:port
     log_level: str
@@ -377,6 +410,7 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
         listen=values[listen_var(service)],
         metrics_listen=values[metrics_listen_var(service)],
         nats_url=values[NATS_URL],
+        nats_replicas=values[NATS_REPLICAS],
         redis_url=values[REDIS_URL],
         peers={name: values[var] for name, var in PEER_VARS.items()},
         log_level=values[LOG_LEVEL],

@@ -16,6 +16,7 @@ A service's ``__main__`` is::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import os
 import signal
@@ -435,6 +436,9 @@ class Mount:
     cleanups: Sequence[Callable[[], Awaitable[None]]] = ()
     # At most this many calls of one caller in flight (0 = no limit): see libs.platform.limits.
     max_calls_per_caller: int = 0
+    # Why the service cannot serve now (a dependency it needs is down), or None: polled while it
+    # runs; health says NOT_SERVING while there is a reason, SERVING again once there is none.
+    readiness: Callable[[], str | None] | None = None
 
 
 class BindError(RuntimeError):
@@ -497,6 +501,35 @@ async def start_server(
     return RunningServer(server=server, health=health, port=port, service_names=names)
 
 
+READINESS_POLL_SECONDS = 0.25
+
+
+async def watch_readiness(
+    running: RunningServer,
+    readiness: Callable[[], str | None],
+    interval: float = READINESS_POLL_SECONDS,
+) -> None:
+    """Keep health in step with ``readiness``: NOT_SERVING (every service name and "") while it
+    gives a reason, SERVING once it gives none; each change is logged once."""
+    down: str | None = None
+    while True:
+        reason = readiness()
+        if (reason is None) != (down is None):
+            status = (
+                health_pb2.HealthCheckResponse.SERVING
+                if reason is None
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            for name in ("", *running.service_names):
+                await running.health.set(name, status)
+            if reason is None:
+                log.info("dependencies back: serving")
+            else:
+                log.warning("dependency down: not serving", reason=reason)
+        down = reason
+        await asyncio.sleep(interval)
+
+
 async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | None = None) -> None:
     """Serve until SIGTERM/SIGINT (or ``stop`` is set), then shut down gracefully."""
     stop = stop or asyncio.Event()
@@ -526,9 +559,18 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
             metrics_port=None if endpoint is None else endpoint.port,
             pid=os.getpid(),
         )
+        watching = (
+            None
+            if mount.readiness is None
+            else asyncio.create_task(watch_readiness(running, mount.readiness))
+        )
         # Not racing server.wait_for_termination(): cancelling it cancels grpc's own shutdown
         # future and breaks the graceful stop below.
         await stop.wait()
+        if watching is not None:
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
         log.info("shutting down", grace_seconds=platform.shutdown_grace_seconds)
         await running.stop(platform.shutdown_grace_seconds)
         log.info("stopped")

@@ -21,30 +21,60 @@ SCHEMA_VERSION = 1
 
 
 def encode_commit(
-    table_id: str, events: Sequence[Event], causation_id: str, command_type: str, now: float
+    table_id: str,
+    events: Sequence[Event],
+    causation_id: str,
+    command_type: str,
+    now: float,
+    automatic: bool = False,
 ) -> bytes:
+    """``automatic``: the table decided the command itself (no client will retry it)."""
+    return _commit(table_id, events, causation_id, command_type, now, automatic).SerializeToString()
+
+
+def _commit(
+    table_id: str,
+    events: Sequence[Event],
+    causation_id: str,
+    command_type: str,
+    now: float,
+    automatic: bool,
+    sequence: int = 0,
+) -> events_pb2.Commit:
     commit = events_pb2.Commit(
         table_id=table_id,
         schema_version=SCHEMA_VERSION,
         causation_id=causation_id,
         command_type=command_type,
         recorded_at=Timestamp(seconds=int(now), nanos=int((now % 1) * 1e9)),
+        automatic=automatic,
+        sequence=sequence,
     )
+    add = commit.recorded.add
     for event in events:
         record = codec.encode(event)
-        commit.recorded.add(
+        add(
             type=record["type"],
             schema_version=record["v"],
-            data=json.dumps(record["data"], separators=(",", ":")).encode(),
+            data=_dumps(record["data"]).encode(),
         )
-    return commit.SerializeToString()
+    return commit
+
+
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_loads = json.JSONDecoder().decode
 
 
 def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     commit = events_pb2.Commit.FromString(payload)
+    records = commit.recorded
+    if not records:
+        return commit, []
+    # one JSON parse for the whole commit: its records' data side by side in one array
+    datas = _loads("[" + ",".join([r.data.decode() for r in records]) + "]")
+    decode = codec.decode_data
     events = [
-        codec.decode({"type": r.type, "v": r.schema_version, "data": json.loads(r.data)})
-        for r in commit.recorded
+        decode(r.type, r.schema_version, data) for r, data in zip(records, datas, strict=True)
     ]
     return commit, events
 
@@ -70,7 +100,13 @@ def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
     commit, events = decode_commit(payload)
     recorded = recorded_seconds(commit)
     public = encode_public(
-        commit.table_id, sequence, events, commit.causation_id, commit.command_type, recorded
+        commit.table_id,
+        sequence,
+        events,
+        commit.causation_id,
+        commit.command_type,
+        recorded,
+        automatic=commit.automatic,
     )
     return public, recorded
 
@@ -82,9 +118,9 @@ def encode_public(
     causation_id: str,
     command_type: str,
     now: float,
+    automatic: bool = False,
 ) -> bytes:
-    commit = events_pb2.Commit.FromString(
-        encode_commit(table_id, [public_event(e) for e in events], causation_id, command_type, now)
-    )
-    commit.sequence = sequence
-    return commit.SerializeToString()
+    public = [public_event(e) for e in events]
+    return _commit(
+        table_id, public, causation_id, command_type, now, automatic, sequence
+    ).SerializeToString()

@@ -27,22 +27,28 @@ from libs.eventstore import ConcurrencyConflict, EventStore, Projection, Snapsho
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
-from libs.poker.errors import IllegalAction
+from libs.platform.metrics import table as metrics
+from libs.poker.errors import IllegalAction, PokerError
+from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
 from libs.table import commands as tc
 from libs.table.automation import ClockDue, next_due
-from libs.table.errors import NOT_ENOUGH_PLAYERS
+from libs.table.errors import NOT_ENOUGH_PLAYERS, TABLE_NOT_FOUND
+from libs.table.events import Event
 from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
 from services.table.commits import LoadedTable, TableStream
 from services.table.dealing import DealerPort
-from services.table.idempotency import Outcome
+from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome
 from services.table.ownership import NotOwner, Ownership
 from services.table.ranking import HandRanker, RankedStep
 
 log = structlog.get_logger("table")
 
 INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in the background
+# A background drive that fails (NATS failing over to another node, Redis restarting) tries again
+# after these pauses, growing to the last; it stops only when this replica loses the table.
+DRIVE_RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0)
 COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
 
 
@@ -55,6 +61,16 @@ class Conflict(Exception):
     def __init__(self, table_id: str) -> None:
         self.message = f"table {table_id} kept changing under this command: retry"
         super().__init__(self.message)
+
+
+def count_commit(events: list[Event]) -> None:
+    """The metrics of one commit: the commit, and the hand it ended or voided."""
+    metrics.COMMITS.inc()
+    for event in events:
+        if isinstance(event, HandEnded):
+            metrics.HANDS_COMPLETED.inc()
+        elif isinstance(event, HandVoided):
+            metrics.HANDS_VOIDED.inc()
 
 
 class TableApp:
@@ -72,6 +88,7 @@ class TableApp:
         auto_start: bool = True,
         registry: Registry | None = None,
         ranker: HandRanker | None = None,
+        idempotency_window: float = DEFAULT_WINDOW_SECONDS,
     ) -> None:
         self.events = events
         self.leases = leases
@@ -83,6 +100,7 @@ class TableApp:
             snapshot_every=snapshot_every,
             projection=projection,
             public_max_age=public_max_age,
+            idempotency_window=idempotency_window,
         )
         self.ownership = Ownership(leases, registry)
         self.automation = Automation(dealer, clock)
@@ -138,6 +156,17 @@ class TableApp:
                 await self.ownership.closed(table_id)
         return table
 
+    async def existing(self, table_id: str) -> LoadedTable:
+        """The table for a read: ``TABLE_NOT_FOUND`` when it was never opened (nothing is
+        claimed or cached for an unknown id)."""
+        cached = self._tables.get(table_id)
+        if cached is None and await self.events.last_sequence(table_id) == 0:
+            raise IllegalAction(TABLE_NOT_FOUND, "no such table")
+        table = await self.table(table_id)
+        if table.sequence == 0:
+            raise IllegalAction(TABLE_NOT_FOUND, "no such table")
+        return table
+
     def _closed(self, table_id: str) -> Callable[[], Awaitable[None]]:
         async def closed() -> None:
             await self.ownership.closed(table_id)
@@ -160,6 +189,12 @@ class TableApp:
         the background, so a call never waits for a whole game."""
         outcome = await self._commit(table_id, command, key)
         assert outcome is not None
+        if outcome.duplicate:
+            # A retry is answered at once: were it to drive the table again first, a client
+            # whose calls keep being cut off (a crash every few commits) would never get its
+            # answer, and would retry until its key left the window.
+            self._drive_later(table_id)
+            return outcome
         await self._drive_now(table_id)
         return outcome
 
@@ -200,25 +235,31 @@ class TableApp:
                 kind = type(command).__name__
                 previous = table.sequence
                 try:
-                    result = await self.stream.append(table_id, table, key, kind, events, now)
+                    result = await self.stream.append(
+                        table_id, table, key, kind, events, now, automatic
+                    )
                 except ConcurrencyConflict:
                     # Another writer got there first (e.g. a dying owner's last append landed).
+                    metrics.CONFLICTS.inc()
                     await self.stream.refresh(table_id, table)
                     if automatic:
                         return None
+                    metrics.RETRIES.inc()
                     continue
                 if result.duplicate:  # this very commit landed before: its key is in the stream
                     await self.stream.refresh(table_id, table)
-                    continue
+                    first = table.recent.first_outcome(key)
+                    return first or Outcome(result.sequence, [], duplicate=True)
                 outcome = Outcome(result.sequence, events)
-                self.stream.record(table, key, state, outcome)
+                self.stream.record(table, key, state, outcome, now, automatic)
                 self.commits += 1
+                count_commit(events)
                 await self.ownership.note_commit(table_id, events)
                 # A closed table leaves the registry of open tables only once its closing is
                 # public: if this process dies first, the replica that adopts it publishes it.
                 closing = self._closed(table_id) if state.closed else None
                 queued = self.stream.publish_public(
-                    table_id, outcome, previous, key, kind, now, then=closing
+                    table_id, outcome, previous, key, kind, now, then=closing, automatic=automatic
                 )
                 if closing is not None and not queued:
                     await closing()
@@ -230,7 +271,14 @@ class TableApp:
 
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
-        how many were committed."""
+        how many were committed. The snapshots they made due are written when it returns
+        (each commit only queues its own: ``TableStream.snapshot_if_due``)."""
+        try:
+            return await self._drive(table_id, limit)
+        finally:
+            await self.stream.flush_snapshots(table_id)
+
+    async def _drive(self, table_id: str, limit: int) -> int:
         done = 0
         for _ in range(3 * limit):  # a step lost to a newer state is worked out again
             if done >= limit:
@@ -262,11 +310,25 @@ class TableApp:
             return
 
         async def rest() -> None:
-            try:
-                while await self.drive(table_id, limit=200) >= 200:
-                    pass
-            except Exception as exc:  # lease lost, store down: the next call or tick resumes
-                log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
+            failures = 0
+            while True:
+                try:
+                    while await self.drive(table_id, limit=200) >= 200:
+                        failures = 0
+                    return
+                except (NotOwner, PokerError) as exc:  # another replica serves it; a bug
+                    log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
+                    return
+                except Exception as exc:  # store unreachable for a moment: go on after a pause
+                    pause = DRIVE_RETRY_PAUSES[min(failures, len(DRIVE_RETRY_PAUSES) - 1)]
+                    failures += 1
+                    log.warning(
+                        "background_drive_retry",
+                        table_id=table_id,
+                        error=str(exc) or type(exc).__name__,
+                        pause=pause,
+                    )
+                    await asyncio.sleep(pause)
 
         self._drivers[table_id] = asyncio.create_task(rest())
 
@@ -293,7 +355,9 @@ class TableApp:
         async def taken(table_id: str) -> None:
             await self.drive(table_id)
 
-        return await self.ownership.rebalance(busy, self.forget, taken)
+        adopted = await self.ownership.rebalance(busy, self.forget, taken)
+        metrics.LEASES_TAKEN_OVER.inc(len(adopted))
+        return adopted
 
     # ------------------------------------------------------------------ background
 

@@ -17,6 +17,8 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+import structlog
+
 from libs.eventstore import (
     AppendResult,
     Commit,
@@ -27,12 +29,21 @@ from libs.eventstore import (
     Repository,
     SnapshotStore,
 )
+from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
 from libs.table.events import Event
-from libs.tableproto.envelope import decode_commit, encode_commit, encode_public, public_of_stored
-from services.table.idempotency import Outcome, RecentCommits
+from libs.tableproto.envelope import (
+    decode_commit,
+    encode_commit,
+    encode_public,
+    public_of_stored,
+    recorded_seconds,
+)
+from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
+
+log = structlog.get_logger("table")
 
 
 @dataclass
@@ -55,25 +66,34 @@ class _Folded:
     recent: RecentCommits
 
 
-def _initial(table_id: str) -> _Folded:
-    return _Folded(TableState(), RecentCommits())
+class _Codec:
+    """How the repository starts, folds and (de)serializes a table with its idempotency window
+    (``window`` seconds of client keys)."""
 
+    def __init__(self, window: float) -> None:
+        self.window = window
 
-def _fold(folded: _Folded, commit: Commit) -> _Folded:
-    _, events = decode_commit(commit.data)
-    for event in events:
-        apply_table_event(folded.state, event)  # in place: the folded state is ours alone
-    folded.recent.record(commit.msg_id, Outcome(commit.sequence, events))
-    return folded
+    def initial(self, table_id: str) -> _Folded:
+        return _Folded(TableState(), RecentCommits(self.window))
 
+    def fold(self, folded: _Folded, commit: Commit) -> _Folded:
+        envelope, events = decode_commit(commit.data)
+        for event in events:
+            apply_table_event(folded.state, event)  # in place: the folded state is ours alone
+        folded.recent.record(
+            commit.msg_id,
+            Outcome(commit.sequence, events),
+            recorded_seconds(envelope),
+            automatic=envelope.automatic,
+        )
+        return folded
 
-def _encode(folded: _Folded) -> bytes:
-    return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
+    def encode(self, folded: _Folded) -> bytes:
+        return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
 
-
-def _decode(payload: bytes) -> _Folded:
-    state, keys = codec.snapshot_loads(payload)
-    return _Folded(state, RecentCommits.from_snapshot_keys(keys))
+    def decode(self, payload: bytes) -> _Folded:
+        state, keys = codec.snapshot_loads(payload)
+        return _Folded(state, RecentCommits.from_snapshot_keys(keys, self.window))
 
 
 def _public(commit: Commit) -> Projectable:
@@ -89,14 +109,16 @@ class TableStream:
         snapshot_every: int,
         projection: Projection | None,
         public_max_age: float = 7 * 24 * 3600.0,
+        idempotency_window: float = DEFAULT_WINDOW_SECONDS,
     ) -> None:
+        folding = _Codec(idempotency_window)
         self.repository: Repository[_Folded] = Repository(
             events,
             snapshots,
-            initial=_initial,
-            fold=_fold,
-            encode=_encode,
-            decode=_decode,
+            initial=folding.initial,
+            fold=folding.fold,
+            encode=folding.encode,
+            decode=folding.decode,
             snapshot_every=snapshot_every,
         )
         self.projector = (
@@ -104,11 +126,14 @@ class TableStream:
             if projection is None
             else Projector(events, projection, _public, max_age=public_max_age)
         )
+        self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
+        self._snapshot_writers: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, table_id: str) -> LoadedTable:
         """The table from its snapshot and the commits after it; its public projection holds
         every one of those commits when this returns."""
-        loaded = await self.repository.load(table_id)
+        with metrics.SNAPSHOT_LOAD_SECONDS.time():
+            loaded = await self.repository.load(table_id)
         if self.projector is not None:
             await self.projector.catch_up(table_id, loaded.sequence)
         folded = loaded.state
@@ -131,30 +156,67 @@ class TableStream:
         command_type: str,
         events: list[Event],
         now: float,
+        automatic: bool = False,
     ) -> AppendResult:
         """Append ``events`` as one commit on top of ``table.sequence``; raises
         ``ConcurrencyConflict`` when the stream moved on."""
-        payload = encode_commit(table_id, events, key, command_type, now)
+        payload = encode_commit(table_id, events, key, command_type, now, automatic)
         return await self.repository.append(
             table_id, payload, expected_last=table.sequence, msg_id=key
         )
 
-    def record(self, table: LoadedTable, key: str, state: TableState, outcome: Outcome) -> None:
-        """The commit of ``key`` landed: ``state`` is the table now."""
+    def record(
+        self,
+        table: LoadedTable,
+        key: str,
+        state: TableState,
+        outcome: Outcome,
+        at: float,
+        automatic: bool = False,
+    ) -> None:
+        """The commit of ``key`` (made at ``at``) landed: ``state`` is the table now."""
         table.state, table.sequence = state, outcome.sequence
         table.since_snapshot += 1
-        table.recent.record(key, outcome)
+        table.recent.record(key, outcome, at, automatic)
 
     async def snapshot_if_due(self, table_id: str, table: LoadedTable, events: list[Event]) -> None:
-        """Snapshot every ``snapshot_every`` commits and at every hand end."""
-        if self.repository.snapshots is None:
+        """Snapshot every ``snapshot_every`` commits and at every hand end: in the background
+        (the command does not wait for Redis; ``flush_snapshots`` does), the latest one only
+        when several are due before the first is written. A state is never changed once
+        committed (each command makes a new one), so it is encoded when written."""
+        snapshots = self.repository.snapshots
+        if snapshots is None:
             return
         hand_over = any(isinstance(e, (HandEnded, HandVoided)) for e in events)
-        if hand_over or self.repository.snapshot_due(table.since_snapshot):
-            await self.repository.snapshot(
-                table_id, _Folded(table.state, table.recent), table.sequence
+        if not (hand_over or self.repository.snapshot_due(table.since_snapshot)):
+            return
+        table.since_snapshot = 0
+        self._snapshot_due[table_id] = (table.state, table.recent.snapshot_keys(), table.sequence)
+        writer = self._snapshot_writers.get(table_id)
+        if writer is None or writer.done():
+            self._snapshot_writers[table_id] = asyncio.create_task(
+                self._write_snapshots(table_id, snapshots)
             )
-            table.since_snapshot = 0
+
+    async def _write_snapshots(self, table_id: str, snapshots: SnapshotStore) -> None:
+        while (due := self._snapshot_due.pop(table_id, None)) is not None:
+            state, keys, sequence = due
+            try:  # a snapshot is a cache: one not written costs a longer load, nothing else
+                with metrics.SNAPSHOT_SAVE_SECONDS.time():
+                    await snapshots.save(table_id, sequence, codec.snapshot_dumps(state, keys))
+            except Exception as exc:
+                log.warning("snapshot_failed", table_id=table_id, error=str(exc))
+
+    async def flush_snapshots(self, table_id: str | None = None) -> None:
+        """Wait until the snapshots due (of ``table_id``, or of every table) are written."""
+        writers = (
+            [self._snapshot_writers.get(table_id)]
+            if table_id is not None
+            else list(self._snapshot_writers.values())
+        )
+        for writer in writers:
+            if writer is not None:
+                await asyncio.shield(writer)
 
     def publish_public(
         self,
@@ -165,13 +227,16 @@ class TableStream:
         command_type: str,
         now: float,
         then: Callable[[], Awaitable[None]] | None = None,
+        automatic: bool = False,
     ) -> bool:
         """Queue the commit's public projection (no hidden cards) for clients; ``previous`` is
         the sequence it was appended on; ``then`` runs once it is public. False when there is
         no projection (``then`` was not taken)."""
         if self.projector is None:
             return False
-        payload = encode_public(table_id, outcome.sequence, outcome.events, key, command_type, now)
+        payload = encode_public(
+            table_id, outcome.sequence, outcome.events, key, command_type, now, automatic
+        )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
         return True
 
@@ -181,7 +246,12 @@ class TableStream:
             self.projector.forget(table_id)
 
     async def stop(self, grace: float = 2.0) -> None:
-        """Publish what is queued (for up to ``grace`` seconds), then stop projecting."""
+        """Write the snapshots due and publish what is queued (for up to ``grace`` seconds
+        each), then stop projecting."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.flush_snapshots(), grace)
+        for writer in self._snapshot_writers.values():
+            writer.cancel()
         if self.projector is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.projector.flush(), grace)

@@ -63,6 +63,22 @@ PUBLIC_MAX_PER_TABLE = Var(
     "0",
     "most public commits HOLDEM_PUBLIC keeps per table, the oldest dropped first (0 = no limit)",
 )
+IDEMPOTENCY_WINDOW_SECONDS = Var(
+    "HOLDEM_TABLE_IDEMPOTENCY_WINDOW_SECONDS",
+    number(minimum=120, maximum=24 * 3600),
+    "300",
+    "a command retried with the same idempotency key within this time is answered with its "
+    "first outcome, whatever happened since (commits, restarts, Redis lost); also the "
+    "duplicate window of the table stream",
+)
+REPLICA_ID = Var(
+    "HOLDEM_TABLE_REPLICA_ID",
+    STRING,
+    "auto",
+    "this replica's name in table leases (auto: <hostname>-<pid>); a replica restarted under "
+    "the same name (a StatefulSet pod, a supervised process) takes its tables back at once "
+    "instead of waiting for their leases to expire. Never give two live replicas one name",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     SNAPSHOT_EVERY,
     LEASE_TTL_SECONDS,
@@ -71,6 +87,8 @@ VARIABLES: tuple[Var[Any], ...] = (
     STREAM,
     PUBLIC_MAX_AGE_SECONDS,
     PUBLIC_MAX_PER_TABLE,
+    IDEMPOTENCY_WINDOW_SECONDS,
+    REPLICA_ID,
 )
 
 
@@ -85,6 +103,11 @@ class TableServiceConfig:
     public_max_age_seconds: float
     public_max_per_table: int
     replica_id: str
+    idempotency_window_seconds: float = 300.0
+
+
+def _replica_id(configured: str) -> str:
+    return f"{socket.gethostname()}-{os.getpid()}" if configured == "auto" else configured
 
 
 def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
@@ -98,5 +121,6 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         stream=values[STREAM],
         public_max_age_seconds=values[PUBLIC_MAX_AGE_SECONDS],
         public_max_per_table=values[PUBLIC_MAX_PER_TABLE],
-        replica_id=f"{socket.gethostname()}-{os.getpid()}",
+        replica_id=_replica_id(values[REPLICA_ID]),
+        idempotency_window_seconds=values[IDEMPOTENCY_WINDOW_SECONDS],
     )

@@ -103,7 +103,8 @@ class Ownership:
         await self._release_over_share(held, share, busy, released)
         adopted = []
         for table_id, holder in holders.items():
-            if holder is not None or len(held) >= share:
+            mine = holder == self.leases.owner  # held under our name before a restart
+            if (holder is not None and not mine) or len(held) >= share:
                 continue
             if await self.leases.acquire(table_id):
                 held.add(table_id)

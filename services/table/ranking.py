@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import grpc
 import structlog
 
+from libs.platform.metrics import table as metrics
 from libs.poker.config import Variant
 from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
 from libs.poker.state import HandState
@@ -143,6 +144,7 @@ class RankedStep:
                     )
                 except EvaluatorUnavailable as exc:
                     self.fallbacks += 1
+                    metrics.EVALUATOR_FALLBACKS.inc()
                     log.warning("evaluator_unavailable", error=str(exc), fallback="in-process")
                     return step_table(state, command)
         raise RuntimeError("the evaluator's values do not cover the showdown")

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
-import nats
+import nats.errors
 from holdem.table.v1 import table_pb2, table_pb2_grpc
+from nats.aio.client import Client as NATS
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from libs.eventstore import SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
@@ -15,6 +22,8 @@ from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
+from libs.platform.metrics import table as metrics
+from libs.platform.natsconn import connect_nats
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
@@ -44,10 +53,38 @@ def error_mapper() -> ErrorMapper:
     return mapper
 
 
-class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
-    def __init__(self, app: TableApp) -> None:
-        self.app = app
+R = TypeVar("R")
+Q = TypeVar("Q")
 
+# What a store that does not answer raises: NATS failing over to another node (no responders,
+# no stream response, timeouts), Redis restarting. The caller gets UNAVAILABLE and retries.
+_UNREACHABLE = (nats.errors.Error, RedisConnectionError, RedisTimeoutError, TimeoutError)
+
+
+def _store_unavailable_is_unavailable(
+    method: Callable[[TableServiceServicer, Q, Context], Awaitable[R]],
+) -> Callable[[TableServiceServicer, Q, Context], Awaitable[R]]:
+    """Answer UNAVAILABLE (``STORE_UNAVAILABLE``), not INTERNAL, when a store is unreachable."""
+
+    @functools.wraps(method)
+    async def wrapped(self: TableServiceServicer, request: Q, context: Context) -> R:
+        down = self.unready()
+        if down is not None:  # at once, not after a publish's timeout
+            raise StoreUnavailable(down)
+        try:
+            return await method(self, request, context)
+        except _UNREACHABLE as exc:
+            raise StoreUnavailable(type(exc).__name__) from exc
+
+    return wrapped
+
+
+class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
+    def __init__(self, app: TableApp, unready: Callable[[], str | None] = lambda: None) -> None:
+        self.app = app
+        self.unready = unready  # why calls cannot be served now (NATS down), or None
+
+    @_store_unavailable_is_unavailable
     async def SubmitCommand(
         self, request: table_pb2.SubmitCommandRequest, context: Context
     ) -> table_pb2.SubmitCommandResponse:
@@ -89,6 +126,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
 
+    @_store_unavailable_is_unavailable
     async def SubmitAction(
         self, request: table_pb2.SubmitActionRequest, context: Context
     ) -> table_pb2.SubmitActionResponse:
@@ -106,18 +144,20 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             view=player_view(table_id, table.state, table.sequence, request.player_id),
         )
 
+    @_store_unavailable_is_unavailable
     async def GetTableState(
         self, request: table_pb2.GetTableStateRequest, context: Context
     ) -> table_pb2.GetTableStateResponse:
-        table = await self.app.table(_ids(request.table_id, "-")[0])
+        table = await self.app.existing(_ids(request.table_id, "-")[0])
         return table_pb2.GetTableStateResponse(
             view=player_view(request.table_id, table.state, table.sequence, None)
         )
 
+    @_store_unavailable_is_unavailable
     async def GetPlayerView(
         self, request: table_pb2.GetPlayerViewRequest, context: Context
     ) -> table_pb2.GetPlayerViewResponse:
-        table = await self.app.table(_ids(request.table_id, "-")[0])
+        table = await self.app.existing(_ids(request.table_id, "-")[0])
         return table_pb2.GetPlayerViewResponse(
             view=player_view(request.table_id, table.state, table.sequence, request.player_id)
         )
@@ -135,17 +175,26 @@ def _ids(table_id: str, key: str) -> tuple[str, str]:
 
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
-    nc = await nats.connect(platform.nats_url)
-    redis = Redis.from_url(platform.redis_url)
+    nc = await connect_nats(platform.nats_url, name=f"table-{config.replica_id}")
+    # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss.
+    redis = Redis.from_url(platform.redis_url, socket_connect_timeout=1.0, socket_timeout=2.0)
+    snapshots = SnapshotCache(RedisSnapshotStore(redis))
+    replicas = platform.nats_replicas
     events = JetStreamEventStore(nc, stream=config.stream)
-    await events.ensure_stream()
+    await events.ensure_stream(
+        replicas=replicas, duplicate_window=config.idempotency_window_seconds
+    )
     public = JetStreamProjection(nc)
     await public.ensure_stream(
-        max_age=config.public_max_age_seconds, max_per_subject=config.public_max_per_table
+        max_age=config.public_max_age_seconds,
+        max_per_subject=config.public_max_per_table,
+        replicas=replicas,
     )
-    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds)
+    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds, replicas=replicas)
     await leases.start()
-    registry = Registry(nc)
+    metrics.LEASES_HELD.set_function(lambda: len(leases.held()))
+    metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)
+    registry = Registry(nc, replicas=replicas)
     await registry.start()
     channels = []
     dealer: DealerPort
@@ -161,7 +210,7 @@ async def build(config: TableServiceConfig) -> Mount:
 
     app = TableApp(
         events,
-        RedisSnapshotStore(redis),
+        snapshots,
         dealer,
         leases=leases,
         projection=public,
@@ -169,9 +218,10 @@ async def build(config: TableServiceConfig) -> Mount:
         snapshot_every=config.snapshot_every,
         registry=registry,
         ranker=ranker,
+        idempotency_window=config.idempotency_window_seconds,
     )
     await app.start_background()
-    servicer = TableServiceServicer(app)
+    servicer = TableServiceServicer(app, lambda: readiness(nc))
 
     async def cleanup() -> None:
         await app.stop()
@@ -192,4 +242,15 @@ async def build(config: TableServiceConfig) -> Mount:
         ],
         error_mapper=error_mapper(),
         cleanups=[cleanup],
+        readiness=lambda: readiness(nc),
     )
+
+
+def readiness(nc: NATS) -> str | None:
+    """Why the table service cannot serve now, or None. Only NATS counts: it holds the tables
+    (JetStream) and their leases. Redis holds snapshots, a cache: while it is down tables load
+    by replaying their streams and snapshots are skipped, so the service stays SERVING (the
+    outage shows in the log and in holdem_table_snapshot_store_up)."""
+    if not nc.is_connected:
+        return "NATS is not connected"
+    return None

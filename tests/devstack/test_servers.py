@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
 from pathlib import Path
 
 import nats
@@ -136,3 +137,21 @@ def test_a_killed_redis_server_restarts_on_its_port_empty() -> None:
             assert client.get("k") is None  # no persistence: a crash loses everything
         finally:
             client.close()
+
+
+def test_a_server_restarted_from_a_thread_outlives_the_thread() -> None:
+    """Linux's parent-death signal follows the thread that forked: a restart run through
+    asyncio.to_thread (as holdem chaos does) must not die when that thread ends."""
+    server = start_redis()
+    try:
+        server.kill()
+
+        async def restart() -> None:
+            await asyncio.to_thread(server.restart)
+
+        asyncio.run(restart())  # its executor's threads are gone when this returns
+        with pytest.raises(subprocess.TimeoutExpired):  # the signal would end it at once
+            server.process.wait(timeout=1.0)
+        assert server.running
+    finally:
+        server.stop()

@@ -32,6 +32,7 @@ def test_one_holder_at_a_time_and_takeover_after_expiry(nats_url: str) -> None:
             await a.release("t1")
             assert await b.acquire("t1")
             assert not await a.acquire("t1")
+
             # b dies (stops renewing): its leases expire and a takes them over. The server ages
             # entries out on its own schedule: wait until both are gone rather than a guessed time.
             async def expired(key: str) -> bool:
@@ -45,6 +46,30 @@ def test_one_holder_at_a_time_and_takeover_after_expiry(nats_url: str) -> None:
             assert await b.renew_all() == ["t2"]
         finally:
             await nc.jetstream().delete_key_value(bucket)
+            await nc.close()
+
+    asyncio.run(main())
+
+
+def test_a_replica_restarted_under_its_name_takes_its_leases_back_at_once(nats_url: str) -> None:
+    async def main() -> None:
+        import nats
+
+        nc = await nats.connect(nats_url)
+        bucket = f"leases_{uuid.uuid4().hex[:8]}"
+        crashed = Leases(nc, "replica-a", bucket=bucket, ttl=60.0)
+        restarted = Leases(nc, "replica-a", bucket=bucket, ttl=60.0)
+        other = Leases(nc, "replica-b", bucket=bucket, ttl=60.0)
+        try:
+            for leases in (crashed, restarted, other):
+                await leases.start()
+            assert await crashed.acquire("t1")  # then it dies without releasing
+            assert not await other.acquire("t1")  # another name waits for the TTL
+            assert await restarted.acquire("t1")  # the same name need not
+            assert restarted.held() == ["t1"]
+            with pytest.raises(LeaseLost):
+                await crashed.renew("t1")  # the old process could not write any more
+        finally:
             await nc.close()
 
     asyncio.run(main())

@@ -128,21 +128,33 @@ MUTATIONS = [
     Mutation(
         "retry: answered with the current sequence, not the first outcome",
         "services/table/idempotency.py",
-        "return None if first is None else replace(first, duplicate=True)",
-        "return None if first is None else replace(first, duplicate=True, sequence=max("
-        "o.sequence for o in self._outcomes.values()))",
+        "return None if first is None else replace(first.outcome, duplicate=True)",
+        "return None if first is None else replace(first.outcome, duplicate=True, sequence=max("
+        "e.outcome.sequence for e in self._entries.values()))",
     ),
     Mutation(
         "restart: idempotency keys not restored from the snapshot",
         "services/table/idempotency.py",
-        "            window._outcomes[key] = Outcome(sequence, [])\n",
+        "            recent._entries[key] = _Entry(Outcome(sequence, []), at)\n",
         "            pass\n",
     ),
     Mutation(
         "snapshot: idempotency keys not written",
         "services/table/idempotency.py",
-        "return [(key, o.sequence) for key, o in self._outcomes.items()][-SNAPSHOT_KEYS:]",
+        "return [(key, e.outcome.sequence, e.at) for key, e in self._entries.items()]",
         "return []",
+    ),
+    Mutation(
+        "window: the keys of automatic steps are kept too (snapshots grow with play)",
+        "services/table/idempotency.py",
+        "if not automatic and key not in self._entries:",
+        "if key not in self._entries:",
+    ),
+    Mutation(
+        "window: keys never expire",
+        "services/table/idempotency.py",
+        "            elif entry.at >= horizon:",
+        "            elif True:",
     ),
     Mutation(
         "snapshot: none at hand end",
@@ -186,8 +198,8 @@ MUTATIONS = [
     Mutation(
         "publish: hole cards go out in the public projection",
         "libs/tableproto/envelope.py",
-        "encode_commit(table_id, [public_event(e) for e in events], causation_id",
-        "encode_commit(table_id, list(events), causation_id",
+        "table_id, [public_event(e) for e in events], causation_id",
+        "table_id, list(events), causation_id",
     ),
     Mutation(
         "registry: an opened table is not registered (nobody adopts it)",

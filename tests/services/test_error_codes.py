@@ -88,6 +88,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             # serving the table
             "NOT_OWNER": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
+            "STORE_UNAVAILABLE": S.UNAVAILABLE,
         },
     ),
     "lobby": (

@@ -44,7 +44,14 @@ class StackRun:
 
     def pids(self) -> list[int]:
         s = self.state
-        return [s["pid"], s["nats"]["pid"], s["redis"]["pid"], *(x["pid"] for x in s["services"])]
+        nodes = [n["pid"] for n in s["nats"].get("nodes", [])]
+        return [
+            s["pid"],
+            s["nats"]["pid"],
+            *nodes,
+            s["redis"]["pid"],
+            *(x["pid"] for x in s["services"]),
+        ]
 
     def output(self) -> str:
         out, _ = self.proc.communicate(timeout=30)

@@ -135,3 +135,24 @@ def test_a_service_that_ignores_sigterm_is_killed(tmp_path: Path) -> None:
     stack.stop(timeout=1)  # returns once every process is gone
     assert stack.services[0].returncode == -signal.SIGKILL
     assert [pid for pid in stack.pids() if pid_alive(pid)] == []
+
+
+def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
+    stack = LocalStack(
+        services=("table",),
+        service_argv=lambda name: [sys.executable, str(FAKE_SERVICE), name],
+        workdir_parent=tmp_path,
+        extra_env={"FAKE_PEERS": "table"},
+        nats_cluster=3,
+    )
+    with stack:
+        nodes = stack.state()["nats"]["nodes"]
+        assert [n["name"] for n in nodes] == ["nats-n0", "nats-n1", "nats-n2"]
+        assert stack.nats_url == ",".join(n["url"] for n in nodes)
+        env = stack.service("table").environment
+        assert env["HOLDEM_NATS_URL"] == stack.nats_url
+        assert env["HOLDEM_NATS_REPLICAS"] == "3"
+        pids = stack.pids()
+        assert len(pids) == 5  # three nodes, redis, the service
+    assert [pid for pid in pids if pid_alive(pid)] == []
+    assert list(tmp_path.iterdir()) == []

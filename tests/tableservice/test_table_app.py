@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
@@ -21,7 +22,7 @@ from libs.eventstore import (
     SnapshotStore,
 )
 from libs.poker import HandEnded, HoleCardsDealt, IllegalAction, StreetDealt
-from libs.table import TableConfig
+from libs.table import TableConfig, codec
 from libs.table import commands as tc
 from libs.table.codec import state_dumps
 from libs.table.commands import PlayerAction
@@ -86,6 +87,17 @@ class FrozenAfter:
 
     async def read(self, stream_id: str, after: int = 0, limit: int = 0) -> list[Projected]:
         return await self.inner.read(stream_id, after, limit)
+
+
+class SteppingClock:
+    """A table clock that moves on a millisecond each time it is read."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
 
 
 async def setup(app: TableApp, table_id: str, commands: list[tc.TableCommand]) -> None:
@@ -167,6 +179,70 @@ class TableAppContract:
             again = await app.execute("t7", tc.SitDown("a", 0, 100), "sit-a")
             assert again.duplicate and again.sequence == first.sequence
             assert len(await events.read("t7")) == 3
+
+        self.run(body)
+
+    def test_a_key_retried_after_600_commits_and_a_restart_with_redis_wiped_gets_its_first_outcome(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            clock = SteppingClock()
+            config = replace(CONFIG, min_players_to_start=6)
+            app = TableApp(events, snapshots, LocalDealer(), clock=clock, snapshot_every=7)
+            await app.execute("w1", tc.OpenTable("w1", config, 0.0), "open")
+            for i in range(5):
+                await app.execute("w1", tc.SitDown(f"bot{i}", i, 200, is_bot=True), f"seat-{i}")
+            sixth = tc.SitDown("bot5", 5, 200, is_bot=True)
+            first = await app.execute("w1", sixth, "seat-5")  # the game starts: bots play on
+            while len(await events.read("w1", after=first.sequence)) < 600:
+                await app.drive("w1", limit=100)
+            await app.stop()
+            played = len(await events.read("w1"))
+            assert played > 600
+            # the snapshot keeps the window's client keys, not the bots' hundreds of commits
+            snapshot = await snapshots.load("w1")
+            assert snapshot is not None and snapshot.sequence > first.sequence + 500
+            assert [k for k, _, _ in codec.snapshot_loads(snapshot.data)[1]] == [
+                "open",
+                *(f"seat-{i}" for i in range(6)),
+            ]
+
+            restarted = TableApp(events, snapshots, LocalDealer(), clock=clock, auto_start=False)
+            again = await restarted.execute("w1", sixth, "seat-5")  # known from the snapshot
+            assert again.duplicate and again.sequence == first.sequence
+            await snapshots.delete("w1")  # Redis wiped: a full replay finds it in the stream
+            wiped = TableApp(events, snapshots, LocalDealer(), clock=clock, auto_start=False)
+            third = await wiped.execute("w1", sixth, "seat-5")
+            assert third.duplicate and third.sequence == first.sequence
+            assert third.events == first.events
+            keys = Counter(c.msg_id for c in await events.read("w1"))
+            assert keys["seat-5"] == 1  # the retries appended nothing
+
+        self.run(body)
+
+    def test_a_key_older_than_the_window_is_forgotten_and_decided_again(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            clock = SteppingClock()
+            app = TableApp(
+                events,
+                snapshots,
+                LocalDealer(),
+                clock=clock,
+                auto_start=False,
+                snapshot_every=1,
+                idempotency_window=120.0,
+            )
+            await app.execute("w2", tc.OpenTable("w2", CONFIG, 0.0), "open")
+            await app.execute("w2", tc.SitDown("a", 0, 100), "sit-a")
+            clock.now += 121.0  # the window has passed
+            await app.execute("w2", tc.SitDown("b", 1, 100), "sit-b")
+            snapshot = await snapshots.load("w2")
+            assert snapshot is not None
+            assert [k for k, _, _ in codec.snapshot_loads(snapshot.data)[1]] == ["sit-b"]
+            app.forget("w2")
+            with pytest.raises(IllegalAction):  # decided again: a is seated already
+                await app.execute("w2", tc.SitDown("a", 0, 100), "sit-a")
+            assert (await app.execute("w2", tc.SitDown("b", 1, 100), "sit-b")).duplicate
 
         self.run(body)
 

@@ -1,7 +1,7 @@
 """The table service's metrics, declared here so that recording one is a single line at its site
 (``from libs.platform.metrics import table as metrics`` in services/table, then the line below).
 
-Not recorded yet: services/table records them in a later step. Where each belongs:
+services/table records them where each belongs:
 
 ============================  ==============================================================
 metric                        record
@@ -19,6 +19,7 @@ metric                        record
 ``HANDS_VOIDED``              ``HANDS_VOIDED.inc()`` when a commit voids a hand
 ``EVALUATOR_FALLBACKS``       ``EVALUATOR_FALLBACKS.inc()`` where ``evaluator_unavailable`` is
                               logged
+``SNAPSHOT_STORE_UP``         ``set_function`` once: whether the snapshot cache answered last
 ``AI_FALLBACKS``              ``AI_FALLBACKS.inc()`` when a bot's decision falls back to the
                               built-in policy because the ai service did not answer
 ============================  ==============================================================
@@ -64,6 +65,11 @@ HANDS_VOIDED = Counter(
 EVALUATOR_FALLBACKS = Counter(
     "holdem_table_evaluator_fallbacks_total",
     "Showdowns ranked in-process because the evaluator service did not answer",
+)
+SNAPSHOT_STORE_UP = Gauge(
+    "holdem_table_snapshot_store_up",
+    "1 while the snapshot store (Redis) answers, 0 while it does not: snapshots are a cache, "
+    "so the table service keeps serving (tables load by replaying their streams)",
 )
 AI_FALLBACKS = Counter(
     "holdem_table_ai_fallbacks_total",

@@ -1,0 +1,292 @@
+"""``holdem load --tables N --duration S [--replicas R] [--json]``: drive N tables through the
+table service and measure it.
+
+It starts its own nats-server and redis-server on free loopback ports and R table services (cards
+and showdowns in-process: ``HOLDEM_TABLE_DEALER=local``, ``HOLDEM_TABLE_EVALUATOR=local``, so the
+table service is what is measured), opens N tables of six players and plays them for S seconds
+as clients do: for each table, whoever is to act reads their view (``GetPlayerView``: the legal
+actions) and acts (``SubmitAction``, checking when free and folding to a bet, so no hand needs
+a showdown decision; with an idempotency key); deals, hand ends and the next hand follow inside
+the service. With replicas, the tables spread over them by
+lease: a table is asked of one replica and, answered UNAVAILABLE (another one holds it), of the
+next.
+
+Reported: commits per second and hands per second (counted on the public projection,
+``holdem.public.table.>``), p50/p99 latency of ``SubmitAction`` in milliseconds, errors (calls
+that failed with anything but UNAVAILABLE for a table another replica holds), and the CPU seconds
+each process used per second of the run. JSON keys: ``tables``, ``replicas``, ``seconds``,
+``commits_per_s``, ``hands_per_s``, ``p50_ms``, ``p99_ms``, ``errors``, ``cpu``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from holdem.common.v1 import common_pb2
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
+from libs.platform.natsconn import connect_nats
+
+SEATS = 6
+BUY_IN = 10_000
+CONFIG = common_pb2.TableConfig(
+    variant=common_pb2.VARIANT_HOLDEM,
+    betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+    max_seats=SEATS,
+    small_blind=1,
+    big_blind=2,
+    min_buy_in=100,
+    max_buy_in=BUY_IN,
+    action_clock_seconds=60,
+    min_players_to_start=SEATS,
+)
+
+
+@dataclass
+class LoadReport:
+    tables: int
+    replicas: int
+    seconds: float = 0.0
+    commits_per_s: float = 0.0
+    hands_per_s: float = 0.0
+    p50_ms: float = 0.0
+    p99_ms: float = 0.0
+    errors: int = 0
+    actions: int = 0
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per second, by process
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+class _Client:
+    """The table replicas as one client: each table is asked of the replica that answered for
+    it last; UNAVAILABLE moves it to the next one."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        self.channels = [grpc.aio.insecure_channel(a) for a in addresses]
+        self.stubs = [table_pb2_grpc.TableServiceStub(c) for c in self.channels]
+        self.route: dict[str, int] = {}
+
+    async def call(self, table_id: str, method: str, request: Any, deadline: float) -> Any:
+        index = self.route.setdefault(table_id, hash(table_id) % len(self.stubs))
+        while True:
+            try:
+                return await getattr(self.stubs[index], method)(request, timeout=10)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                    raise
+                index = self.route[table_id] = (index + 1) % len(self.stubs)
+                await asyncio.sleep(0.01)
+
+    async def close(self) -> None:
+        for channel in self.channels:
+            await channel.close()
+
+
+async def _open(client: _Client, table_id: str, deadline: float) -> None:
+    await client.call(
+        table_id,
+        "SubmitCommand",
+        table_pb2.SubmitCommandRequest(
+            table_id=table_id,
+            idempotency_key="open",
+            open_table=table_pb2.OpenTable(config=CONFIG),
+        ),
+        deadline,
+    )
+    for seat in range(SEATS):
+        await client.call(
+            table_id,
+            "SubmitCommand",
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key=f"seat-{seat}",
+                seat_player=table_pb2.SeatPlayer(player_id=f"p{seat}", seat=seat, buy_in=BUY_IN),
+            ),
+            deadline,
+        )
+
+
+async def _play(
+    client: _Client, table_id: str, until: float, latencies: list[float], report: LoadReport
+) -> None:
+    """Act for whoever is to act until ``until``: check when free, else fold."""
+    action = 0
+    while time.monotonic() < until:
+        try:
+            state = await client.call(
+                table_id,
+                "GetTableState",
+                table_pb2.GetTableStateRequest(table_id=table_id),
+                until,
+            )
+            view = state.view
+            if not view.HasField("acting_seat"):
+                await asyncio.sleep(0.01)  # between hands: the next one starts by itself
+                continue
+            player = next(s.player_id for s in view.seats if s.seat == view.acting_seat)
+            mine = await client.call(
+                table_id,
+                "GetPlayerView",
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player),
+                until,
+            )
+            legal = mine.view.legal_actions
+            # fold to any bet: hands end without a showdown, which players cannot show or muck
+            # through the API yet (the clock would act for them)
+            kind = common_pb2.ACTION_TYPE_CHECK if legal.can_check else common_pb2.ACTION_TYPE_FOLD
+            action += 1
+            request = table_pb2.SubmitActionRequest(
+                table_id=table_id,
+                idempotency_key=f"a{action}",
+                player_id=player,
+                hand_id=mine.view.hand_id,
+                action=kind,
+            )
+            started = time.perf_counter()
+            await client.call(table_id, "SubmitAction", request, until)
+            latencies.append(time.perf_counter() - started)
+            report.actions += 1
+        except grpc.aio.AioRpcError as exc:
+            if time.monotonic() >= until:
+                return
+            report.errors += 1
+            if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                continue  # the hand moved on under us (a view read before the last action)
+            await asyncio.sleep(0.05)
+
+
+async def _drive(
+    addresses: list[str], nats_url: str, tables: int, duration: float, report: LoadReport
+) -> None:
+    client = _Client(addresses)
+    nc = await connect_nats(nats_url)
+    commits = hands = 0
+    counting = False
+
+    async def count(msg: Any) -> None:
+        nonlocal commits, hands
+        if counting:
+            commits += 1
+            if b"HandEnded" in msg.data or b"HandVoided" in msg.data:
+                hands += 1
+
+    try:
+        await nc.subscribe("holdem.public.table.>", cb=count)
+        ids = [f"load{i}" for i in range(tables)]
+        setup_deadline = time.monotonic() + 120
+        await asyncio.gather(*(_open(client, t, setup_deadline) for t in ids))
+        latencies: list[float] = []
+        counting = True
+        started = time.monotonic()
+        until = started + duration
+        await asyncio.gather(*(_play(client, t, until, latencies, report) for t in ids))
+        report.seconds = round(time.monotonic() - started, 2)
+        counting = False
+        report.commits_per_s = round(commits / report.seconds, 1)
+        report.hands_per_s = round(hands / report.seconds, 2)
+        if latencies:
+            ordered = sorted(latencies)
+            report.p50_ms = round(statistics.median(ordered) * 1000, 2)
+            report.p99_ms = round(
+                ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000, 2
+            )
+    finally:
+        await nc.close()
+        await client.close()
+
+
+def run_load(tables: int, duration: float, replicas: int = 1) -> LoadReport:
+    report = LoadReport(tables=tables, replicas=replicas)
+    with (
+        tempfile.TemporaryDirectory(prefix="holdem-load-") as tmp,
+        start_nats() as nats_server,
+        start_redis() as redis_server,
+    ):
+        env = service_env(
+            nats_url=nats_server.url,
+            redis_url=redis_server.url,
+            log_level="info",
+            extra={"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"},
+        )
+        services = [
+            ServiceProcess("table", Path(tmp) / f"table-{i}.log", env=env) for i in range(replicas)
+        ]
+        try:
+            for service in services:
+                service.start(60.0)
+            processes: dict[str, ManagedProcess] = {
+                "nats-server": nats_server,
+                "redis-server": redis_server,
+                **{f"table-{i}": s for i, s in enumerate(services)},
+            }
+            pids = {name: p.pid for name, p in processes.items()}
+            pids["client"] = os.getpid()
+            before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
+            wall = time.monotonic()
+            asyncio.run(
+                _drive([s.address for s in services], nats_server.url, tables, duration, report)
+            )
+            wall = time.monotonic() - wall
+            report.cpu = {
+                name: round((_cpu_seconds(pid) - before[name]) / wall, 2)
+                for name, pid in pids.items()
+            }
+        finally:
+            for service in services:
+                with contextlib.suppress(Exception):
+                    service.stop(10.0)
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    report = run_load(args.tables, args.duration, args.replicas)
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        cpu = ", ".join(f"{name} {share:.2f}" for name, share in report.cpu.items())
+        print(
+            f"{report.tables} tables, {report.replicas} replica(s), {report.seconds}s: "
+            f"{report.commits_per_s:,.0f} commits/s, {report.hands_per_s:,.1f} hands/s, "
+            f"SubmitAction p50 {report.p50_ms} ms p99 {report.p99_ms} ms, "
+            f"{report.errors} errors\nCPU (cores busy, setup included): {cpu}",
+            file=sys.stdout,
+        )
+    return 0 if report.errors == 0 else 1
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "load", help="play N tables through the table service; commits/s, latency, CPU"
+    )
+    parser.add_argument("--tables", type=int, default=10, help="tables played at once")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
+    parser.add_argument(
+        "--replicas", type=int, default=1, choices=range(1, 5), metavar="R", help="table services"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON report")
+    parser.set_defaults(func=run)

@@ -1,0 +1,216 @@
+"""A JetStream cluster of nats-server nodes on loopback ports: what production runs (three nodes,
+streams replicated R3), small enough for a laptop and the tests.
+
+Every node is a ``NatsServer`` in its own directory inside the cluster's, with a name (``n0``,
+``n1``, ...), the cluster name, a cluster (route) port and routes to every node. Client ports are
+chosen by each server (``-p -1``, read back from its ports file); route ports must be known
+before any node starts (each node's routes name them all), so they are chosen together as free
+ports and the whole start is retried with new ones if another process takes one meanwhile.
+The cluster is ready once every node serves clients and the JetStream meta group has a leader
+that sees every node (read from each node's monitoring endpoint, ``/jsz``).
+
+``url`` lists every node (``nats://a,nats://b,nats://c``): clients given it connect to whichever
+node is up (``libs.platform.natsconn.connect_nats`` splits it for nats-py). Killing a node
+(``node(i).kill()``) and restarting it (``restart_node(i)``) brings it back on the same ports
+with its JetStream store, as a real node comes back after a crash.
+
+    >>> with NatsCluster(3) as cluster:  # doctest: +SKIP
+    ...     print(cluster.url)
+    nats://127.0.0.1:40123,nats://127.0.0.1:40127,nats://127.0.0.1:40131
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from .processes import LOOPBACK, START_TIMEOUT, StartError, free_ports
+from .servers import NatsServer
+
+__all__ = ["NatsCluster", "start_nats_cluster"]
+
+CLUSTER_NAME = "holdem"
+
+
+class NatsCluster:
+    """``size`` nats-server nodes forming one JetStream cluster on ``host``."""
+
+    def __init__(
+        self,
+        size: int = 3,
+        host: str = LOOPBACK,
+        keep_temp: bool = False,
+        parent_dir: Path | None = None,
+        attempts: int = 5,
+    ) -> None:
+        if size < 1:
+            raise ValueError("a cluster needs at least one node")
+        self.size = size
+        self.host = host
+        self.keep_temp = keep_temp
+        self.attempts = attempts
+        if parent_dir is not None:
+            parent_dir.mkdir(parents=True, exist_ok=True)
+        self.workdir = Path(tempfile.mkdtemp(prefix="holdem-nats-cluster-", dir=parent_dir))
+        self.nodes: list[NatsServer] = []
+        self._closed = False
+
+    # -- life cycle --------------------------------------------------------------------------
+
+    def _make_nodes(self) -> None:
+        route_ports = free_ports(self.host, self.size)
+        routes = ",".join(f"nats://{self.host}:{p}" for p in route_ports)
+        self.nodes = []
+        for index, port in enumerate(route_ports):
+            name = f"n{index}"
+            extra = [
+                "-m", "-1",  # monitoring on a free port (in the ports file): readiness
+                "--server_name", name,
+                "--cluster_name", CLUSTER_NAME,
+                "--cluster", f"nats://{self.host}:{port}",
+                "--routes", routes,
+            ]  # fmt: skip
+            self.nodes.append(
+                NatsServer(
+                    self.host,
+                    keep_temp=True,  # the cluster's directory holds them all
+                    parent_dir=self.workdir / name,
+                    name=f"nats-{name}",
+                    extra_args=extra,
+                )
+            )
+
+    def start(self, timeout: float = START_TIMEOUT) -> Self:
+        """Start every node and wait until the cluster serves JetStream; on failure stop what
+        was started and raise ``StartError``."""
+        for attempt in range(self.attempts):
+            self._make_nodes()
+            try:
+                for node in self.nodes:
+                    node.spawn()
+                deadline = time.monotonic() + timeout
+                for node in self.nodes:
+                    node.wait_ready(deadline)
+                self.wait_ready(deadline)
+                return self
+            except BaseException as exc:
+                lost_race = any(
+                    "address already in use" in n.log_tail().lower() for n in self.nodes
+                )
+                self._halt_all()
+                for node in self.nodes:
+                    shutil.rmtree(node.workdir, ignore_errors=True)
+                if not isinstance(exc, StartError) or not lost_race or attempt == self.attempts - 1:
+                    self.close()
+                    raise
+        raise AssertionError("unreachable")
+
+    def wait_ready(self, deadline: float) -> None:
+        """Wait until every running node says the JetStream meta group has a leader and knows
+        every node (``StartError`` at ``deadline``)."""
+        last = ""
+        while True:
+            pending = [n for n in self.nodes if n.running and not self._meta_ready(n)]
+            if not pending:
+                return
+            last = ", ".join(n.name for n in pending)
+            if time.monotonic() >= deadline:
+                raise StartError(
+                    f"NATS cluster not ready (no JetStream meta leader seen by {last}); last "
+                    f"lines of {pending[0].log_path}:\n{pending[0].log_tail()}"
+                )
+            time.sleep(0.1)
+
+    def _meta_ready(self, node: NatsServer) -> bool:
+        jsz = _monitor_json(node, "jsz")
+        if jsz is None:
+            return False
+        meta = jsz.get("meta_cluster") or {}
+        return bool(meta.get("leader")) and int(meta.get("cluster_size") or 0) >= self.size
+
+    def restart_node(self, index: int, timeout: float = START_TIMEOUT) -> NatsServer:
+        """Start node ``index`` again (after ``kill``) on its ports with its store, and wait
+        until it is back in the cluster."""
+        node = self.nodes[index]
+        node.restart(timeout)
+        self.wait_ready(time.monotonic() + timeout)
+        return node
+
+    def node(self, index: int) -> NatsServer:
+        return self.nodes[index]
+
+    def _halt_all(self) -> None:
+        for node in self.nodes:
+            node.send_stop()
+        for node in self.nodes:
+            node.halt()
+
+    def stop(self) -> None:
+        """Stop every node, then remove the cluster's directory unless ``keep_temp``."""
+        self._halt_all()
+        self.close()
+
+    def close(self) -> None:
+        if not self._closed and not self.keep_temp:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._closed = True
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def urls(self) -> list[str]:
+        return [n.url for n in self.nodes]
+
+    @property
+    def url(self) -> str:
+        """Every node's client URL, comma-separated (what HOLDEM_NATS_URL takes)."""
+        return ",".join(self.urls)
+
+    @property
+    def running(self) -> bool:
+        return bool(self.nodes) and all(n.running for n in self.nodes)
+
+    def pids(self) -> list[int]:
+        return [n.pid for n in self.nodes if n.started]
+
+
+def _monitor_json(node: NatsServer, endpoint: str) -> dict[str, Any] | None:
+    """GET http://<monitor>/<endpoint> of a running node as JSON (None when it does not
+    answer yet)."""
+    base = node.monitor_url
+    if base is None:
+        return None
+    try:
+        with urllib.request.urlopen(f"{base}/{endpoint}", timeout=1.0) as response:
+            data = json.loads(response.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def start_nats_cluster(
+    size: int = 3,
+    host: str = LOOPBACK,
+    keep_temp: bool = False,
+    parent_dir: Path | None = None,
+    timeout: float = START_TIMEOUT,
+) -> NatsCluster:
+    """A started ``NatsCluster`` (raises ``StartError`` or ``BinaryNotFoundError``)."""
+    return NatsCluster(size, host, keep_temp, parent_dir).start(timeout)

@@ -1,0 +1,3 @@
+"""The ``start`` fixture of tests/services (services as processes) for the cluster tests."""
+
+from tests.services.conftest import start  # noqa: F401  (fixture re-export)

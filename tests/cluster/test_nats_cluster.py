@@ -1,0 +1,216 @@
+"""On a three-node JetStream cluster (the ``nats_cluster`` fixture): streams and buckets are
+replicated three times, and a table keeps playing through the SIGKILL of a NATS node (the
+leader of its stream) and the node's restart, with no commit lost or applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+from nats.aio.client import Client as NATS
+
+from libs.devstack import NatsCluster
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.store import Commit
+from libs.platform.natsconn import connect_nats
+from libs.poker.events import HandEnded, HandVoided
+from libs.table import replay
+from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
+from libs.tableproto.envelope import decode_commit
+from tests.services.conftest import ServiceProcess, Starter
+
+pytestmark = pytest.mark.integration
+
+T = TypeVar("T")
+STREAM = "HOLDEM_TABLES"
+CONFIG = common_pb2.TableConfig(
+    variant=common_pb2.VARIANT_HOLDEM,
+    betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+    max_seats=6,
+    small_blind=1,
+    big_blind=2,
+    action_clock_seconds=30,
+)
+
+
+async def _with_nats(url: str, work: Callable[[NATS], Awaitable[T]]) -> T:
+    nc = await connect_nats(url)
+    try:
+        return await work(nc)
+    finally:
+        await nc.close()
+
+
+def _run(url: str, work: Callable[[NATS], Awaitable[T]]) -> T:
+    return asyncio.run(_with_nats(url, work))
+
+
+def _stream_leader(url: str, stream: str) -> str:
+    async def work(nc: NATS) -> str:
+        info = await nc.jetstream().stream_info(stream)
+        assert info.cluster is not None and info.cluster.leader
+        return str(info.cluster.leader)
+
+    return _run(url, work)
+
+
+def _replicas(url: str, stream: str) -> int:
+    async def work(nc: NATS) -> int:
+        info = await nc.jetstream().stream_info(stream)
+        return int(info.config.num_replicas or 1)
+
+    return _run(url, work)
+
+
+def _commits(url: str, table_id: str) -> list[Commit]:
+    async def work(nc: NATS) -> list[Commit]:
+        return await JetStreamEventStore(nc, stream=STREAM).read(table_id)
+
+    return _run(url, work)
+
+
+def test_a_cluster_forms_and_a_killed_node_comes_back_with_its_data(
+    nats_cluster: NatsCluster,
+) -> None:
+    async def publish_r3(nc: NATS) -> int:
+        js = nc.jetstream()
+        await js.add_stream(name="T", subjects=["t.>"], num_replicas=3)
+        ack = await js.publish("t.a", b"1")
+        return ack.seq
+
+    assert _run(nats_cluster.url, publish_r3) == 1
+    leader = _stream_leader(nats_cluster.url, "T")
+    index = int(leader.removeprefix("n"))
+    nats_cluster.node(index).kill()
+
+    async def publish_again(nc: NATS) -> int:
+        deadline = time.monotonic() + 30
+        while True:  # a new leader is elected among the two nodes left
+            try:
+                return (await nc.jetstream(timeout=2).publish("t.a", b"2")).seq
+            except Exception:
+                assert time.monotonic() < deadline, "no stream leader after a node died"
+                await asyncio.sleep(0.2)
+
+    assert _run(nats_cluster.url, publish_again) == 2
+    nats_cluster.restart_node(index)
+
+    async def read_from_restarted(nc: NATS) -> int:
+        deadline = time.monotonic() + 30
+        while True:  # the restarted node catches up from the others
+            info = await nc.jetstream().stream_info("T")
+            replicas = info.cluster.replicas if info.cluster else []
+            if info.state.messages == 2 and replicas and all(r.current for r in replicas):
+                return info.state.messages
+            assert time.monotonic() < deadline, "the restarted node did not catch up"
+            await asyncio.sleep(0.2)
+
+    only_restarted = nats_cluster.node(index).url
+    assert _run(only_restarted, read_from_restarted) == 2
+
+
+def _table(start: Starter, cluster: NatsCluster, redis_url: str) -> ServiceProcess:
+    return start(
+        "table",
+        {
+            "HOLDEM_NATS_URL": cluster.url,
+            "HOLDEM_NATS_REPLICAS": "3",
+            "HOLDEM_REDIS_URL": redis_url,
+            "HOLDEM_TABLE_DEALER": "local",
+            "HOLDEM_TABLE_EVALUATOR": "local",
+        },
+    )
+
+
+def _sequence(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> tuple[int, bool]:
+    """The table's sequence and whether it is closed (0, False while unreachable)."""
+    try:
+        view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id), timeout=5).view
+    except grpc.RpcError:
+        return 0, False
+    return view.sequence, view.table_status == common_pb2.TABLE_STATUS_CLOSED
+
+
+def _wait(what: str, condition: Callable[[], bool], timeout: float = 60.0) -> float:
+    """Wait until ``condition()`` is true; the seconds it took."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < timeout, f"timed out waiting for {what}"
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
+    start: Starter, nats_cluster: NatsCluster, redis_url: str
+) -> None:
+    # enough hands that the table still plays after both kills and the slow restarts of a
+    # loaded machine (a NATS election alone takes 4-9 s)
+    hands, bots = 300, 4
+    table = _table(start, nats_cluster, redis_url)
+    assert _replicas(nats_cluster.url, STREAM) == 3
+    table_id = f"c{uuid.uuid4().hex[:8]}"
+    config = common_pb2.TableConfig()
+    config.CopyFrom(CONFIG)
+    config.hand_limit = hands
+    with grpc.insecure_channel(table.address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key="open",
+                open_table=table_pb2.OpenTable(config=config),
+            )
+        )
+        for i in range(bots):
+            stub.SubmitCommand(
+                table_pb2.SubmitCommandRequest(
+                    table_id=table_id,
+                    idempotency_key=f"bot-{i}",
+                    seat_player=table_pb2.SeatPlayer(
+                        player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True
+                    ),
+                )
+            )
+        _wait("the bots to play", lambda: _sequence(stub, table_id)[0] >= 60)
+        # mid-play: kill a follower of the table stream, then its leader (which costs an
+        # election), restarting each
+        for role in ("follower", "leader"):
+            leader = int(_stream_leader(nats_cluster.url, STREAM).removeprefix("n"))
+            victim = leader if role == "leader" else (leader + 1) % 3
+            nats_cluster.node(victim).kill()
+            at_kill = _sequence(stub, table_id)[0]
+            took = _wait(
+                f"play to go on without the {role}",
+                lambda at=at_kill: (
+                    _sequence(stub, table_id)[0] >= at + 20  # type: ignore[misc]
+                    or _sequence(stub, table_id)[1]
+                ),
+            )
+            print(f"play went on {took:.2f}s after the stream's {role} n{victim} was killed")
+            assert not _sequence(stub, table_id)[1], "the table finished before the kill"
+            nats_cluster.restart_node(victim)
+        _wait("the table to close", lambda: _sequence(stub, table_id)[1], timeout=600)
+
+    commits = _commits(nats_cluster.url, table_id)
+    assert not [k for k, n in Counter(c.msg_id for c in commits).items() if n > 1]
+    previous = 0
+    events: list[Event] = []
+    for commit in commits:  # each commit was appended on top of the one before it
+        assert commit.headers.get("Nats-Expected-Last-Subject-Sequence") == str(previous)
+        previous = commit.sequence
+        events.extend(decode_commit(commit.data)[1])
+    state = replay(events)
+    assert state.closed
+    assert sum(isinstance(e, (HandEnded, HandVoided)) for e in events) == hands
+    seated = sum(e.stack for e in events if isinstance(e, PlayerSeated))
+    left = sum(e.stack for e in events if isinstance(e, PlayerLeft))
+    closed = sum(stack for e in events if isinstance(e, TableClosed) for _, _, stack in e.stacks)
+    assert seated == left + closed == 100 * bots

@@ -1,0 +1,43 @@
+"""HOLDEM_NATS_URL takes one URL or a cluster's nodes comma-separated; HOLDEM_NATS_REPLICAS is
+the replica count of what the services create."""
+
+from __future__ import annotations
+
+import pytest
+
+from libs.platform.config import ConfigError, load_platform_config
+from libs.platform.natsconn import nats_servers
+
+
+def test_a_cluster_url_lists_every_node() -> None:
+    platform, _ = load_platform_config(
+        "table",
+        {
+            "HOLDEM_NATS_URL": "nats://a:4222, nats://b:4222,nats://c:4222",
+            "HOLDEM_NATS_REPLICAS": "3",
+        },
+    )
+    assert platform.nats_url == "nats://a:4222,nats://b:4222,nats://c:4222"
+    assert nats_servers(platform.nats_url) == ["nats://a:4222", "nats://b:4222", "nats://c:4222"]
+    assert platform.nats_replicas == 3
+
+
+def test_one_url_and_one_replica_by_default() -> None:
+    platform, _ = load_platform_config("table", {})
+    assert nats_servers(platform.nats_url) == ["nats://127.0.0.1:4222"]
+    assert platform.nats_replicas == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("HOLDEM_NATS_URL", "nats://a:4222,http://b:4222"),
+        ("HOLDEM_NATS_URL", ","),
+        ("HOLDEM_NATS_REPLICAS", "0"),
+        ("HOLDEM_NATS_REPLICAS", "7"),
+    ],
+)
+def test_bad_values_are_named(name: str, value: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_platform_config("table", {name: value})
+    assert [n for n, _ in err.value.problems] == [name]

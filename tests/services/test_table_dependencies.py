@@ -1,0 +1,195 @@
+"""The table service and what it depends on, over real gRPC on servers of its own: an unknown
+table reads as NOT_FOUND; Redis is a cache (down: reads and commits go on, health stays
+SERVING); NATS down: health NOT_SERVING and calls UNAVAILABLE, and everything works again when
+it is back on the same port, without a restart; the table metrics count what was played."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
+from libs.platform import healthcheck
+from tests.conditions import wait_until_sync
+from tests.services.conftest import ServiceProcess, Starter
+
+pytestmark = pytest.mark.integration
+
+CONFIG = common_pb2.TableConfig(
+    variant=common_pb2.VARIANT_HOLDEM,
+    betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+    max_seats=6,
+    small_blind=1,
+    big_blind=2,
+    action_clock_seconds=30,
+)
+
+
+@pytest.fixture
+def own_nats() -> Iterator[NatsServer]:
+    """A nats-server of this test's own: it is stopped and started again."""
+    with start_nats() as server:
+        yield server
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    with start_redis() as server:
+        yield server
+
+
+def _table(start: Starter, nats: NatsServer, redis: RedisServer) -> ServiceProcess:
+    return start(
+        "table",
+        {
+            "HOLDEM_NATS_URL": nats.url,
+            "HOLDEM_REDIS_URL": redis.url,
+            "HOLDEM_TABLE_DEALER": "local",
+            "HOLDEM_TABLE_EVALUATOR": "local",
+            "HOLDEM_TABLE_SNAPSHOT_EVERY": "5",
+            "HOLDEM_METRICS_LISTEN": "127.0.0.1:0",
+        },
+    )
+
+
+def _open_bots(stub: table_pb2_grpc.TableServiceStub, table_id: str, hands: int) -> None:
+    config = common_pb2.TableConfig()
+    config.CopyFrom(CONFIG)
+    config.hand_limit = hands
+    config.min_players_to_start = 3
+    stub.SubmitCommand(
+        table_pb2.SubmitCommandRequest(
+            table_id=table_id, idempotency_key="open", open_table=table_pb2.OpenTable(config=config)
+        )
+    )
+    for i in range(3):
+        stub.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key=f"seat-{i}",
+                seat_player=table_pb2.SeatPlayer(
+                    player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True
+                ),
+            )
+        )
+
+
+def _state(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> common_pb2.PlayerView:
+    request = table_pb2.GetTableStateRequest(table_id=table_id)
+    view: common_pb2.PlayerView = stub.GetTableState(request, timeout=10).view
+    return view
+
+
+def _closed(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> bool:
+    return _state(stub, table_id).table_status == common_pb2.TABLE_STATUS_CLOSED
+
+
+def _answers(call: Callable[[], object]) -> bool:
+    """True once ``call`` succeeds; False while it answers UNAVAILABLE (a client retries)."""
+    try:
+        call()
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            raise
+        return False
+    return True
+
+
+def _metrics(table: ServiceProcess) -> dict[str, float]:
+    port = next(r["metrics_port"] for r in table.log_lines() if r.get("event") == "serving")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        found = re.match(r"^(holdem_table_[a-z_]+(?:\{[^}]*\})?) (\S+)$", line)
+        if found:
+            values[found.group(1)] = float(found.group(2))
+    return values
+
+
+def test_an_unknown_table_reads_as_not_found(
+    start: Starter, own_nats: NatsServer, own_redis: RedisServer
+) -> None:
+    table = _table(start, own_nats, own_redis)
+    with grpc.insecure_channel(table.address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for call in (
+            lambda: stub.GetTableState(table_pb2.GetTableStateRequest(table_id="never-opened")),
+            lambda: stub.GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id="never-opened", player_id="p")
+            ),
+        ):
+            with pytest.raises(grpc.RpcError) as caught:
+                call()
+            assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_the_table_metrics_count_what_was_played(
+    start: Starter, own_nats: NatsServer, own_redis: RedisServer
+) -> None:
+    table = _table(start, own_nats, own_redis)
+    table_id = f"m{uuid.uuid4().hex[:8]}"
+    with grpc.insecure_channel(table.address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        _open_bots(stub, table_id, hands=3)
+        wait_until_sync(lambda: _closed(stub, table_id), "three bot hands played")
+    metrics = _metrics(table)
+    assert metrics["holdem_table_commits_total"] >= 4 + 3 * 5
+    assert (
+        metrics["holdem_table_hands_completed_total"] + metrics["holdem_table_hands_voided_total"]
+        == 3
+    )
+    assert metrics["holdem_table_snapshot_save_seconds_count"] >= 3  # one per hand end at least
+    assert metrics["holdem_table_snapshot_load_seconds_count"] >= 1
+    assert metrics["holdem_table_snapshot_store_up"] == 1
+    assert metrics["holdem_table_conflicts_total"] == 0
+    assert "holdem_table_leases_held" in metrics
+    assert "holdem_table_evaluator_fallbacks_total" in metrics
+
+
+def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
+    start: Starter, own_nats: NatsServer, own_redis: RedisServer
+) -> None:
+    table = _table(start, own_nats, own_redis)
+    table_id = f"d{uuid.uuid4().hex[:8]}"
+
+    def health() -> str:
+        return healthcheck.check(table.address, "", 2.0)
+
+    with grpc.insecure_channel(table.address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        _open_bots(stub, table_id, hands=2)
+        wait_until_sync(lambda: _closed(stub, table_id), "two bot hands played")
+
+        # Redis down: a snapshot miss, never an error; the service keeps serving.
+        own_redis.kill()
+        other = f"r{uuid.uuid4().hex[:8]}"
+        _open_bots(stub, other, hands=2)  # commits whose snapshots cannot be written
+        wait_until_sync(lambda: _closed(stub, other), "hands played without Redis")
+        assert health() == healthcheck.SERVING
+        assert _metrics(table)["holdem_table_snapshot_store_up"] == 0
+        own_redis.restart(timeout=20.0)
+
+        # NATS down: NOT_SERVING, and calls answer UNAVAILABLE (at once, not after a timeout).
+        own_nats.halt()
+        wait_until_sync(lambda: health() == "NOT_SERVING", "NOT_SERVING without NATS")
+        with pytest.raises(grpc.RpcError) as caught:
+            _state(stub, table_id)
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+
+        # Back on the same port (same JetStream store): everything works again, no restart.
+        own_nats.start(timeout=20.0)
+        wait_until_sync(lambda: health() == healthcheck.SERVING, "SERVING with NATS back")
+        third = f"n{uuid.uuid4().hex[:8]}"
+        # JetStream may answer a moment after the connection is back: UNAVAILABLE means retry
+        wait_until_sync(lambda: _answers(lambda: _open_bots(stub, third, hands=1)), "a commit")
+        wait_until_sync(lambda: _closed(stub, third), "a hand played after NATS came back")
+        assert _closed(stub, table_id)  # what was played before is all there
+    assert table.running and table.restarts == 0
