@@ -286,7 +286,7 @@ class Seating:
         """Drive every open saga (those a live call is driving are left to it); how many are
         still open."""
         still_open = 0
-        stuck = dict.fromkeys(wallet.SAGA_KINDS, 0)
+        stuck = {BUY_IN: 0}
         now = self.lobby.clock()
         for saga in await self.index.keys():
             player_id = await self.index.get(saga)
