@@ -51,6 +51,15 @@ class PlayerSatIn:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipsAdded:
+    """A top-up: ``amount`` more chips on the seat, from the player's wallet."""
+
+    seat: int
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
 class LeaveRequested:
     """The player asked to leave during a hand: they leave when it ends."""
 
@@ -115,6 +124,7 @@ TableEvent = (
     | PlayerLeft
     | PlayerSatOut
     | PlayerSatIn
+    | ChipsAdded
     | LeaveRequested
     | HandBegan
     | ClockStarted

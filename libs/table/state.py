@@ -17,6 +17,7 @@ from libs.poker.state import apply as apply_hand_event
 
 from .config import TableConfig
 from .events import (
+    ChipsAdded,
     ClockStarted,
     Event,
     HandBegan,
@@ -147,6 +148,8 @@ def apply(s: TableState, event: Event) -> None:
             seat.waiting_for_big_blind = event.waits_for_big_blind
             seat.entry_due = event.posts_entry_bet
             seat.dead_small_due = event.posts_dead_small_blind
+        case ChipsAdded():
+            s.seats[event.seat].stack += event.amount
         case LeaveRequested():
             s.seats[event.seat].leaving = True
         case HandBegan():

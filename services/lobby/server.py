@@ -27,7 +27,7 @@ from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
 from libs.platform.callers import caller_of
 from libs.platform.clients import connect_peer
-from libs.platform.errors import ErrorKind, ErrorMapper, NotImplementedYet
+from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.table import TableConfig
@@ -61,7 +61,6 @@ from services.lobby.tables import TableClient
 log = structlog.get_logger("lobby.server")
 
 SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
-TOP_UP_LATER = "the table service has no command that adds chips to a seat yet"
 
 _STATUSES = {
     catalogue.OPEN: common_pb2.TABLE_STATUS_OPEN,
@@ -240,7 +239,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def TopUp(
         self, request: lobby_pb2.TopUpRequest, context: Context
     ) -> lobby_pb2.TopUpResponse:
-        raise NotImplementedYet("LobbyService.TopUp", TOP_UP_LATER)
+        outcome = await self.seating.top_up(
+            request.player_id, request.table_id, request.amount, request.idempotency_key
+        )
+        return lobby_pb2.TopUpResponse(stack=outcome.stack, sequence=outcome.sequence)
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
