@@ -113,6 +113,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "BUY_IN_PENDING": S.UNAVAILABLE,
             "TABLE_UNAVAILABLE": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
+            "DEPENDENCY_DOWN": S.UNAVAILABLE,
         },
     ),
     "dealer": (
