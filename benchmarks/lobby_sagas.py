@@ -23,30 +23,33 @@ def _pct(values: list[float], share: float) -> float:
 
 
 def main(rounds: int = 30) -> None:
-    with infra.redis_backend() as redis, tempfile.TemporaryDirectory() as logs:
-        with lobby_stack(Path(logs), redis.url) as stack:
-            owner = stack.register()
-            timings: dict[str, list[float]] = {"JoinTable": [], "LeaveTable": [], "Login": []}
-            for _ in range(rounds):
-                player = stack.register()
-                table = stack.create_table(owner.player_id, min_players_to_start=3)
-                started = time.perf_counter()
-                stack.join(player.player_id, table, 100)
-                timings["JoinTable"].append(time.perf_counter() - started)
-                started = time.perf_counter()
-                stack.leave(player.player_id, table)
-                timings["LeaveTable"].append(time.perf_counter() - started)
-                started = time.perf_counter()
-                stack.lobby_call(
-                    "Login",
-                    lobby_pb2.LoginRequest(
-                        username=player.username, password=f"pw-{player.username}-long"
-                    ),
-                )
-                timings["Login"].append(time.perf_counter() - started)
+    with (
+        infra.redis_backend() as redis,
+        tempfile.TemporaryDirectory() as logs,
+        lobby_stack(Path(logs), redis.url) as stack,
+    ):
+        owner = stack.register()
+        timings: dict[str, list[float]] = {"JoinTable": [], "LeaveTable": [], "Login": []}
+        for _ in range(rounds):
+            player = stack.register()
+            table = stack.create_table(owner.player_id, min_players_to_start=3)
             started = time.perf_counter()
-            audit = stack.audit()
-            audit_ms = (time.perf_counter() - started) * 1000
+            stack.join(player.player_id, table, 100)
+            timings["JoinTable"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            stack.leave(player.player_id, table)
+            timings["LeaveTable"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            stack.lobby_call(
+                "Login",
+                lobby_pb2.LoginRequest(
+                    username=player.username, password=f"pw-{player.username}-long"
+                ),
+            )
+            timings["Login"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        audit = stack.audit()
+        audit_ms = (time.perf_counter() - started) * 1000
     for name, values in timings.items():
         print(
             f"{name:10} p50 {statistics.median(values) * 1000:7.1f} ms"

@@ -145,6 +145,9 @@ class CashOuts:
                 ),
                 msg_id=f"credit-{commit.table_id}-{commit.sequence}",
             )
+        if money.credits:
+            async with self.lobby.credited:
+                self.lobby.credited.notify_all()
         if (
             commit.table_id in self.lobby.listings
             or (await self.lobby.stores.tables.get(commit.table_id)).exists

@@ -362,9 +362,12 @@ class Seating:
             if last is not None:
                 SAGAS_FINISHED.labels("cash_out").inc()
                 return last
-            if loop.time() >= deadline:  # mid-hand: the chips follow when the hand ends
+            remaining = deadline - loop.time()
+            if remaining <= 0:  # mid-hand: the chips follow when the hand ends
                 return Left(0, sequence)
-            await asyncio.sleep(0.05)
+            with contextlib.suppress(TimeoutError):
+                async with self.lobby.credited:
+                    await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
 
 
 def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:
