@@ -51,6 +51,14 @@ class PlayerSatIn:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoMuckSet:
+    """The seat's auto-muck setting: at showdown a hand that cannot win is mucked unasked."""
+
+    seat: int
+    auto_muck: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ChipsAdded:
     """A top-up: ``amount`` more chips on the seat, from the player's wallet."""
 
@@ -124,6 +132,7 @@ TableEvent = (
     | PlayerLeft
     | PlayerSatOut
     | PlayerSatIn
+    | AutoMuckSet
     | ChipsAdded
     | LeaveRequested
     | HandBegan

@@ -10,13 +10,14 @@ import copy
 from dataclasses import dataclass, field
 
 from libs.poker.engine import showdown_turn
-from libs.poker.events import ActionTaken, HandEnded, HandStarted, HandVoided
+from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.state import HandState, initial_state
 from libs.poker.state import apply as apply_hand_event
 
 from .config import TableConfig
 from .events import (
+    AutoMuckSet,
     ChipsAdded,
     ClockStarted,
     Event,
@@ -49,6 +50,7 @@ class Seat:
     missed_small_blind: bool = False
     missed_big_blind: bool = False
     dead_small_due: bool = False
+    auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
 
 
 @dataclass
@@ -148,6 +150,8 @@ def apply(s: TableState, event: Event) -> None:
             seat.waiting_for_big_blind = event.waits_for_big_blind
             seat.entry_due = event.posts_entry_bet
             seat.dead_small_due = event.posts_dead_small_blind
+        case AutoMuckSet():
+            s.seats[event.seat].auto_muck = event.auto_muck
         case ChipsAdded():
             s.seats[event.seat].stack += event.amount
         case LeaveRequested():
@@ -212,6 +216,8 @@ def _apply_hand_event(s: TableState, event: HandEvent) -> None:
             s.seats[seat].timeouts = 0  # a decision of their own ends a run of time-outs
         s.forced_seat = None
         s.clock_seat = None
+    elif isinstance(event, (HandShown, HandMucked)) and s.clock_seat == s.hand_seats[event.player]:
+        s.clock_seat = None  # the showdown turn's clock (the next turn starts its own)
     apply_hand_event(s.hand, event)
     if isinstance(event, (HandEnded, HandVoided)):
         for position, number in enumerate(s.hand_seats):
