@@ -15,7 +15,9 @@ and removes the stack's temp directory (logs, JetStream store, Redis dir) unless
 
 from __future__ import annotations
 
+import base64
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -39,6 +41,11 @@ __all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
+
+
+def stack_token_secret() -> str:
+    """A fresh random token-signing secret (base64, 32 bytes) for one run of a stack."""
+    return base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 class StackStartError(StartError):
@@ -129,6 +136,8 @@ class LocalStack:
             log_format=self.log_format,
             extra={"HOLDEM_NATS_REPLICAS": str(self.nats_nodes), **self.extra_env},
         )
+        # One token key for the whole stack: the lobby signs with it, the gateway verifies.
+        env.setdefault("HOLDEM_TOKEN_KEYS", f"stack:{stack_token_secret()}")
         for name in self.service_names:
             service = ServiceProcess(
                 name,

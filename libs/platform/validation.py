@@ -293,7 +293,7 @@ def _scalar_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Sc
     """The check of one scalar value of ``field`` (the field itself, or one item)."""
     kind = field.type
     if kind == FieldDescriptor.TYPE_STRING:
-        return _string_check(rules)
+        return _string_check(rules, secret=field.name in SECRET_FIELDS)
     if kind == FieldDescriptor.TYPE_BYTES:
         limit = rules.max_len or DEFAULT_BYTES_MAX
 
@@ -366,29 +366,38 @@ _CHARSETS: dict[int, tuple[re.Pattern[str] | None, int, str]] = {
 }
 
 
-def _string_check(rules: validate_pb2.FieldRules) -> _Scalar:
+#: Fields whose values never appear in a message or a log line, not even a prefix.
+SECRET_FIELDS = frozenset({"password", "token"})
+
+
+def _hidden(value: str) -> str:
+    return f"(hidden, {len(value)} characters)"
+
+
+def _string_check(rules: validate_pb2.FieldRules, secret: bool = False) -> _Scalar:
     pattern, default_max, meaning = _CHARSETS.get(
         rules.chars, (None, DEFAULT_STRING_MAX, "text without control characters")
     )
     longest = rules.max_len or default_max or DEFAULT_STRING_MAX
     shortest = rules.min_len
     text = rules.chars == Chars.TEXT
+    show = _hidden if secret else echo
 
     def check(value: str) -> str | None:
         if not value and not shortest:
             return None  # empty and not required: nothing to check
         length = len(value)
         if length > longest:
-            return f"at most {longest} characters, got {echo(value)}"
+            return f"at most {longest} characters, got {show(value)}"
         if length < shortest:
-            return f"at least {shortest} characters, got {echo(value)}"
+            return f"at least {shortest} characters, got {show(value)}"
         if pattern is not None:
             ok = pattern.fullmatch(value) is not None
         elif text:
             ok = value.isprintable()
         else:
             ok = _CONTROL.search(value) is None
-        return None if ok else f"must be {meaning}, got {echo(value)}"
+        return None if ok else f"must be {meaning}, got {show(value)}"
 
     return check
 

@@ -65,6 +65,15 @@ class SitIn:
 
 
 @dataclass(frozen=True, slots=True)
+class AddChips:
+    """More chips to a seat, between that seat's hands (a top-up from the player's wallet)."""
+
+    player_id: str
+    amount: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class StartHand:
     """Issued by the table service when ``can_start_hand`` says so, with the dealer's commitment."""
 
@@ -151,6 +160,7 @@ TableCommand = (
     | Leave
     | SitOut
     | SitIn
+    | AddChips
     | StartHand
     | Deal
     | Act

@@ -30,6 +30,7 @@ from . import commands as tc
 from . import errors as TE
 from .events import (
     AutoMuckSet,
+    ChipsAdded,
     ClockStarted,
     Event,
     HandBegan,
@@ -99,6 +100,8 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             _sit_out(x, command)
         case tc.SitIn():
             _sit_in(x, command)
+        case tc.AddChips():
+            _add_chips(x, command)
         case tc.StartHand():
             _start_hand(x, command)
         case tc.Deal():
@@ -206,6 +209,20 @@ def _sit_in(x: _Scratch, c: tc.SitIn) -> None:
             posts_dead_small_blind=owes and c.post_entry_bet and seat.missed_small_blind,
         )
     )
+
+
+def _add_chips(x: _Scratch, c: tc.AddChips) -> None:
+    s = x.s
+    assert s.config is not None
+    number = _require_seated(s, c.player_id)
+    if s.hand_in_progress and s.position_of(number) is not None:
+        raise IllegalAction(TE.HAND_IN_PROGRESS, "chips are added between your hands")
+    if c.amount <= 0 or s.seats[number].stack + c.amount > s.config.max_buy_in:
+        raise InvalidCommand(
+            TE.BUY_IN_OUT_OF_RANGE,
+            f"after a top-up a stack holds at most {s.config.max_buy_in} (the maximum buy-in)",
+        )
+    x.emit(ChipsAdded(number, c.player_id, c.amount))
 
 
 def _start_hand(x: _Scratch, c: tc.StartHand) -> None:

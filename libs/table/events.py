@@ -59,6 +59,15 @@ class AutoMuckSet:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipsAdded:
+    """A top-up: ``amount`` more chips on the seat, from the player's wallet."""
+
+    seat: int
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
 class LeaveRequested:
     """The player asked to leave during a hand: they leave when it ends."""
 
@@ -124,6 +133,7 @@ TableEvent = (
     | PlayerSatOut
     | PlayerSatIn
     | AutoMuckSet
+    | ChipsAdded
     | LeaveRequested
     | HandBegan
     | ClockStarted

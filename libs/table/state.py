@@ -17,6 +17,7 @@ from libs.poker.state import apply as apply_hand_event
 from .config import TableConfig
 from .events import (
     AutoMuckSet,
+    ChipsAdded,
     ClockStarted,
     Event,
     HandBegan,
@@ -167,6 +168,8 @@ def apply(s: TableState, event: Event) -> None:
             seat.dead_small_due = event.posts_dead_small_blind
         case AutoMuckSet():
             s.seats[event.seat].auto_muck = event.auto_muck
+        case ChipsAdded():
+            s.seats[event.seat].stack += event.amount
         case LeaveRequested():
             s.seats[event.seat].leaving = True
         case HandBegan():

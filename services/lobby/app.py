@@ -7,6 +7,7 @@ cashout.py, the chip audit in audit.py.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import re
@@ -138,6 +139,7 @@ class Lobby:
         self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
         self._configs: dict[str, TableConfig] = {}
         self.unopened: set[str] = set()  # listed, not yet opened at the table service
+        self.credited = asyncio.Condition()  # notified after the cash-out consumer credits
 
     async def start(self) -> None:
         """Rebuild the catalogue's read model from its streams."""

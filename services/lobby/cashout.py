@@ -33,7 +33,7 @@ from libs.eventstore.projection import (
 )
 from libs.lobby import wallet
 from libs.lobby.cashouts import Money, money_of
-from libs.table.events import PlayerSeated
+from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
 from services.lobby.app import Lobby
 from services.lobby.sagas import Gate
@@ -101,10 +101,22 @@ class CashOuts:
                 await asyncio.sleep(1.0)
 
     async def handle(self, msg: Msg) -> None:
-        commit = decode_public(_projected(msg))
-        async with self.gate.shared():
-            await self.apply(commit)
-            await msg.ack_sync()
+        try:
+            commit = decode_public(_projected(msg))
+        except Exception as exc:  # not a table commit: nothing in it can be credited
+            log.error(
+                "undecodable public commit skipped", subject=msg.subject, error=str(exc)[:200]
+            )
+            await msg.term()
+            return
+        try:
+            async with self.gate.shared():
+                await self.apply(commit)
+                await msg.ack_sync()
+        except Exception:
+            with contextlib.suppress(Exception):
+                await msg.nak(delay=0.5)  # again soon (nothing is skipped: one in flight)
+            raise
         self.applied += 1
 
     async def apply(self, commit: PublicCommit) -> None:
@@ -133,6 +145,9 @@ class CashOuts:
                 ),
                 msg_id=f"credit-{commit.table_id}-{commit.sequence}",
             )
+        if money.credits:
+            async with self.lobby.credited:
+                self.lobby.credited.notify_all()
         if (
             commit.table_id in self.lobby.listings
             or (await self.lobby.stores.tables.get(commit.table_id)).exists
@@ -194,13 +209,13 @@ class CashOuts:
 
     async def find_commit(self, table_id: str, causation_id: str) -> tuple[int, int] | None:
         """The table commit made by the command with idempotency key ``causation_id`` that
-        seated someone: (its sequence, the seat)."""
+        seated someone or added chips: (its sequence, the seat)."""
         for projected in await read_public(self.nc, table_id):
             commit = decode_public(projected)
             if commit.causation_id != causation_id:
                 continue
             for event in commit.events:
-                if isinstance(event, PlayerSeated):
+                if isinstance(event, PlayerSeated | ChipsAdded):
                     return commit.sequence, event.seat
         return None
 

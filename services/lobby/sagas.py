@@ -29,7 +29,7 @@ import structlog
 
 from libs.lobby import wallet
 from libs.lobby.catalogue import CLOSED
-from libs.lobby.wallet import BUY_IN, Outcome
+from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
 from libs.platform.errors import (
     AlreadyExists,
     Conflict,
@@ -168,7 +168,23 @@ class Seating:
         key: str,
     ) -> Outcome:
         """Buy in and take a seat; a retry with the same key answers the first outcome."""
-        saga = saga_id(BUY_IN, player_id, key)
+        return await self._run(BUY_IN, player_id, table_id, seat, buy_in, wait_for_big_blind, key)
+
+    async def top_up(self, player_id: str, table_id: str, amount: int, key: str) -> Outcome:
+        """More chips to the player's seat, between their hands; same saga as a buy-in."""
+        return await self._run(TOP_UP, player_id, table_id, None, amount, False, key)
+
+    async def _run(
+        self,
+        kind: str,
+        player_id: str,
+        table_id: str,
+        seat: int | None,
+        amount: int,
+        wait_for_big_blind: bool,
+        key: str,
+    ) -> Outcome:
+        saga = saga_id(kind, player_id, key)
         player = await self.lobby.player(player_id)
         if saga not in player.outcomes and saga not in player.reservations:
             listing = await self.lobby.table(table_id)
@@ -183,7 +199,7 @@ class Seating:
                     await self.players.execute(
                         player_id,
                         lambda w: wallet.reserve(
-                            w, saga, BUY_IN, table_id, buy_in, seat, wait_for_big_blind, now
+                            w, saga, kind, table_id, amount, seat, wait_for_big_blind, now
                         ),
                         msg_id=f"reserve-{saga}",
                     )
@@ -238,6 +254,8 @@ class Seating:
                 player.bot,
             )
 
+        if held.kind == TOP_UP:
+            return await self.tables.add_chips(held.table_id, saga, player.player_id, held.amount)
         try:
             return await attempt()
         except TableRefusal as refusal:
@@ -262,7 +280,7 @@ class Seating:
             lambda w: wallet.confirm(w, saga, seat, stack, sequence, now),
             msg_id=f"confirm-{saga}",
         )
-        SAGAS_FINISHED.labels(held.kind).inc()
+        SAGAS_FINISHED.labels(BUY_IN).inc()
         await self.index.remove(saga)
         return player.outcomes[saga]
 
@@ -276,7 +294,7 @@ class Seating:
             msg_id=f"release-{saga}",
         )
         outcome = player.outcomes[saga]
-        SAGAS_COMPENSATED.labels(outcome.kind).inc()
+        SAGAS_COMPENSATED.labels(BUY_IN).inc()
         await self.index.remove(saga)
         return outcome
 
@@ -286,7 +304,7 @@ class Seating:
         """Drive every open saga (those a live call is driving are left to it); how many are
         still open."""
         still_open = 0
-        stuck = dict.fromkeys(wallet.SAGA_KINDS, 0)
+        stuck = {BUY_IN: 0}
         now = self.lobby.clock()
         for saga in await self.index.keys():
             player_id = await self.index.get(saga)
@@ -303,7 +321,7 @@ class Seating:
                 still_open += 1
                 held = (await self.players.get(player_id)).reservations.get(saga)
                 if held is not None and now - held.at > STUCK_AFTER_SECONDS:
-                    stuck[held.kind] = stuck.get(held.kind, 0) + 1
+                    stuck[BUY_IN] += 1
         for kind, count in stuck.items():
             SAGAS_STUCK.labels(kind).set(count)
         return still_open
@@ -331,8 +349,8 @@ class Seating:
             sequence = await self.tables.leave(table_id, saga, player_id)
         except TableRefusal as refusal:
             last = _last_cash_out(player, table_id)
-            if refusal.code == "NOT_SEATED" and last is not None:
-                return last  # a retry after the player left (or the table closed)
+            if refusal.code in ("NOT_SEATED", TABLE_CLOSED) and last is not None:
+                return last  # a retry after the player left, or the table closed
             if refusal.status == grpc.StatusCode.UNAVAILABLE:
                 raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
             raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
@@ -344,9 +362,12 @@ class Seating:
             if last is not None:
                 SAGAS_FINISHED.labels("cash_out").inc()
                 return last
-            if loop.time() >= deadline:  # mid-hand: the chips follow when the hand ends
+            remaining = deadline - loop.time()
+            if remaining <= 0:  # mid-hand: the chips follow when the hand ends
                 return Left(0, sequence)
-            await asyncio.sleep(0.05)
+            with contextlib.suppress(TimeoutError):
+                async with self.lobby.credited:
+                    await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
 
 
 def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:

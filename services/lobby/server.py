@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import secrets
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import grpc
 import nats
@@ -16,18 +18,22 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from nats.aio.client import Client as NATS
+from nats.errors import Error as NatsError
+from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from libs.auth import KeyRing
 from libs.auth.revocation import Revocations, revoked_bucket
-from libs.eventstore.projection import JetStreamProjection
+from libs.eventstore import StoreError
+from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.lobby import catalogue
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
 from libs.platform.callers import caller_of
 from libs.platform.clients import connect_peer
-from libs.platform.errors import ErrorKind, ErrorMapper, NotImplementedYet
+from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.table import TableConfig
@@ -60,8 +66,8 @@ from services.lobby.tables import TableClient
 
 log = structlog.get_logger("lobby.server")
 
+T = TypeVar("T")
 SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
-TOP_UP_LATER = "the table service has no command that adds chips to a seat yet"
 
 _STATUSES = {
     catalogue.OPEN: common_pb2.TABLE_STATUS_OPEN,
@@ -138,6 +144,42 @@ async def _exhausted(context: Context, refusal: TooManyAttempts) -> None:
     )
 
 
+class Unavailable(DomainError):
+    kind = ErrorKind.UNAVAILABLE
+
+
+DEPENDENCY_DOWN = "DEPENDENCY_DOWN"
+_DOWN: tuple[type[BaseException], ...] = (
+    RedisError,
+    NatsError,
+    TimeoutError,
+    StoreError,
+)
+
+
+def _dependencies_down_are_unavailable(cls: type[T]) -> type[T]:
+    """Every RPC of ``cls``: NATS, JetStream or Redis failing answers UNAVAILABLE (retry), not
+    INTERNAL (issue 9: a dependency that is down is not a bug)."""
+    for name in lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].methods_by_name:
+        method = getattr(cls, name)
+
+        @functools.wraps(method)
+        async def wrapped(self: Any, request: Any, context: Context, _m: Any = method) -> Any:
+            try:
+                return await _m(self, request, context)
+            except (DomainError, TooManyAttempts, grpc.aio.AbortError):
+                raise
+            except _DOWN as exc:
+                if getattr(exc, "code", None) == "CONCURRENCY_CONFLICT":
+                    raise
+                log.warning("a dependency failed", error=str(exc)[:200])
+                raise Unavailable(DEPENDENCY_DOWN, "storage is not reachable: retry") from None
+
+        setattr(cls, name, wrapped)
+    return cls
+
+
+@_dependencies_down_are_unavailable
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def __init__(
         self, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate, nc: NATS
@@ -240,7 +282,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def TopUp(
         self, request: lobby_pb2.TopUpRequest, context: Context
     ) -> lobby_pb2.TopUpResponse:
-        raise NotImplementedYet("LobbyService.TopUp", TOP_UP_LATER)
+        outcome = await self.seating.top_up(
+            request.player_id, request.table_id, request.amount, request.idempotency_key
+        )
+        return lobby_pb2.TopUpResponse(stack=outcome.stack, sequence=outcome.sequence)
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
@@ -326,7 +371,10 @@ async def build(config: LobbyConfig) -> Mount:
     nc = await nats.connect(platform.nats_url)
     redis = Redis.from_url(platform.redis_url)
     await ensure_lobby_stream(nc)
-    await JetStreamProjection(nc).ensure_stream()  # the table's public projection we consume
+    try:  # the tables' public projection, which the cash-out consumer reads
+        await nc.jetstream().stream_info(PUBLIC_STREAM)
+    except NotFoundError:  # created as the table service would (it owns its limits)
+        await JetStreamProjection(nc).ensure_stream()
 
     def aggregates(kind: Kind[S, E]) -> Aggregates[S, E]:
         return Aggregates(

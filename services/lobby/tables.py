@@ -124,6 +124,15 @@ class TableClient:
             )
         )
 
+    async def add_chips(self, table_id: str, key: str, player_id: str, amount: int) -> int:
+        return await self._command(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key=key,
+                add_chips=table_pb2.AddChips(player_id=player_id, amount=amount),
+            )
+        )
+
     async def leave(self, table_id: str, key: str, player_id: str) -> int:
         return await self._command(
             table_pb2.SubmitCommandRequest(

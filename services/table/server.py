@@ -110,6 +110,8 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             command = tc.SitOut(request.sit_out.player_id, now)
         elif which == "sit_in":
             command = tc.SitIn(request.sit_in.player_id, now=now)
+        elif which == "add_chips":
+            command = tc.AddChips(request.add_chips.player_id, request.add_chips.amount, now)
         elif which == "start_hand":
             return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
         elif which == "show_or_muck":

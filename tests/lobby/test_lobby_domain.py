@@ -4,6 +4,7 @@ public table commit means for money, and the audit sum."""
 from __future__ import annotations
 
 import pytest
+from holdem.lobby.v1 import lobby_pb2
 
 from libs.lobby import account, catalogue, wallet
 from libs.lobby.audit import ChipAudit
@@ -16,6 +17,7 @@ from libs.platform.errors import (
     PermissionDenied,
     PreconditionFailed,
 )
+from libs.platform.validation import RequestInvalid, validate
 from libs.poker.events import RakeTaken
 from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
 
@@ -168,3 +170,11 @@ def test_the_audit_sum() -> None:
     assert audit.holds and "holds" in audit.describe()
     broken = ChipAudit(grants=100, wallets=51, reserved=10, on_tables=30, in_flight=5, rake=5)
     assert not broken.holds and "+1" in broken.describe()
+
+
+@pytest.mark.parametrize("password", ["hunter2-secret\x07", "hunter2-secret" * 30])
+def test_a_refused_password_is_never_echoed(password: str) -> None:
+    request = lobby_pb2.RegisterPlayerRequest(username="alice", password=password)
+    with pytest.raises(RequestInvalid) as caught:
+        validate(request)
+    assert "hunter2" not in caught.value.message and "hidden" in caught.value.message

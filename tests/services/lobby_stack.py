@@ -83,7 +83,7 @@ class LobbyStack:
                 "HOLDEM_LOBBY_STARTING_CHIPS": str(GRANT),
                 "HOLDEM_LOBBY_SAGA_RESUME_SECONDS": "0.5",
                 "HOLDEM_LOBBY_LEAVE_WAIT_SECONDS": "5",
-                "HOLDEM_RPC_TIMEOUT_SECONDS": "2",
+                "HOLDEM_RPC_TIMEOUT_SECONDS": "3",
                 **self.lobby_env,
             },
         ).wait_serving()
@@ -131,23 +131,21 @@ class LobbyStack:
         return str(response.table.table_id)
 
     def join(self, player_id: str, table_id: str, buy_in: int, key: str = "") -> Any:
-        return self.lobby_call(
-            "JoinTable",
-            lobby_pb2.JoinTableRequest(
-                player_id=player_id,
-                table_id=table_id,
-                buy_in=buy_in,
-                idempotency_key=key or uuid.uuid4().hex,
-            ),
+        """Buy in; retried with the same key while the answer is UNAVAILABLE (a slow table: the
+        saga completes and the retry gets its outcome), as a client is told to."""
+        request = lobby_pb2.JoinTableRequest(
+            player_id=player_id,
+            table_id=table_id,
+            buy_in=buy_in,
+            idempotency_key=key or uuid.uuid4().hex,
         )
+        return retry(lambda: self.lobby_call("JoinTable", request))
 
     def leave(self, player_id: str, table_id: str, key: str = "") -> Any:
-        return self.lobby_call(
-            "LeaveTable",
-            lobby_pb2.LeaveTableRequest(
-                player_id=player_id, table_id=table_id, idempotency_key=key or uuid.uuid4().hex
-            ),
+        request = lobby_pb2.LeaveTableRequest(
+            player_id=player_id, table_id=table_id, idempotency_key=key or uuid.uuid4().hex
         )
+        return retry(lambda: self.lobby_call("LeaveTable", request))
 
     def wallet(self, player_id: str) -> lobby_pb2.Wallet:
         response = self.lobby_call("GetWallet", lobby_pb2.GetWalletRequest(player_id=player_id))

@@ -114,7 +114,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "BUY_IN_PENDING": S.UNAVAILABLE,
             "TABLE_UNAVAILABLE": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
-            **UNIMPLEMENTED,
+            "DEPENDENCY_DOWN": S.UNAVAILABLE,
         },
     ),
     "dealer": (

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from holdem.lobby.v1 import lobby_pb2
 
 from tests.services.lobby_stack import GRANT, LobbyStack, eventually, lobby_stack, retry
 
@@ -33,8 +34,11 @@ def test_a_lobby_killed_with_a_buy_in_half_done_finishes_it(stack: LobbyStack) -
     assert stack.table is not None and stack.lobby is not None
     os.kill(stack.table.pid, signal.SIGSTOP)  # the table takes the seat request, answers nothing
     try:
+        request = lobby_pb2.JoinTableRequest(
+            player_id=alice.player_id, table_id=table, buy_in=300, idempotency_key="half-done"
+        )
         with pytest.raises(grpc.RpcError) as pending:
-            stack.join(alice.player_id, table, 300, key="half-done")
+            stack.lobby_call("JoinTable", request)  # once, no retry
         assert pending.value.code() == grpc.StatusCode.UNAVAILABLE
         wallet = stack.wallet(alice.player_id)
         assert (wallet.balance, wallet.reserved) == (GRANT - 300, 300)

@@ -222,3 +222,31 @@ def test_holdem_audit_chips_prints_the_invariant(
     assert body["on_tables"] == "100" and body["wallets"] == str(GRANT - 100)
     assert main(["audit", "chips", "--lobby", address]) == 0
     assert "invariant  holds" in capsys.readouterr().out
+
+
+def test_a_top_up_adds_chips_between_hands_once(stack: LobbyStack) -> None:
+    alice = stack.register()
+    table = stack.create_table(alice.player_id, min_players_to_start=3)  # no hand starts
+    stack.join(alice.player_id, table, 100)
+    request = lobby_pb2.TopUpRequest(
+        player_id=alice.player_id, table_id=table, amount=50, idempotency_key="more"
+    )
+    topped = stack.lobby_call("TopUp", request)
+    assert topped.stack == 150
+    assert stack.lobby_call("TopUp", request).sequence == topped.sequence  # a retry
+    wallet = stack.wallet(alice.player_id)
+    assert (wallet.balance, wallet.on_tables) == (GRANT - 150, 150)
+    request.amount, request.idempotency_key = 1000, "too-much"  # above the maximum buy-in
+    error = _refused(lambda: stack.lobby_call("TopUp", request), grpc.StatusCode.INVALID_ARGUMENT)
+    assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    assert stack.wallet(alice.player_id).balance == GRANT - 150
+    kinds = [e.kind for e in stack.ledger(alice.player_id)]
+    assert kinds[-3:] == [
+        lobby_pb2.LEDGER_ENTRY_KIND_TOP_UP,
+        lobby_pb2.LEDGER_ENTRY_KIND_TOP_UP,
+        lobby_pb2.LEDGER_ENTRY_KIND_REFUND,
+    ]
+    assert stack.audit().holds
+    left = stack.leave(alice.player_id, table)
+    assert left.cash_out == 150
+    assert stack.wallet(alice.player_id).balance == GRANT

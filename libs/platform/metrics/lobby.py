@@ -2,14 +2,14 @@
 services"), declared here so that recording one is a single line at its site, e.g.
 ``SAGAS_STARTED.labels("buy_in").inc()``.
 
-Not recorded yet: the sagas arrive with the lobby's wallets. Where each belongs:
+Recorded by services/lobby/sagas.py (docs/lobby.md, "Sagas"):
 
-- ``SAGAS_STARTED``: a saga is begun (wallet reservation written);
-- ``SAGAS_FINISHED``: its last step is confirmed;
-- ``SAGAS_COMPENSATED``: it was undone by its compensation (e.g. the seat was refused, the
+- ``SAGAS_STARTED``: a buy-in's wallet reservation is written; a leave is submitted (cash_out);
+- ``SAGAS_FINISHED``: a buy-in is confirmed; a leave's credit arrived while LeaveTable waited;
+- ``SAGAS_COMPENSATED``: a buy-in was undone by its compensation (the seat was refused, the
   reservation released);
-- ``SAGAS_STUCK``: set by the process manager on each pass to the number of sagas older than
-  their deadline and still unfinished (it keeps resuming them).
+- ``SAGAS_STUCK``: set by the process manager on each pass to the number of buy-ins older than
+  30 s and still unfinished (it keeps resuming them).
 
 Each saga kind's series exist from the start (at 0), so rates and alerts see them before the
 first saga.
