@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
-import nats
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
@@ -45,6 +44,7 @@ from libs.platform.errors import (
 )
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
+from libs.platform.natsconn import connect_nats
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.tableproto.envelope import decode_commit
@@ -641,7 +641,7 @@ def _meta() -> tuple[tuple[str, str], ...]:
 async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
     table_channel = _fast_channel(config.platform)
-    nc = await nats.connect(config.platform.nats_url)
+    nc = await connect_nats(config.platform.nats_url, name="gateway")
     revoked: RevokedTokens | None = None
     try:
         kv = await nc.jetstream().key_value(REVOKED_BUCKET)

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import grpc
-import nats
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
@@ -35,6 +34,7 @@ from libs.platform.callers import caller_of
 from libs.platform.clients import connect_peer
 from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
+from libs.platform.natsconn import connect_nats
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
@@ -368,7 +368,7 @@ def _key_ring(config: LobbyConfig) -> KeyRing:
 
 async def build(config: LobbyConfig) -> Mount:
     platform = config.platform
-    nc = await nats.connect(platform.nats_url)
+    nc = await connect_nats(platform.nats_url, name="lobby")
     redis = Redis.from_url(platform.redis_url)
     await ensure_lobby_stream(nc)
     try:  # the tables' public projection, which the cash-out consumer reads
