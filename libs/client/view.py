@@ -20,13 +20,18 @@ def cards_text(cards: list[common_pb2.Card] | tuple[common_pb2.Card, ...]) -> st
 
 
 def is_my_turn(view: common_pb2.PlayerView) -> bool:
-    """The viewer is seated, is the acting seat, and has legal actions."""
+    """The viewer is seated and is the acting seat: to bet (``legal_actions`` set) or, at the
+    showdown, to show or muck (see ``is_showdown_turn``)."""
     return (
         view.HasField("viewer_seat")
         and view.HasField("acting_seat")
         and view.viewer_seat == view.acting_seat
-        and view.HasField("legal_actions")
     )
+
+
+def is_showdown_turn(view: common_pb2.PlayerView) -> bool:
+    """The viewer's turn to show or muck (their turn, with no betting action to offer)."""
+    return is_my_turn(view) and not view.HasField("legal_actions")
 
 
 def my_seat(view: common_pb2.PlayerView) -> common_pb2.SeatView | None:
@@ -49,7 +54,7 @@ def bet_sizes(view: common_pb2.PlayerView) -> dict[str, int]:
 
     A pot-sized raise is: call first, then raise by the pot as it would be after the call."""
     legal = view.legal_actions
-    if not is_my_turn(view) or not legal.can_bet_or_raise:
+    if is_showdown_turn(view) or not is_my_turn(view) or not legal.can_bet_or_raise:
         return {}
     lo, hi = legal.min_raise_to, legal.max_raise_to
     me = my_seat(view)
