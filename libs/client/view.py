@@ -44,8 +44,11 @@ def my_seat(view: common_pb2.PlayerView) -> common_pb2.SeatView | None:
 
 
 def pot_total(view: common_pb2.PlayerView) -> int:
-    """Chips in the middle: collected pots plus bets of the current street."""
-    return sum(p.amount for p in view.pots) + sum(s.committed for s in view.seats)
+    """Chips in the middle. The table's pots already hold the current street's bets (each seat's
+    ``committed`` is its part of them); a view without pots counts the bets."""
+    if view.pots:
+        return sum(p.amount for p in view.pots)
+    return sum(s.committed for s in view.seats)
 
 
 def bet_sizes(view: common_pb2.PlayerView) -> dict[str, int]:

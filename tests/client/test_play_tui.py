@@ -12,8 +12,9 @@ from pathlib import Path
 from textual.app import App
 from textual.pilot import Pilot
 
+from libs.client import GatewayClient
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn
-from libs.tui.app import LobbyScreen, PlayApp, TableScreen
+from libs.tui.app import LobbyScreen, NewTable, PlayApp, TableScreen, parse_levels
 from tests.client import fake_gateway
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "table_80x24.txt"
@@ -170,3 +171,65 @@ def test_the_table_view_matches_its_snapshot() -> None:
         assert text == SNAPSHOT.read_text(), "table view changed (UPDATE_SNAPSHOTS=1 to accept)"
 
     run(body)
+
+
+def test_play_with_everything_on_the_command_line_opens_a_six_seat_table_with_five_ais() -> None:
+    """What ``make run`` does on a terminal: no login screen, no lobby."""
+
+    async def main() -> None:
+        server = await fake_gateway.start()
+        spec = NewTable(bots=parse_levels("hard,normal,easy,normal,hard"), seats=6)
+        app = PlayApp(server.address, guest="You", create=spec, clock=lambda: 1_000.0)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+                screen = table(app)
+                await until(pilot, lambda: is_my_turn(screen.model.view), "our turn")
+                seats = [s for s in screen.model.view.seats if s.player_id]
+                assert len(seats) == 6 and sum(s.is_bot for s in seats) == 5
+                assert screen.model.view.config.max_seats == 6
+        finally:
+            await server.server.stop(None)
+
+    asyncio.run(main())
+
+
+def test_watch_spectates_without_seeing_hole_cards() -> None:
+    async def main() -> None:
+        server = await fake_gateway.start()
+        try:
+            async with GatewayClient(server.address) as owner:
+                await owner.guest_login("owner")
+                created = await owner.create_table(
+                    NewTable(bots=parse_levels("easy")).config(), "", []
+                )
+                await owner.join_table(created.table_id, 200)
+                async with GatewayClient(server.address) as other:
+                    await other.guest_login("other")
+                    await other.join_table(created.table_id, 200)
+            app = PlayApp(
+                server.address,
+                guest="spectator",
+                table_id=created.table_id,
+                spectate=True,
+                clock=lambda: 1_000.0,
+            )
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+                screen = table(app)
+                await until(pilot, lambda: bool(screen.model.view.hand_id), "a hand")
+                assert screen.model.my_cards_line() == "Spectating"
+                assert all(not s.hole_cards for s in screen.model.view.seats)
+                assert "[][]" in "\n".join(screen.model.seat_lines())
+            watched = [u for who, u in server.gateway.sent if who == "p3"]
+            assert watched and all(
+                not seat.cards
+                for u in watched
+                for e in u.commit.events
+                if e.HasField("hole_cards_dealt")
+                for seat in e.hole_cards_dealt.seats
+            )
+        finally:
+            await server.server.stop(None)
+
+    asyncio.run(main())
