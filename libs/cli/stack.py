@@ -141,12 +141,14 @@ def _up_foreground(args: argparse.Namespace) -> int:
         write_state(state_dir, state)
         _print_summary(state, state_dir)
         if args.demo_hands:
-            from libs.cli.demo import play_demo
+            from libs.cli.demo import play_demo_summary
 
-            played = asyncio.run(play_demo(stack.address("table"), stack.nats_url, args.demo_hands))
+            played, conserved = asyncio.run(
+                play_demo_summary(stack.address("table"), stack.nats_url, args.demo_hands)
+            )
             print(f"\n{played} hands played at table 'demo'", flush=True)
             if args.exit_after_demo:
-                return 0 if played == args.demo_hands else 1
+                return 0 if played == args.demo_hands and conserved else 1
             print("the stack keeps running: stop with Ctrl-C or `holdem stack down`", flush=True)
         while True:
             exited = stack.exited()
