@@ -42,7 +42,7 @@ from tests.services.conftest import ServiceProcess, start_service
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 #: Services fuzzed in CI (each about 30 s on a quiet 2-core machine).
-FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai")
+FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai", "gateway")
 EXAMPLES = int(os.environ.get("HOLDEM_TEST_FUZZ_EXAMPLES", "120"))
 CALL_TIMEOUT = 10.0
 #: Never an acceptable answer, whatever the request.
@@ -201,18 +201,38 @@ def gateway_call(channel: grpc.Channel) -> Known:
     stub = gateway_pb2_grpc.GatewayServiceStub(channel)
     name = fresh("g")[:32]
     stub.Register(
-        gateway_pb2.RegisterRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+        gateway_pb2.RegisterRequest(username=name, password="correct horse battery"),
+        timeout=CALL_TIMEOUT,
     )
     token = stub.Login(
-        gateway_pb2.LoginRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+        gateway_pb2.LoginRequest(username=name, password="correct horse battery"),
+        timeout=CALL_TIMEOUT,
     ).token
+    auth = (("authorization", f"Bearer {token}"),)
     stub.ListTables(gateway_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
-    return {"username": [name], METADATA: [(("authorization", f"Bearer {token}"),)]}
+    table = stub.CreateTable(
+        gateway_pb2.CreateTableRequest(config=CONFIG), metadata=auth, timeout=CALL_TIMEOUT
+    ).table
+    wallet = stub.GetWallet(gateway_pb2.GetWalletRequest(), metadata=auth, timeout=CALL_TIMEOUT)
+    assert wallet.wallet.balance >= 0
+    return {"username": [name], "table_id": [table.table_id], METADATA: [auth]}
+
+
+#: The token keys the lobby signs with and the gateway verifies with, in these runs.
+TOKEN_KEYS = "fuzz:" + "a" * 43 + "="
 
 
 def _infra(*names: str) -> Callable[[Infra], dict[str, str]]:
-    keys = {"nats": "HOLDEM_NATS_URL", "redis": "HOLDEM_REDIS_URL", "lobby": "HOLDEM_LOBBY_ADDR"}
-    return lambda infra: {keys[name]: infra[name] for name in names}
+    keys = {
+        "nats": "HOLDEM_NATS_URL",
+        "redis": "HOLDEM_REDIS_URL",
+        "lobby": "HOLDEM_LOBBY_ADDR",
+        "table": "HOLDEM_TABLE_ADDR",
+    }
+    return lambda infra: {
+        "HOLDEM_TOKEN_KEYS": TOKEN_KEYS,
+        **{keys[name]: infra[name] for name in names if name in infra},
+    }
 
 
 def _table_env(infra: Infra) -> dict[str, str]:
@@ -237,12 +257,18 @@ TARGETS: Mapping[str, Target] = {
     ),
     "ai": Target(ai_pb2.DESCRIPTOR.services_by_name["AiService"], lambda infra: {}, ai_call),
     "table": Target(table_pb2.DESCRIPTOR.services_by_name["TableService"], _table_env, table_call),
-    "lobby": Target(lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], _infra(), lobby_call),
+    "lobby": Target(
+        lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
+        _infra("nats", "redis", "table"),
+        lobby_call,
+    ),
     "gateway": Target(
         gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"],
-        _infra("lobby"),
+        _infra("nats", "redis", "lobby", "table"),
         gateway_call,
         needs_lobby=True,
+        # its per-player and per-peer rate limits are part of the contract: a fuzzer is one caller
+        ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
     ),
 }
 
@@ -281,6 +307,7 @@ def running(
         if name not in started:
             target = TARGETS[name]
             if target.needs_lobby:
+                infra["table"] = get("table").process.address
                 infra["lobby"] = get("lobby").process.address
             process = start_service(name, log_dir, target.env(infra))
             channel = grpc.insecure_channel(process.address)

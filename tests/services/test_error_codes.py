@@ -134,7 +134,19 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
     ),
     "gateway": (
         ["services/gateway"],
-        {"MISSING_TOKEN": S.UNAUTHENTICATED, "MALFORMED_TOKEN": S.UNAUTHENTICATED, **UNIMPLEMENTED},
+        {
+            "MISSING_TOKEN": S.UNAUTHENTICATED,
+            "MALFORMED_TOKEN": S.UNAUTHENTICATED,
+            "INVALID_TOKEN": S.UNAUTHENTICATED,
+            "TOKEN_EXPIRED": S.UNAUTHENTICATED,
+            "TOKEN_REVOKED": S.UNAUTHENTICATED,
+            "NOT_YOUR_SEAT": S.PERMISSION_DENIED,
+            "TABLE_NOT_FOUND": NOT_FOUND,
+            "INVALID_PAGE_TOKEN": INVALID,
+            # a WatchTable stream that fell behind: resume with from_sequence
+            "FELL_BEHIND": S.ABORTED,
+            **UNIMPLEMENTED,
+        },
     ),
     "ai": (
         ["services/ai", "libs/ai/wire.py"],

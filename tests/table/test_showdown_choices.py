@@ -53,12 +53,12 @@ def to_showdown(
             continue
         options = legal_actions(hand)
         assert options is not None
-        seat = state.acting_seat()
-        if f"p{seat}" == river_bettor and len(hand.board) == 5 and options.can_check:
-            run(tc.Act(f"p{seat}", PlayerAction.BET, options.min_to, now=2.0))
+        acting = state.acting_seat()
+        if f"p{acting}" == river_bettor and len(hand.board) == 5 and options.can_check:
+            run(tc.Act(f"p{acting}", PlayerAction.BET, options.min_to, now=2.0))
             continue
         action = PlayerAction.CHECK if options.can_check else PlayerAction.CALL
-        run(tc.Act(f"p{seat}", action, now=2.0))
+        run(tc.Act(f"p{acting}", action, now=2.0))
     return state, events
 
 
@@ -119,7 +119,7 @@ def test_auto_muck_mucks_a_hand_that_cannot_win_without_asking() -> None:
 
 
 def test_auto_muck_is_a_seat_setting_recorded_once() -> None:
-    state, events = to_showdown()
+    state, _ = to_showdown()
     state, new = step_table(state, tc.SetAutoMuck("p1", True))
     assert new == [AutoMuckSet(1, True)]
     _, again = step_table(state, tc.SetAutoMuck("p1", True))
@@ -140,10 +140,10 @@ def test_a_winner_without_showdown_may_show_after_the_hand() -> None:
         state, _ = step_table(
             state, tc.Deal((DealHoleCards(position, parse_cards(HOLE[seat])),), 1.0)
         )
-    seat = state.acting_seat()
-    state, _ = step_table(state, tc.Act(f"p{seat}", PlayerAction.FOLD, now=2.0))
+    folder = state.acting_seat()
+    state, _ = step_table(state, tc.Act(f"p{folder}", PlayerAction.FOLD, now=2.0))
     assert not state.hand_in_progress
-    winner = 1 - (seat or 0)
+    winner = 1 - (folder or 0)
     with pytest.raises(IllegalAction):
         step_table(state, tc.ShowOrMuck(f"p{winner}", False, 3.0))
     with pytest.raises(IllegalAction):
