@@ -4,11 +4,11 @@ the texts of each panel. Pure, so it is tested without a terminal."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from holdem.common.v1 import common_pb2 as pb
-from holdem.events.v1 import events_pb2 as ev
 from holdem.gateway.v1 import gateway_pb2 as gw
 
 from libs.client.view import (
@@ -19,6 +19,10 @@ from libs.client.view import (
     my_seat,
     pot_total,
 )
+from libs.poker import events as pe
+from libs.poker.cards import DECK
+from libs.table import codec
+from libs.table import events as te
 
 VARIANTS = {
     pb.VARIANT_HOLDEM: "Hold'em",
@@ -30,21 +34,29 @@ STRUCTURES = {
     pb.BETTING_STRUCTURE_POT_LIMIT: "PL",
     pb.BETTING_STRUCTURE_FIXED_LIMIT: "FL",
 }
-STREET_NAMES = {pb.STREET_FLOP: "Flop", pb.STREET_TURN: "Turn", pb.STREET_RIVER: "River"}
+STREET_NAMES = {1: "Flop", 2: "Turn", 3: "River"}  # libs.poker's street numbers
 STATUS = {
     pb.SEAT_STATUS_WAITING: "wait",
     pb.SEAT_STATUS_SITTING_OUT: "out",
     pb.SEAT_STATUS_FOLDED: "fold",
     pb.SEAT_STATUS_ALL_IN: "all-in",
 }
-BLINDS = {
-    ev.BLIND_KIND_SMALL: "small blind",
-    ev.BLIND_KIND_BIG: "big blind",
-    ev.BLIND_KIND_STRADDLE: "straddle",
-    ev.BLIND_KIND_ENTRY: "entry bet",
-    ev.BLIND_KIND_MISSED_SMALL: "missed small blind (dead)",
-}
 LOG_LIMIT = 500
+
+
+def faces(cards: Sequence[int]) -> str:
+    """Hand-event cards (deck indexes) as "As Kd"."""
+    return " ".join(str(DECK[c]) for c in cards)
+
+
+def hand_seats(view: pb.PlayerView) -> tuple[int, ...]:
+    """Hand positions of a view joined mid-hand: the seats dealt in, clockwise from the first
+    seat left of the button (the button is last), as the table numbers them."""
+    dealt = sorted(s.seat for s in view.seats if s.hole_card_count)
+    if not view.HasField("button_seat"):
+        return tuple(dealt)
+    after = [s for s in dealt if s > view.button_seat]
+    return tuple(after + [s for s in dealt if s <= view.button_seat])
 
 
 def stakes(config: pb.TableConfig) -> str:
@@ -64,17 +76,31 @@ class TableModel:
     blinds: dict[int, str] = field(default_factory=dict)  # seat -> "SB" / "BB" this hand
     status: str = ""  # the last refusal or connection problem, for the status line
     on_hand_end: Callable[[], object] | None = None
+    players: dict[int, str] = field(default_factory=dict)  # seat -> player id
+    _seats: tuple[int, ...] = ()  # hand position -> seat, for the hand in play
+    _dealt: str = ""  # the hand whose hole cards were logged
 
     # -- input
 
     def apply(self, update: gw.TableUpdate) -> None:
-        if update.HasField("commit"):
-            for event in update.commit.events:
-                self._event(event)
+        # the view first: the names (and which seat is "You") of the seats the events mention
         if update.HasField("view"):
             self.set_view(update.view)
         elif update.HasField("snapshot"):
             self.set_view(update.snapshot)
+        if update.HasField("commit"):
+            for record in update.commit.recorded:
+                try:
+                    event = codec.decode(
+                        {
+                            "type": record.type,
+                            "v": record.schema_version,
+                            "data": json.loads(record.data),
+                        }
+                    )
+                except (ValueError, KeyError, TypeError):
+                    continue  # an event this client does not know: skip it, keep the rest
+                self._event(event)
 
     def set_view(self, view: pb.PlayerView) -> None:
         if view.sequence < self.view.sequence:
@@ -82,10 +108,23 @@ class TableModel:
         self.view = view
         for seat in view.seats:
             if seat.player_id:
-                self.names[seat.seat] = seat.display_name or seat.player_id
+                self.players[seat.seat] = seat.player_id
+                self.names[seat.seat] = seat.display_name or self.names.get(
+                    seat.seat, seat.player_id[:8]
+                )
+        me = my_seat(view)
+        if me is not None and me.hole_cards and view.hand_id and view.hand_id != self._dealt:
+            self._dealt = view.hand_id
+            if me.status not in (pb.SEAT_STATUS_FOLDED,) and not view.board:
+                self.say(f"Dealt to You: {cards_text(list(me.hole_cards))}")
+        if view.hand_id and not self._seats:
+            self._seats = hand_seats(view)
 
     def name(self, seat: int) -> str:
-        if self.view.HasField("viewer_seat") and seat == self.view.viewer_seat:
+        me = self.view.viewer_player_id
+        if (self.view.HasField("viewer_seat") and seat == self.view.viewer_seat) or (
+            me and self.players.get(seat) == me
+        ):
             return "You"
         return self.names.get(seat, f"seat {seat}")
 
@@ -102,96 +141,111 @@ class TableModel:
         self.log.append(line)
         del self.log[:-LOG_LIMIT]
 
-    def _event(self, e: ev.TableEvent) -> None:
-        kind = e.WhichOneof("event")
-        handler = getattr(self, f"_on_{kind}", None)
-        if kind is not None and handler is not None:
-            handler(getattr(e, kind))
+    def seat_of(self, position: int) -> int:
+        """The seat of a hand position (hand events number players by position)."""
+        if position < len(self._seats):
+            return self._seats[position]
+        return -1
 
-    def _on_player_seated(self, x: ev.PlayerSeated) -> None:
-        self.names[x.seat] = x.display_name or x.player_id
-        self.say(self.who(x.seat, f"sits in seat {x.seat} with {x.buy_in}"))
+    def _event(self, event: object) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
 
-    def _on_player_left(self, x: ev.PlayerLeft) -> None:
-        self.say(self.who(x.seat, f"leaves with {x.cash_out}"))
-        self.names.pop(x.seat, None)
+    # table events
 
-    def _on_player_sat_out(self, x: ev.PlayerSatOut) -> None:
-        self.say(self.who(x.seat, "sits out"))
+    def _on_PlayerSeated(self, x: te.PlayerSeated) -> None:
+        self.players[x.seat] = x.player_id
+        self.names.setdefault(x.seat, x.player_id[:8])
+        self.say(self.who(x.seat, f"sits in seat {x.seat} with {x.stack}"))
 
-    def _on_player_sat_in(self, x: ev.PlayerSatIn) -> None:
+    def _on_PlayerLeft(self, x: te.PlayerLeft) -> None:
+        self.players[x.seat] = x.player_id
+        self.say(self.who(x.seat, f"leaves with {x.stack}"))
+
+    def _on_PlayerSatOut(self, x: te.PlayerSatOut) -> None:
+        reason = f" ({x.reason})" if x.reason and x.reason != "requested" else ""
+        self.say(self.who(x.seat, f"sits out{reason}"))
+
+    def _on_PlayerSatIn(self, x: te.PlayerSatIn) -> None:
         self.say(self.who(x.seat, "is back"))
 
-    def _on_table_closed(self, x: ev.TableClosed) -> None:
-        self.say("The table is closed.")
+    def _on_PlayerTimedOut(self, x: te.PlayerTimedOut) -> None:
+        self.say(self.who(x.seat, "ran out of time"))
 
-    def _on_hand_started(self, x: ev.HandStarted) -> None:
+    def _on_TableClosed(self, x: te.TableClosed) -> None:
+        self.say(f"The table is closed ({x.reason}).")
+
+    def _on_HandBegan(self, x: te.HandBegan) -> None:
         self.showdown = []
+        self._seats = x.seats
         self.blinds = {}
-        self.say(f"── Hand #{x.hand_number} ── button: {self.name(x.button_seat)}")
+        if x.small_blind_seat >= 0:
+            self.blinds[x.small_blind_seat] = "SB"
+        if x.big_blind_seat >= 0:
+            self.blinds[x.big_blind_seat] = "BB"
+        self.say(f"── Hand #{x.hand_number} ── button: {self.name(x.button)}")
 
-    def _on_ante_posted(self, x: ev.AntePosted) -> None:
-        self.say(self.who(x.seat, f"posts ante {x.amount}"))
+    # hand events (players by position)
 
-    def _on_blind_posted(self, x: ev.BlindPosted) -> None:
-        if x.kind == ev.BLIND_KIND_SMALL:
-            self.blinds[x.seat] = "SB"
-        elif x.kind == ev.BLIND_KIND_BIG:
-            self.blinds[x.seat] = "BB"
-        self.say(self.who(x.seat, f"posts {BLINDS.get(x.kind, 'blind')} {x.amount}"))
+    def _on_AntePosted(self, x: pe.AntePosted) -> None:
+        self.say(self.who(self.seat_of(x.player), f"posts ante {x.amount}"))
 
-    def _on_hole_cards_dealt(self, x: ev.HoleCardsDealt) -> None:
-        for seat in x.seats:
-            if seat.cards:
-                self.say(f"Dealt to {self.name(seat.seat)}: {cards_text(list(seat.cards))}")
+    def _on_BlindPosted(self, x: pe.BlindPosted) -> None:
+        seat = self.seat_of(x.player)
+        kind = {"SB": "small blind", "BB": "big blind"}.get(self.blinds.get(seat, ""), "a blind")
+        self.say(self.who(seat, f"posts {kind} {x.amount}"))
 
-    def _on_action_taken(self, x: ev.ActionTaken) -> None:
-        self.say(self._action(x))
+    def _on_DeadBlindPosted(self, x: pe.DeadBlindPosted) -> None:
+        self.say(self.who(self.seat_of(x.player), f"posts a dead blind {x.amount}"))
 
-    def _on_street_dealt(self, x: ev.StreetDealt) -> None:
-        self.say(f"{STREET_NAMES.get(x.street, 'Board')}: {cards_text(list(x.cards))}")
+    def _on_ActionTaken(self, x: pe.ActionTaken) -> None:
+        verb = {
+            pe.ActionKind.FOLD: "folds",
+            pe.ActionKind.CHECK: "checks",
+            pe.ActionKind.CALL: f"calls {x.amount}",
+            pe.ActionKind.BET: f"bets {x.to}",
+            pe.ActionKind.RAISE: f"raises to {x.to}",
+        }.get(x.kind, "acts")
+        line = self.who(self.seat_of(x.player), verb)
+        if x.all_in:
+            line += " and are all-in" if line.startswith("You ") else " and is all-in"
+        self.say(line)
 
-    def _on_uncalled_bet_returned(self, x: ev.UncalledBetReturned) -> None:
-        self.say(f"Uncalled bet of {x.amount} returned to {self.name(x.seat)}")
+    def _on_StreetDealt(self, x: pe.StreetDealt) -> None:
+        name = STREET_NAMES.get(x.street, "Board")
+        self.say(f"{name}: {faces(x.cards)}")
 
-    def _on_hand_shown(self, x: ev.HandShown) -> None:
-        described = f" ({x.description})" if x.description else ""
-        line = self.who(x.seat, f"shows {cards_text(list(x.cards))}{described}")
+    def _on_UncalledBetReturned(self, x: pe.UncalledBetReturned) -> None:
+        self.say(f"Uncalled bet of {x.amount} returned to {self.name(self.seat_of(x.player))}")
+
+    def _on_HandShown(self, x: pe.HandShown) -> None:
+        line = self.who(self.seat_of(x.player), f"shows {faces(x.cards)}")
         self.say(line)
         self.showdown.append(line)
 
-    def _on_hand_mucked(self, x: ev.HandMucked) -> None:
-        self.say(self.who(x.seat, "mucks"))
+    def _on_HandMucked(self, x: pe.HandMucked) -> None:
+        self.say(self.who(self.seat_of(x.player), "mucks"))
 
-    def _on_pot_awarded(self, x: ev.PotAwarded) -> None:
-        pot = "the pot" if x.pot_index == 0 else f"side pot {x.pot_index}"
-        share = {pb.POT_SHARE_HIGH: " (high)", pb.POT_SHARE_LOW: " (low)"}.get(x.share, "")
+    def _on_PotAwarded(self, x: pe.PotAwarded) -> None:
+        pot = "the pot" if x.pot == 0 else f"side pot {x.pot}"
+        share = {"high": " (high)", "low": " (low)"}.get(x.share, "")
         hand = f" with {x.description}" if x.description else ""
-        line = self.who(x.seat, f"wins {x.amount} from {pot}{share}{hand}")
-        self.say(line)
-        self.showdown.append(line)
+        for position, amount in x.winners:
+            line = self.who(self.seat_of(position), f"wins {amount} from {pot}{share}{hand}")
+            self.say(line)
+            self.showdown.append(line)
 
-    def _on_hand_ended(self, x: ev.HandEnded) -> None:
+    def _on_HandEnded(self, x: pe.HandEnded) -> None:
+        self._seats = ()
         if self.on_hand_end is not None:
             self.on_hand_end()
 
-    def _on_hand_voided(self, x: ev.HandVoided) -> None:
+    def _on_HandVoided(self, x: pe.HandVoided) -> None:
+        self._seats = ()
         self.say(f"Hand voided: {x.reason}")
         if self.on_hand_end is not None:
             self.on_hand_end()
-
-    def _action(self, x: ev.ActionTaken) -> str:
-        verb = {
-            pb.ACTION_TYPE_FOLD: "folds",
-            pb.ACTION_TYPE_CHECK: "checks",
-            pb.ACTION_TYPE_CALL: f"calls {x.amount}",
-            pb.ACTION_TYPE_BET: f"bets {x.committed_to}",
-            pb.ACTION_TYPE_RAISE: f"raises to {x.committed_to}",
-        }.get(x.action, "acts")
-        line = self.who(x.seat, verb)
-        if x.all_in:
-            line += " and is all-in" if not line.startswith("You ") else " and are all-in"
-        return line + (" (timed out)" if x.timed_out else "")
 
     # -- panels
 

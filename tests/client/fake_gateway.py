@@ -9,6 +9,7 @@ protocol, so the client library and the terminal client are tested over the wire
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from libs.platform.errors import ErrorMapper
 from libs.poker import events as pe
 from libs.poker.cards import DECK
 from libs.poker.commands import DealBoard, DealHoleCards
-from libs.table import TableState, step_table
+from libs.table import TableState, codec, step_table
 from libs.table import commands as tc
 from libs.table import events as te
 from libs.table.automation import (
@@ -39,7 +40,8 @@ from libs.table.automation import (
 from libs.table.commands import PlayerAction
 from libs.tableproto.actions import action_from_proto
 from libs.tableproto.config import config_from_proto, config_to_proto
-from services.table.views import card_to_proto, player_view
+from libs.tableproto.envelope import public_event
+from services.table.views import player_view
 
 GRANT = 10_000
 BOT_NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
@@ -63,7 +65,7 @@ class Refused(Exception):
 @dataclass
 class Commit:
     sequence: int
-    events: list[ev.TableEvent]  # full (every hole card): projected per viewer when sent
+    recorded: list[ev.RecordedEvent]  # public events, as sent to everyone
     state: TableState
 
 
@@ -77,10 +79,8 @@ class FakeTable:
     commits: list[Commit] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
-    # conversion context: hand seats by position, the street in play, blind seats
-    _street: int = 0
-    _blinds: tuple[int, int] = (-1, -1)
-    _began: te.HandBegan | None = None
+    # chips back to a wallet when a player leaves (after the hand) or the table closes
+    cash_out: Callable[[str, int], None] = lambda player, chips: None
 
     @property
     def sequence(self) -> int:
@@ -109,10 +109,14 @@ class FakeTable:
 
     async def _commit(self, command: tc.TableCommand) -> int:
         state, events = step_table(self.state, command)
-        before = self.state
         self.state = state
-        converted = [e for event in events for e in self._convert(before, event)]
-        self.commits.append(Commit(self.sequence + 1, converted, state))
+        for event in events:
+            if isinstance(event, te.PlayerLeft):
+                self.cash_out(event.player_id, event.stack)
+            elif isinstance(event, te.TableClosed):
+                for _, player, stack in event.stacks:
+                    self.cash_out(player, stack)
+        self.commits.append(Commit(self.sequence + 1, recorded(events), state))
         async with self.changed:
             self.changed.notify_all()
         return self.sequence
@@ -153,207 +157,20 @@ class FakeTable:
                 return tc.StartHand(due.hand_id, "c0ffee", now, f"deck-{due.hand_id}")
         return None
 
-    def _seat(self, position: int) -> int:
-        assert self._began is not None
-        return self._began.seats[position]
 
-    def _convert(self, before: TableState, event: Any) -> list[ev.TableEvent]:
-        hand_id = self.state.hand_id
-        out: list[ev.TableEvent] = []
-        add = out.append
-        if isinstance(event, te.TableOpened):
-            add(
-                ev.TableEvent(
-                    table_opened=ev.TableOpened(
-                        table_id=self.table_id, name=self.name, config=config_to_proto(event.config)
-                    )
-                )
-            )
-        elif isinstance(event, te.PlayerSeated):
-            add(
-                ev.TableEvent(
-                    player_seated=ev.PlayerSeated(
-                        player_id=event.player_id,
-                        display_name=self.names.get(event.player_id, ""),
-                        seat=event.seat,
-                        buy_in=event.stack,
-                        is_bot=event.is_bot,
-                    )
-                )
-            )
-        elif isinstance(event, te.PlayerLeft):
-            add(
-                ev.TableEvent(
-                    player_left=ev.PlayerLeft(
-                        player_id=event.player_id, seat=event.seat, cash_out=event.stack
-                    )
-                )
-            )
-        elif isinstance(event, te.PlayerSatOut):
-            add(ev.TableEvent(player_sat_out=ev.PlayerSatOut(seat=event.seat)))
-        elif isinstance(event, te.PlayerSatIn):
-            add(ev.TableEvent(player_sat_in=ev.PlayerSatIn(seat=event.seat)))
-        elif isinstance(event, te.TableClosed):
-            add(ev.TableEvent(table_closed=ev.TableClosed(reason=ev.TableClosed.REASON_HAND_LIMIT)))
-        elif isinstance(event, te.HandBegan):
-            self._began, self._street = event, 0
-            self._blinds = (event.small_blind_seat, event.big_blind_seat)
-        elif isinstance(event, pe.HandStarted):
-            began = self._began
-            assert began is not None
-            cfg = self.state.config
-            assert cfg is not None
-            add(
-                ev.TableEvent(
-                    hand_started=ev.HandStarted(
-                        hand_id=began.hand_id,
-                        hand_number=began.hand_number,
-                        button_seat=began.button,
-                        seats=[
-                            ev.SeatStack(seat=s, player_id=self.state.seats[s].player_id, stack=st)
-                            for s, st in zip(began.seats, event.stacks, strict=True)
-                        ],
-                        variant=config_to_proto(cfg).variant,
-                        betting_structure=config_to_proto(cfg).betting_structure,
-                        small_blind=cfg.small_blind,
-                        big_blind=cfg.big_blind,
-                        ante=cfg.ante,
-                        deck_id=began.deck_id,
-                        deck_commitment=began.commitment,
-                    )
-                )
-            )
-        elif isinstance(event, pe.AntePosted):
-            add(
-                ev.TableEvent(
-                    ante_posted=ev.AntePosted(
-                        hand_id=hand_id, seat=self._seat(event.player), amount=event.amount
-                    )
-                )
-            )
-        elif isinstance(event, pe.BlindPosted | pe.DeadBlindPosted):
-            seat = self._seat(event.player)
-            kind = (
-                ev.BLIND_KIND_MISSED_SMALL
-                if isinstance(event, pe.DeadBlindPosted)
-                else ev.BLIND_KIND_SMALL
-                if seat == self._blinds[0]
-                else ev.BLIND_KIND_BIG
-                if seat == self._blinds[1]
-                else ev.BLIND_KIND_ENTRY
-            )
-            add(
-                ev.TableEvent(
-                    blind_posted=ev.BlindPosted(
-                        hand_id=hand_id, seat=seat, kind=kind, amount=event.amount
-                    )
-                )
-            )
-        elif isinstance(event, pe.HoleCardsDealt):
-            add(
-                ev.TableEvent(
-                    hole_cards_dealt=ev.HoleCardsDealt(
-                        hand_id=hand_id,
-                        seats=[
-                            ev.SeatCards(
-                                seat=self._seat(event.player),
-                                card_count=len(event.cards),
-                                cards=[card_to_proto(c) for c in event.cards],
-                            )
-                        ],
-                    )
-                )
-            )
-        elif isinstance(event, pe.ActionTaken):
-            add(
-                ev.TableEvent(
-                    action_taken=ev.ActionTaken(
-                        hand_id=hand_id,
-                        seat=self._seat(event.player),
-                        street=STREET[self._street],
-                        action=ACTION[event.kind],
-                        amount=event.amount,
-                        committed_to=event.to,
-                        all_in=event.all_in,
-                    )
-                )
-            )
-        elif isinstance(event, pe.StreetDealt):
-            self._street = event.street
-            add(
-                ev.TableEvent(
-                    street_dealt=ev.StreetDealt(
-                        hand_id=hand_id,
-                        street=STREET[event.street],
-                        cards=[card_to_proto(c) for c in event.cards],
-                    )
-                )
-            )
-        elif isinstance(event, pe.UncalledBetReturned):
-            add(
-                ev.TableEvent(
-                    uncalled_bet_returned=ev.UncalledBetReturned(
-                        hand_id=hand_id, seat=self._seat(event.player), amount=event.amount
-                    )
-                )
-            )
-        elif isinstance(event, pe.HandShown):
-            add(
-                ev.TableEvent(
-                    hand_shown=ev.HandShown(
-                        hand_id=hand_id,
-                        seat=self._seat(event.player),
-                        cards=[card_to_proto(c) for c in event.cards],
-                    )
-                )
-            )
-        elif isinstance(event, pe.HandMucked):
-            add(
-                ev.TableEvent(
-                    hand_mucked=ev.HandMucked(hand_id=hand_id, seat=self._seat(event.player))
-                )
-            )
-        elif isinstance(event, pe.PotAwarded):
-            for position, amount in event.winners:
-                add(
-                    ev.TableEvent(
-                        pot_awarded=ev.PotAwarded(
-                            hand_id=hand_id,
-                            pot_index=event.pot,
-                            seat=self._seat(position),
-                            amount=amount,
-                            share=SHARE.get(event.share, pb.POT_SHARE_WHOLE),
-                            description=event.description,
-                        )
-                    )
-                )
-        elif isinstance(event, pe.HandEnded | pe.HandVoided):
-            seats = [
-                ev.SeatStack(seat=self._seat(p), stack=st) for p, st in enumerate(event.stacks)
-            ]
-            if isinstance(event, pe.HandEnded):
-                add(ev.TableEvent(hand_ended=ev.HandEnded(hand_id=hand_id, seats=seats)))
-            else:
-                add(
-                    ev.TableEvent(
-                        hand_voided=ev.HandVoided(hand_id=hand_id, reason=event.reason, seats=seats)
-                    )
-                )
-        return out
-
-
-def project(events: list[ev.TableEvent], viewer_seat: int | None) -> list[ev.TableEvent]:
-    """What one viewer may see: hole cards of their own seat only."""
+def recorded(events: list[Any]) -> list[ev.RecordedEvent]:
+    """What the gateway sends of a commit: its public events as the table recorded them (nobody's
+    hole cards, no burn cards); a player's own cards come in their view."""
     out = []
     for event in events:
-        if event.HasField("hole_cards_dealt"):
-            copy = ev.TableEvent()
-            copy.CopyFrom(event)
-            for seat in copy.hole_cards_dealt.seats:
-                if seat.seat != viewer_seat:
-                    del seat.cards[:]
-            event = copy
-        out.append(event)
+        record = codec.encode(public_event(event))
+        out.append(
+            ev.RecordedEvent(
+                type=record["type"],
+                schema_version=record["v"],
+                data=json.dumps(record["data"], separators=(",", ":")).encode(),
+            )
+        )
     return out
 
 
@@ -380,7 +197,8 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
         self.balances: dict[str, int] = {}
         self.tables: dict[str, FakeTable] = {}
         self.replies: dict[tuple[str, str], Any] = {}  # (player, key) -> first reply
-        self.calls: dict[str, int] = {}
+        self.calls: dict[str, int] = {}  # calls received, by method
+        self.applied: dict[str, int] = {}  # calls whose handler ran (not answered from a cache)
         self.sent: list[tuple[str, gw.TableUpdate]] = []  # (player_id, update) for privacy tests
 
     # -- plumbing
@@ -429,6 +247,7 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
                 reply = self.replies[cache]
             else:
                 reply = await body()
+                self.applied[name] = self.applied.get(name, 0) + 1
                 if key:
                     self.replies[cache] = reply
         except Refused as exc:
@@ -491,6 +310,9 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
 
         return await self._handle("Logout", context, body)  # type: ignore[no-any-return]
 
+    def _credit(self, player_id: str, chips: int) -> None:
+        self.balances[player_id] += chips
+
     def _on_tables(self, player_id: str) -> int:
         total = 0
         for table in self.tables.values():
@@ -540,6 +362,7 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
             self._player(context)
             table_id = f"t{len(self.tables) + 1}"
             table = FakeTable(table_id, request.name or table_id, self.seed, self.clock)
+            table.cash_out = self._credit
             self.tables[table_id] = table
             config = config_from_proto(request.config)
             await table.apply(tc.OpenTable(table_id, config, self.clock()))
@@ -589,11 +412,11 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
         async def body() -> gw.LeaveTableResponse:
             me = self._player(context)
             table = self._table(request.table_id)
-            number = table.state.seat_of(me.player_id)
-            stack = table.state.seats[number].stack if number is not None else 0
+            before = self.balances[me.player_id]
             sequence = await table.apply(tc.Leave(me.player_id, self.clock()))
-            self.balances[me.player_id] += stack
-            return gw.LeaveTableResponse(cash_out=stack, sequence=sequence)
+            # 0 when the player leaves after the hand in play (credited then)
+            cash_out = self.balances[me.player_id] - before
+            return gw.LeaveTableResponse(cash_out=cash_out, sequence=sequence)
 
         return await self._handle("LeaveTable", context, body, request.idempotency_key)  # type: ignore[no-any-return]
 
@@ -739,11 +562,11 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
                 if cut is not None and sent >= cut:
                     await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "injected: too slow")
                 view = self._view(table, me, commit.state, commit.sequence)
-                seat = view.viewer_seat if view.HasField("viewer_seat") else None
                 update = gw.TableUpdate(
                     table_id=table.table_id,
                     sequence=commit.sequence,
-                    commit=gw.ProjectedCommit(events=project(commit.events, seat)),
+                    previous=position,
+                    commit=gw.ProjectedCommit(recorded=commit.recorded),
                     view=view,
                 )
                 self.sent.append((me, update))
