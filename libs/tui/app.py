@@ -481,13 +481,20 @@ class PlayApp(App[None]):
         clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__()
-        self.client = client or GatewayClient(target)
+        self.target = target
+        self._client = client  # made in the app's event loop when not given (grpc.aio needs one)
         self.start = (user, password, guest)
         self.table_id = table_id
         self.create = create
         self.buy_in = buy_in
         self.spectate = spectate
         self.clock = clock
+
+    @property
+    def client(self) -> GatewayClient:
+        if self._client is None:
+            self._client = GatewayClient(self.target)
+        return self._client
 
     def on_mount(self) -> None:
         user, password, guest = self.start

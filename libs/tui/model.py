@@ -251,7 +251,8 @@ class TableModel:
 
     def header(self, wallet: str = "") -> str:
         v = self.view
-        parts = [v.table_id or self.table_id, stakes(v.config)]
+        table = v.table_id or self.table_id
+        parts = [table if len(table) <= 12 else f"table {table[:8]}", stakes(v.config)]
         if v.hand_number:
             parts.append(f"hand #{v.hand_number}")
         if v.table_status == pb.TABLE_STATUS_CLOSED:
