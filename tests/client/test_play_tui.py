@@ -158,7 +158,7 @@ def test_the_table_view_matches_its_snapshot() -> None:
             pilot,
             lambda: (
                 is_my_turn(screen.model.view)
-                and bool(screen.wallet)
+                and screen.wallet == str(fake_gateway.GRANT - 200)  # after the buy-in
                 and screen.model.status.startswith("seated")
             ),
             "our first turn",
@@ -168,7 +168,7 @@ def test_the_table_view_matches_its_snapshot() -> None:
         if os.environ.get("UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
             SNAPSHOT.parent.mkdir(exist_ok=True)
             SNAPSHOT.write_text(text)
-        assert text == SNAPSHOT.read_text(), "table view changed (UPDATE_SNAPSHOTS=1 to accept)"
+        assert text == SNAPSHOT.read_text(), f"table view changed (UPDATE_SNAPSHOTS=1):\n{text}"
 
     run(body)
 
