@@ -10,6 +10,7 @@ is in the AI's name only: the lobby's JoinTable carries no difficulty yet.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Sequence
 
@@ -58,15 +59,20 @@ async def seat_ais(
         for i, level in enumerate(levels):
             tag = secrets.token_hex(4)
             name = f"{AI_NAMES[i % len(AI_NAMES)]} ({LEVEL_NAMES.get(level, 'ai')})"
-            registered = await lobby.RegisterPlayer(
-                lobby_pb2.RegisterPlayerRequest(
-                    username=f"ai-{tag}",
-                    password=secrets.token_urlsafe(24),
-                    display_name=name,
-                    is_bot=True,
-                ),
-                timeout=30,
+            request = lobby_pb2.RegisterPlayerRequest(
+                username=f"ai-{tag}",
+                password=secrets.token_urlsafe(24),
+                display_name=name,
+                is_bot=True,
             )
+            for attempt in range(30):  # account creation is rate limited per caller
+                try:
+                    registered = await lobby.RegisterPlayer(request, timeout=30)
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == 29:
+                        raise
+                    await asyncio.sleep(1.0)
             player_id = registered.player.player_id
             await lobby.JoinTable(
                 lobby_pb2.JoinTableRequest(
