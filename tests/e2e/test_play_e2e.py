@@ -38,6 +38,8 @@ STRUCTURES = (
 PEOPLE = 2  # scripted clients per table
 AIS = (pb.BOT_DIFFICULTY_EASY, pb.BOT_DIFFICULTY_HARD)
 BUY_IN = 200
+ACTIVITY: dict[str, float] = {}  # table -> when a person last got an update
+PROGRESS: dict[str, str] = {}  # player -> what it saw last (printed when a run hangs)
 PATIENT = RetryPolicy(attempts=10, initial_delay=0.05, max_delay=1.0)
 CALL_TIMEOUT = 90.0  # a leave in a hand is answered when the hand is over
 
@@ -172,11 +174,13 @@ async def play(
     closed = False
     leaving: asyncio.Task[None] | None = None
     while not closed:
+        PROGRESS[client.player_id] = f"watching from {last}"
         drop_after = rng.randint(15, 60)
         received = 0
         async for update in client.watch(table_id, from_sequence=last):
             spy.updates.append(update)
             last = update.sequence
+            ACTIVITY[table_id] = asyncio.get_running_loop().time()
             received += 1
             if any(r.type == "TableClosed" for r in update.commit.recorded):
                 closed = True
@@ -185,6 +189,12 @@ async def play(
                 continue
             view = update.view
             me = my_seat(view)
+            PROGRESS[client.player_id] = (
+                f"seq {update.sequence} view {view.sequence} hand {view.hand_number} "
+                f"acting {view.acting_seat if view.HasField('acting_seat') else '-'} me "
+                f"{me.seat if me else '-'} legal {view.HasField('legal_actions')} "
+                f"acted {acted} status {me.status if me else '-'} closed {view.table_status}"
+            )
             if me is None:
                 continue
             if (
@@ -246,9 +256,16 @@ async def take_turn(
             else:
                 reply = await client.show(table_id, hand_id=view.hand_id)
                 counts.actions["show"] = counts.actions.get("show", 0) + 1
-        except GatewayError as error:  # mucking would give up an uncontested pot
+        except GatewayError as error:  # mucking would give up an uncontested pot (or stale)
             counts.refused.append(f"{error.status.name} {error.code}")
-            reply = await client.show(table_id, hand_id=view.hand_id)
+            try:
+                reply = await client.show(table_id, hand_id=view.hand_id)
+            except GatewayError as again:  # not our turn any more: the stream says what is
+                assert again.status == grpc.StatusCode.FAILED_PRECONDITION or (
+                    again.code == "NOT_YOUR_SEAT"  # our own leave (in the background) went first
+                ), again
+                counts.refused.append(f"{again.status.name} {again.code}")
+                return view.sequence
             counts.actions["show"] = counts.actions.get("show", 0) + 1
         spy.views.append(reply.view)
         return int(reply.sequence)
@@ -262,9 +279,9 @@ async def take_turn(
     spy.views.append(reply.view)
     counts.actions[name] = counts.actions.get(name, 0) + 1
     if rng.random() < 0.15:  # the reply was "lost": the same request again
-        again = await client.act(table_id, action, amount, hand_id=view.hand_id, key=key)
-        assert again.sequence == reply.sequence, "a retried Act was applied twice"
-        spy.views.append(again.view)
+        repeat = await client.act(table_id, action, amount, hand_id=view.hand_id, key=key)
+        assert repeat.sequence == reply.sequence, "a retried Act was applied twice"
+        spy.views.append(repeat.view)
         counts.retries += 1
     return int(reply.sequence)
 
@@ -287,14 +304,6 @@ async def leave_and_join(client: GatewayClient, table_id: str, counts: Counts) -
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Table:
-    table_id: str
-    people: list[GatewayClient]
-    ais: list[str]
-    seed: int
-
-
 async def login(client: GatewayClient, name: str) -> None:
     """Guest logins are rate limited per caller: wait as told."""
     for _ in range(60):
@@ -308,14 +317,18 @@ async def login(client: GatewayClient, name: str) -> None:
     raise AssertionError("guest login kept being refused")
 
 
-async def set_up(
+async def run_table(
     stack: GatewayStack,
     variant: pb.Variant.ValueType,
     structure: pb.BettingStructure.ValueType,
     hands: int,
     seed: int,
-) -> Table:
+    accounts: asyncio.Lock,
+) -> tuple[list[GatewayClient], list[str], list[Spy], Counts]:
+    """Two people create the table, join and play to its close; the AIs join once they sit
+    (account creation is rate limited per caller: one table's logins at a time)."""
     address = stack.gateway.address
+    rng = random.Random(seed)
     config = pb.TableConfig(
         variant=variant,
         betting_structure=structure,
@@ -323,42 +336,51 @@ async def set_up(
         small_blind=1,
         big_blind=2,
         hand_limit=hands,
-        # two are enough: a busted AI, a person sitting out or between a leave and a join
-        # never stops the table
-        min_players_to_start=2,
+        # everyone: the hands start once the people have joined the AIs (a table stalled by a
+        # busted AI gets another one, below)
+        min_players_to_start=PEOPLE + len(AIS),
         action_clock_seconds=60,
     )
     people = [GatewayClient(address, retry=PATIENT, timeout=CALL_TIMEOUT) for _ in range(PEOPLE)]
-    for i, person in enumerate(people):
-        await login(person, f"p{seed}-{i}")
-    table = await people[0].create_table(config, f"e2e {variant}/{structure}")
-    ais = await seat_ais(stack.lobby.address, table.table_id, AIS, BUY_IN)
-    return Table(table.table_id, people, ais, seed)
-
-
-async def run_table(
-    stack: GatewayStack, table: Table
-) -> tuple[list[GatewayClient], list[str], list[Spy], Counts, str]:
-    """The people join (the hands start once all are seated) and play to the close."""
-    rng = random.Random(table.seed)
-    people = table.people
+    async with accounts:
+        for i, client in enumerate(people):
+            await login(client, f"p{seed}-{i}")
+        table = await people[0].create_table(config, f"e2e {variant}/{structure}")
+        table_id = table.table_id
+        ais = await seat_ais(stack.lobby.address, table_id, AIS, BUY_IN)
     counts = Counts()
     spies = [Spy(p.player_id) for p in people]
+    seated = [asyncio.Event() for _ in people]
 
-    async def person(client: GatewayClient, spy: Spy, c: Counts) -> None:
-        await client.join_table(table.table_id, BUY_IN)
+    async def person(client: GatewayClient, spy: Spy, c: Counts, sat: asyncio.Event) -> None:
+        await client.join_table(table_id, BUY_IN)
         c.joins += 1
-        await play(
-            stack.gateway.address, table.table_id, client, spy, random.Random(rng.random()), c
-        )
+        sat.set()
+        await play(address, table_id, client, spy, random.Random(rng.random()), c)
 
     per_player = [Counts() for _ in people]
-    await asyncio.gather(
-        *(person(p, spy, c) for p, spy, c in zip(people, spies, per_player, strict=True))
-    )
+    tasks = [
+        asyncio.create_task(person(p, spy, c, e))
+        for p, spy, c, e in zip(people, spies, per_player, seated, strict=True)
+    ]
+    loop = asyncio.get_running_loop()
+    ACTIVITY[table_id] = loop.time()
+    while not all(t.done() for t in tasks):
+        if any(t.done() and t.exception() for t in tasks):
+            break  # gather below raises it
+        await asyncio.sleep(1.0)
+        stalled = loop.time() - ACTIVITY[table_id] > 8.0
+        if stalled and len(ais) < 6 - PEOPLE:  # a busted AI sits out: bring another
+            async with accounts:
+                try:
+                    ais += await seat_ais(stack.lobby.address, table_id, AIS[:1], BUY_IN)
+                except grpc.aio.AioRpcError as error:  # closed meanwhile
+                    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
+            ACTIVITY[table_id] = loop.time()
+    await asyncio.gather(*tasks)
     for c in per_player:
         counts.add(c)
-    return people, table.ais, spies, counts, table.table_id
+    return people, ais, spies, counts
 
 
 async def settle(stack: GatewayStack, player_ids: list[str]) -> dict[str, lobby_pb2.Wallet]:
@@ -390,14 +412,21 @@ def run_all(stack: GatewayStack, hands: int) -> None:
         grant = (await grant_probe.wallet()).balance
         await grant_probe.close()
         combos = [(v, s) for v in VARIANTS for s in STRUCTURES]
-        tables = [await set_up(stack, v, s, hands, i + 1) for i, (v, s) in enumerate(combos)]
-        results = await asyncio.wait_for(
-            asyncio.gather(*(run_table(stack, t) for t in tables)), 120 + 30 * hands
+        accounts = asyncio.Lock()
+        watchdog = asyncio.get_running_loop().call_later(
+            150 + 30 * hands, lambda: print("\n".join(f"{k}: {v}" for k, v in PROGRESS.items()))
         )
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(run_table(stack, v, s, hands, i + 1, accounts) for i, (v, s) in enumerate(combos))
+            ),
+            180 + 30 * hands,
+        )
+        watchdog.cancel()
         total = Counts()
         problems: list[str] = []
         player_ids: list[str] = []
-        for people, ais, spies, counts, _table in results:
+        for people, ais, spies, counts in results:
             total.add(counts)
             for spy in spies:
                 problems += spy.problems()
