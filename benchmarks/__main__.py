@@ -17,6 +17,7 @@ from benchmarks import ai as ai_benchmark
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
+from benchmarks import gateway as gateway_benchmark
 from benchmarks import table as table_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
@@ -27,6 +28,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         evaluator_benchmark,
         table_benchmark,
         ai_benchmark,
+        gateway_benchmark,
     )
 }
 

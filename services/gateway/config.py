@@ -22,14 +22,21 @@ from services.table.config import STREAM as TABLE_STREAM  # hand histories read 
 SERVICE = "gateway"
 
 
+EPHEMERAL_KEYS = "ephemeral"
+
+
 def _optional_keys(raw: str) -> KeyRing | None:
-    return TOKEN_KEYS.type.parse(raw) if raw.strip() else None
+    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
 
 
-#: The same variable as the lobby's (it signs, the gateway verifies). Unset: no token verifies
-#: (every call that needs one is UNAUTHENTICATED; logged as a warning at start).
+#: The same variable as the lobby's, declared the same way (the lobby signs, the gateway
+#: verifies). ``ephemeral`` (the lobby's own random key): no token verifies here, so every call
+#: that needs one is UNAUTHENTICATED (logged as a warning at start).
 GATEWAY_TOKEN_KEYS: Var[KeyRing | None] = Var(
-    TOKEN_KEYS.name, VarType(TOKEN_KEYS.type.description, _optional_keys), "", TOKEN_KEYS.help
+    TOKEN_KEYS.name,
+    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
+    EPHEMERAL_KEYS,
+    TOKEN_KEYS.help,
 )
 RATE_PER_SECOND = Var(
     "HOLDEM_GATEWAY_RATE_PER_SECOND",
@@ -48,7 +55,7 @@ WATCH_BUFFER = Var(
     integer(minimum=8, maximum=100000),
     "512",
     "table updates buffered for one WatchTable stream; a client further behind gets "
-    "RESOURCE_EXHAUSTED and resumes with from_sequence",
+    "ABORTED (FELL_BEHIND) and resumes with from_sequence",
 )
 WATCHES_PER_PLAYER = Var(
     "HOLDEM_GATEWAY_WATCHES_PER_PLAYER",

@@ -8,6 +8,7 @@ cashout.py, the chip audit in audit.py.
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 import time
 import uuid
@@ -136,12 +137,15 @@ class Lobby:
         self.clock = clock
         self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
         self._configs: dict[str, TableConfig] = {}
+        self.unopened: set[str] = set()  # listed, not yet opened at the table service
 
     async def start(self) -> None:
         """Rebuild the catalogue's read model from its streams."""
         loaded = [await self.stores.tables.get(t) for t in await self.stores.table_index.keys()]
         for listing in sorted((x for x in loaded if x.exists), key=lambda x: x.created_at):
             self._remember(listing)
+            if listing.status != catalogue.CLOSED:
+                self.unopened.add(listing.table_id)  # opened again (idempotent) by open_pending
 
     def _remember(self, listing: Listing) -> None:
         if listing.exists:
@@ -296,7 +300,13 @@ class Lobby:
             msg_id="listed",
         )
         self._remember(listing)
-        await self.open_at_table(listing)
+        try:
+            await self.open_at_table(listing)
+        except TableRefusal as refusal:
+            if refusal.definitive:
+                raise
+            # Listed; opened at the table service when it answers (the process manager retries).
+            self.unopened.add(table_id)
         return listing
 
     async def open_at_table(self, listing: Listing) -> None:
@@ -308,6 +318,17 @@ class Lobby:
         except TableRefusal as refusal:
             if refusal.code != "ALREADY_OPEN":
                 raise
+        self.unopened.discard(listing.table_id)
+
+    async def open_pending(self) -> None:
+        """Open the listed tables the table service has not confirmed yet."""
+        for table_id in sorted(self.unopened):
+            listing = self.listings.get(table_id)
+            if listing is None or listing.status == catalogue.CLOSED:
+                self.unopened.discard(table_id)
+                continue
+            with contextlib.suppress(TableRefusal):
+                await self.open_at_table(listing)
 
     async def table(self, table_id: str) -> Listing:
         listing = self.listings.get(table_id)

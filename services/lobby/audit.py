@@ -22,7 +22,6 @@ async def audit_chips(
     async with gate.exclusive():
         players = [await lobby.players.get(p) for p in await lobby.stores.player_index.keys()]
         players = [p for p in players if p.registered]
-        registered = {p.player_id for p in players}
         tables: list[TableChips] = []
         through: dict[str, int] = {}
         seated = 0
@@ -37,13 +36,24 @@ async def audit_chips(
             through[listing.table_id] = state.sequence
             seated += len(state.seats)
             tables.append(TableChips(listing.table_id, state.chips, listing.rake, state.sequence))
-        pending = money_pending(await cashouts.pending(), through)
+        by_id = {p.player_id: p for p in players}
+        credited = set(by_id)
+
+        def was_credited(player_id: str, ref: str) -> bool:
+            player = by_id.get(player_id)
+            return player is not None and ref in player.credited
+
+        def was_recorded(table_id: str, sequence: int) -> bool:
+            listing = lobby.listings.get(table_id)
+            return listing is not None and sequence <= listing.last_sequence
+
+        pending = money_pending(await cashouts.pending(), through, was_credited, was_recorded)
         return ChipAudit(
             grants=sum(p.granted for p in players),
             wallets=sum(p.balance for p in players),
             reserved=sum(p.reserved for p in players),
             on_tables=sum(t.on_table for t in tables),
-            in_flight=sum(amount for who, amount in pending.credits if who in registered),
+            in_flight=sum(amount for who, amount in pending.credits if who in credited),
             rake=sum(t.rake for t in tables) + pending.rake,
             tables=tables,
             open_sagas=sum(len(p.reservations) for p in players),

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import time
+from collections.abc import Callable
 
 import structlog
 from nats.aio.client import Client as NATS
@@ -204,16 +205,25 @@ class CashOuts:
         return None
 
 
-def money_pending(commits: list[PublicCommit], through: dict[str, int]) -> Money:
-    """What the commits not yet applied still owe wallets and the rake, counting only commits
-    the audit's table reads already reflect (sequence <= ``through[table]``)."""
+def money_pending(
+    commits: list[PublicCommit],
+    through: dict[str, int],
+    credited: Callable[[str, str], bool],
+    recorded: Callable[[str, int], bool],
+) -> Money:
+    """What the commits not yet acknowledged still owe wallets and the rake, counting only
+    commits the audit's table reads already reflect (sequence <= ``through[table]``) and not
+    what was applied before the lobby stopped short of acknowledging (``credited(player,
+    "<table>:<seq>")``, ``recorded(table, seq)``)."""
     total = Money()
     for commit in commits:
         if commit.sequence > through.get(commit.table_id, 0):
             continue
         money = money_of(commit.events)
-        total.credits.extend(money.credits)
-        total.rake += money.rake
+        ref = f"{commit.table_id}:{commit.sequence}"
+        total.credits.extend((p, a) for p, a in money.credits if not credited(p, ref))
+        if not recorded(commit.table_id, commit.sequence):
+            total.rake += money.rake
     return total
 
 

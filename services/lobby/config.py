@@ -33,14 +33,20 @@ TOKEN_TTL_SECONDS = Var(
 )
 
 
+EPHEMERAL_KEYS = "ephemeral"
+
+
 def _optional_keys(raw: str) -> KeyRing | None:
-    return TOKEN_KEYS.type.parse(raw) if raw.strip() else None
+    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
 
 
-#: The lobby signs with the first key. Unset (tests, a lone lobby): a random key for this
-#: process only, which no gateway can verify (logged as a warning).
+#: The lobby signs with the first key. ``ephemeral`` (tests, a lone lobby): a random key for
+#: this process only, which no gateway can verify (logged as a warning).
 LOBBY_TOKEN_KEYS: Var[KeyRing | None] = Var(
-    TOKEN_KEYS.name, VarType(TOKEN_KEYS.type.description, _optional_keys), "", TOKEN_KEYS.help
+    TOKEN_KEYS.name,
+    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
+    EPHEMERAL_KEYS,
+    TOKEN_KEYS.help,
 )
 LOGIN_FAILURES_PER_USER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER",

@@ -311,6 +311,8 @@ class Seating:
     async def run(self, every_seconds: float) -> None:
         while True:
             with contextlib.suppress(Exception):
+                await self.lobby.open_pending()
+            with contextlib.suppress(Exception):
                 await self.resume_all()
             await asyncio.sleep(every_seconds)
 

@@ -372,14 +372,7 @@ async def build(config: LobbyConfig) -> Mount:
         lobby, gate, cashouts.find_commit, leave_wait_seconds=config.leave_wait_seconds
     )
 
-    async def reopen() -> None:
-        for listing in list(lobby.listings.values()):
-            if listing.status != catalogue.CLOSED:
-                with contextlib.suppress(Exception):
-                    await lobby.open_at_table(listing)
-
     tasks = [
-        asyncio.create_task(reopen()),
         asyncio.create_task(cashouts.run()),
         asyncio.create_task(seating.run(config.saga_resume_seconds)),
     ]

@@ -154,6 +154,15 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
         first = next(iter(stream))
         stream.cancel()
         assert first.HasField("snapshot") and not first.snapshot.HasField("viewer_seat")
+        # a from_sequence the table never had (ahead of it, or not one of its commits): a snapshot
+        for bogus in (2**63, first.sequence + 1_000_000):
+            stream = gw.WatchTable(
+                gateway_pb2.WatchTableRequest(table_id=table_id, from_sequence=bogus),
+                metadata=bearer(outsider),
+            )
+            resumed = next(iter(stream))
+            stream.cancel()
+            assert resumed.HasField("snapshot"), bogus
 
     after = stack.view(table_id)
     assert after.sequence == before.sequence  # nothing changed at the table

@@ -104,8 +104,21 @@ def choose(
     return rng.choice(options)
 
 
-async def drive(stack: GatewayStack, table_id: str, tokens: dict[str, str]) -> dict[str, int]:
-    """Play until the table closes (its hand limit); what each kind of call was used."""
+async def drive(
+    stack: GatewayStack,
+    table_id: str,
+    tokens: dict[str, str],
+    answers: dict[str, Watch] | None = None,
+) -> dict[str, int]:
+    """Play until the table closes (its hand limit); what each kind of call was used.
+    ``answers``: each player's Act, Show and Muck answers, as updates, for the privacy check."""
+    answers = answers if answers is not None else {}
+
+    def keep(player: str, view: common_pb2.PlayerView) -> None:
+        answers.setdefault(player, Watch(player)).updates.append(
+            gateway_pb2.TableUpdate(sequence=view.sequence, view=view)
+        )
+
     rng = random.Random(11)
     used: dict[str, int] = {}
     async with (
@@ -161,17 +174,19 @@ async def drive(stack: GatewayStack, table_id: str, tokens: dict[str, str]) -> d
                 )
                 try:
                     if rng.random() < 0.5:
-                        await gw.Muck(request, metadata=bearer(tokens[player]))
+                        mucked = await gw.Muck(request, metadata=bearer(tokens[player]))
+                        keep(player, mucked.view)
                         used["muck"] = used.get("muck", 0) + 1
                         continue
                 except grpc.aio.AioRpcError as exc:
                     assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION
-                await gw.Show(
+                shown = await gw.Show(
                     gateway_pb2.ShowRequest(
                         table_id=table_id, hand_id=view.hand_id, idempotency_key=key
                     ),
                     metadata=bearer(tokens[player]),
                 )
+                keep(player, shown.view)
                 used["show"] = used.get("show", 0) + 1
                 continue
             shove = view.hand_number >= 5 and "ACTION_TYPE_ALL_IN" not in used
@@ -184,6 +199,7 @@ async def drive(stack: GatewayStack, table_id: str, tokens: dict[str, str]) -> d
                 idempotency_key=key,
             )
             first = await gw.Act(act, metadata=bearer(tokens[player]))
+            keep(player, first.view)
             name = common_pb2.ActionType.Name(action)  # type: ignore[arg-type]
             used[name] = used.get(name, 0) + 1
             assert first.view.viewer_player_id == player
@@ -253,6 +269,8 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
     for player in PLAYERS:
         stack.seat(table_id, player, BUY_IN)
 
+    answers: dict[str, Watch] = {}
+
     async def run() -> tuple[dict[str, Watch], Watch, dict[str, int], int]:
         done = asyncio.Event()
         watches = {p: Watch(p) for p in PLAYERS}
@@ -275,7 +293,7 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
                 ),
             ]
             await asyncio.sleep(0)
-            used = await drive(stack, table_id, tokens)
+            used = await drive(stack, table_id, tokens, answers)
             done.set()
             lasts = await asyncio.gather(*tasks)
         return watches, spectator, used, min(lasts)
@@ -309,6 +327,9 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
         assert any(u.view.HasField("legal_actions") for u in watch.updates) == (
             watch.player in PLAYERS
         )
+    for answered in answers.values():  # what Act, Show and Muck answered each player
+        check_privacy(answered, shown)
+    assert set(answers) == set(PLAYERS)
     ann = watches["ann"]
     assert ann.resumed_from and ann.resumed_from in [u.sequence for u in ann.updates]
     # a player's own hole cards reach them

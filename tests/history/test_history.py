@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import random
 
+import pytest
 from pokerkit.notation import HandHistory as PokerKitHistory
 
 from libs.history import hands_of_player
@@ -18,6 +19,9 @@ from libs.table import TableConfig, TableState, step_table
 from libs.table import commands as tc
 from libs.table.commands import PlayerAction
 from libs.table.events import Event, HandBegan, PlayerSeated
+
+# PokerKit's parser warns about the time zone field of every PokerStars header; not our concern.
+pytestmark = pytest.mark.filterwarnings("ignore:The field 'time_zone_abbreviation'")
 
 PLAYERS = ("alice", "bob", "carol")
 

@@ -113,7 +113,8 @@ class LobbyStack:
             "RegisterPlayer",
             lobby_pb2.RegisterPlayerRequest(username=name, password=f"pw-{name}-long", is_bot=bot),
         )
-        return response.player
+        player: lobby_pb2.Player = response.player
+        return player
 
     def hands_started(self, table_id: str) -> int:
         return int(self.view(table_id).hand_number)
@@ -150,7 +151,8 @@ class LobbyStack:
 
     def wallet(self, player_id: str) -> lobby_pb2.Wallet:
         response = self.lobby_call("GetWallet", lobby_pb2.GetWalletRequest(player_id=player_id))
-        return response.wallet
+        wallet: lobby_pb2.Wallet = response.wallet
+        return wallet
 
     def ledger(self, player_id: str) -> list[lobby_pb2.LedgerEntry]:
         response = self.lobby_call(
@@ -159,14 +161,18 @@ class LobbyStack:
         return list(response.entries)
 
     def audit(self) -> lobby_pb2.AuditChipsResponse:
-        return self.lobby_call("AuditChips", lobby_pb2.AuditChipsRequest(), timeout=60)
+        audit: lobby_pb2.AuditChipsResponse = self.lobby_call(
+            "AuditChips", lobby_pb2.AuditChipsRequest(), timeout=60
+        )
+        return audit
 
     def view(self, table_id: str, player_id: str = "") -> common_pb2.PlayerView:
         response = self.table_call(
             "GetPlayerView",
             table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player_id),
         )
-        return response.view
+        view: common_pb2.PlayerView = response.view
+        return view
 
     def play_one_action(self, table_id: str, fold: bool = False) -> bool:
         """The acting seat checks or calls (or folds); False when nobody is to act."""

@@ -4,14 +4,18 @@ and the chip audit after each step (issue 13)."""
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2
 
+from libs.cli.main import main
 from tests.services.lobby_stack import GRANT, LobbyStack, eventually, lobby_stack, retry
 
 pytestmark = pytest.mark.integration
@@ -24,7 +28,12 @@ def stack(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
 
 
 def _code(exc: grpc.RpcError) -> str:
-    return dict(exc.trailing_metadata() or ()).get("x-error-code", "")  # type: ignore[attr-defined]
+    metadata: Any = exc.trailing_metadata()
+    return str(dict(metadata or ()).get("x-error-code", ""))
+
+
+def _cashed_out(stack: LobbyStack, player_id: str) -> bool:
+    return stack.wallet(player_id).on_tables == 0
 
 
 def _refused(call: object, status: grpc.StatusCode) -> grpc.RpcError:
@@ -58,7 +67,7 @@ def test_register_buy_in_play_leave_and_every_chip_is_accounted_for(stack: Lobby
     stack.leave(alice.player_id, table)
     stack.leave(bob.player_id, table)
     for player in (alice, bob):
-        eventually(lambda p=player: stack.wallet(p.player_id).on_tables == 0, what="cash-out")
+        eventually(functools.partial(_cashed_out, stack, player.player_id), what="cash-out")
     total = stack.wallet(alice.player_id).balance + stack.wallet(bob.player_id).balance
     assert total == 2 * GRANT
     audit = stack.audit()
@@ -103,7 +112,7 @@ def test_refused_buy_ins_are_compensated_and_nothing_is_lost(stack: LobbyStack) 
 def test_accounts_tokens_and_login_limits(stack: LobbyStack) -> None:
     name = "carol_lobby"
     for weak in ("12345678", " " * 8, "\x00" * 8, "short", "password"):
-        error = _refused(
+        _refused(
             lambda w=weak: stack.lobby_call(
                 "RegisterPlayer", lobby_pb2.RegisterPlayerRequest(username=name, password=w)
             ),
@@ -121,13 +130,17 @@ def test_accounts_tokens_and_login_limits(stack: LobbyStack) -> None:
     assert session.player.player_id == player.player_id
     who = stack.lobby_call("Authenticate", lobby_pb2.AuthenticateRequest(token=session.token))
     assert who.player.player_id == player.player_id
-    unknown = _refused(lambda: login("nobody_here", "whatever-pass"), grpc.StatusCode.UNAUTHENTICATED)
+    unknown = _refused(
+        lambda: login("nobody_here", "whatever-pass"), grpc.StatusCode.UNAUTHENTICATED
+    )
     wrong = _refused(lambda: login(name, "wrong-password"), grpc.StatusCode.UNAUTHENTICATED)
     assert unknown.details() == wrong.details()
 
     stack.lobby_call("Logout", lobby_pb2.LogoutRequest(token=session.token))
     _refused(
-        lambda: stack.lobby_call("Authenticate", lobby_pb2.AuthenticateRequest(token=session.token)),
+        lambda: stack.lobby_call(
+            "Authenticate", lobby_pb2.AuthenticateRequest(token=session.token)
+        ),
         grpc.StatusCode.UNAUTHENTICATED,
     )
 
@@ -176,7 +189,7 @@ def test_closing_a_table_cashes_everyone_out(stack: LobbyStack) -> None:
     close.requested_by_player_id = alice.player_id
     stack.lobby_call("CloseTable", close)
     for player in (alice, bob):
-        eventually(lambda p=player: stack.wallet(p.player_id).on_tables == 0, what="cash-out")
+        eventually(functools.partial(_cashed_out, stack, player.player_id), what="cash-out")
     assert stack.wallet(alice.player_id).balance == GRANT
     assert stack.wallet(bob.player_id).balance == GRANT
     got = stack.lobby_call("GetTable", lobby_pb2.GetTableRequest(table_id=table))
@@ -190,7 +203,22 @@ def test_a_table_closed_by_its_hand_limit_cashes_everyone_out(stack: LobbyStack)
     for bot in bots:
         stack.join(bot.player_id, table, 100)
     for bot in bots:
-        eventually(lambda b=bot: stack.wallet(b.player_id).on_tables == 0, what="cash-out")
+        eventually(functools.partial(_cashed_out, stack, bot.player_id), what="cash-out")
     assert sum(stack.wallet(b.player_id).balance for b in bots) == 3 * GRANT
     audit = stack.audit()
     assert audit.holds and audit.on_tables == 0 and audit.in_flight == 0, audit
+
+
+def test_holdem_audit_chips_prints_the_invariant(
+    stack: LobbyStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = stack.register()
+    table = stack.create_table(alice.player_id, min_players_to_start=3)
+    stack.join(alice.player_id, table, 100)
+    address = f"127.0.0.1:{stack.lobby_port}"
+    assert main(["audit", "chips", "--lobby", address, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["holds"] is True and body["grants"] == str(GRANT)  # int64 as a JSON string
+    assert body["on_tables"] == "100" and body["wallets"] == str(GRANT - 100)
+    assert main(["audit", "chips", "--lobby", address]) == 0
+    assert "invariant  holds" in capsys.readouterr().out
