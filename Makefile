@@ -75,12 +75,18 @@ ladder: setup
 	nice -n 10 $(VENV)/bin/holdem arena --ladder $(if $(SCALE),--scale $(SCALE))
 
 # The whole platform as local processes (nats-server, redis-server, six services; docs/stack.md).
-# run: in the foreground, with a table of six bots playing $(HANDS) hands (default 5) printed as
-# they happen; then it keeps running until Ctrl-C, or exits when HANDS was given.
+# run: in the foreground. On a terminal (and without HANDS): you play at a 6-seat table with five
+# AIs in the terminal client (holdem play); the stack stops when you quit. Without a terminal (CI,
+# a pipe) or with HANDS=N: six bots play $(HANDS) hands (default 5), printed as they happen; then
+# it keeps running until Ctrl-C, or, with HANDS, stops with a summary (chips conserved or exit 1).
 # up: in the background, returns once all are SERVING; `make down` (or `holdem stack down`)
 # stops it. Both keep their state in .stack/.
 run: setup
-	$(VENV)/bin/holdem stack up --demo-hands $(or $(HANDS),5) $(if $(HANDS),--exit-after-demo)
+	@if [ -t 0 ] && [ -t 1 ] && [ -z "$(HANDS)" ]; then \
+		$(VENV)/bin/holdem stack up --play --log-level warning; \
+	else \
+		$(VENV)/bin/holdem stack up --demo-hands $(or $(HANDS),5) $(if $(HANDS),--exit-after-demo); \
+	fi
 
 up: setup
 	$(VENV)/bin/holdem stack up --detach

@@ -23,12 +23,15 @@ from libs.poker.events import (
     HandShown,
     HandVoided,
     PotAwarded,
+    RakeTaken,
     StreetDealt,
 )
 from libs.table.events import Event, HandBegan, PlayerSeated, SeedRevealed, TableClosed
 from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "demo"
+BUY_IN = 200
+SEATS = 6
 STREETS = {1: "flop", 2: "turn", 3: "river"}
 
 
@@ -38,6 +41,9 @@ class _Printer:
         self.seats: tuple[int, ...] = ()
         self.names: dict[int, str] = {}
         self.hands_done = 0
+        self.rake = 0
+        # (seat, player, stack) when the table closed: what went back to the wallets
+        self.final: tuple[tuple[int, str, int], ...] = ()
 
     def who(self, position: int) -> str:
         seat = self.seats[position] if position < len(self.seats) else position
@@ -80,13 +86,38 @@ class _Printer:
                 f"   seed revealed {event.seed[:16]}... (check the deck: holdem verify "
                 f"--table {TABLE_ID} --hand {event.hand_id} --nats {self.nats_url})"
             )
+        if isinstance(event, RakeTaken):
+            self.rake += event.amount
         if isinstance(event, TableClosed):
+            self.final = event.stacks
             return f"table closed: {event.reason}"
         return None
+
+    def summary(self, bought_in: int) -> tuple[str, bool]:
+        """The end of ``make run HANDS=N``: hands played, final stacks, and whether the chips at
+        the close (plus rake) are exactly the chips bought in."""
+        total = sum(stack for _, _, stack in self.final) + self.rake
+        conserved = bool(self.final) and total == bought_in
+        stacks = ", ".join(f"{player} {stack}" for _, player, stack in self.final)
+        lines = [
+            "summary",
+            f"  hands played:    {self.hands_done}",
+            f"  final stacks:    {stacks or '(table not closed)'}",
+            f"  rake:            {self.rake}",
+            f"  chips conserved: {'yes' if conserved else 'no'} "
+            f"({total} at the close + rake, {bought_in} bought in)",
+        ]
+        return "\n".join(lines), conserved
 
 
 async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
     """Open the demo table, seat six bots, print its hands; return the hands played."""
+    played, _ = await play_demo_summary(table_addr, nats_url, hands)
+    return played
+
+
+async def play_demo_summary(table_addr: str, nats_url: str, hands: int) -> tuple[int, bool]:
+    """``play_demo``, then print the summary; (hands played, chips conserved)."""
     printer = _Printer(nats_url)
     done = asyncio.Event()
     nc = await connect_nats(nats_url)
@@ -103,11 +134,11 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
     config = common_pb2.TableConfig(
         variant=common_pb2.VARIANT_HOLDEM,
         betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
-        max_seats=6,
+        max_seats=SEATS,
         small_blind=1,
         big_blind=2,
         hand_limit=hands,
-        min_players_to_start=6,
+        min_players_to_start=SEATS,
     )
     async with grpc.aio.insecure_channel(table_addr) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
@@ -119,13 +150,13 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
             ),
             timeout=30,
         )
-        for seat in range(6):
+        for seat in range(SEATS):
             await stub.SubmitCommand(
                 table_pb2.SubmitCommandRequest(
                     table_id=TABLE_ID,
                     idempotency_key=f"seat-{seat}",
                     seat_player=table_pb2.SeatPlayer(
-                        player_id=f"bot{seat + 1}", seat=seat, buy_in=200, is_bot=True
+                        player_id=f"bot{seat + 1}", seat=seat, buy_in=BUY_IN, is_bot=True
                     ),
                 ),
                 timeout=120,
@@ -134,4 +165,6 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
             await asyncio.wait_for(done.wait(), timeout=120)
     await asyncio.sleep(0.2)  # the last commits' messages
     await nc.close()
-    return printer.hands_done
+    text, conserved = printer.summary(SEATS * BUY_IN)
+    print(f"\n{text}", flush=True)
+    return printer.hands_done, conserved

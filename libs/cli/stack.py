@@ -144,13 +144,17 @@ def _up_foreground(args: argparse.Namespace) -> int:
         state = stack.state()
         write_state(state_dir, state)
         _print_summary(state, state_dir)
+        if args.play:
+            return _play_in_terminal(stack, args)
         if args.demo_hands:
-            from libs.cli.demo import play_demo
+            from libs.cli.demo import play_demo_summary
 
-            played = asyncio.run(play_demo(stack.address("table"), stack.nats_url, args.demo_hands))
+            played, conserved = asyncio.run(
+                play_demo_summary(stack.address("table"), stack.nats_url, args.demo_hands)
+            )
             print(f"\n{played} hands played at table 'demo'", flush=True)
             if args.exit_after_demo:
-                return 0 if played == args.demo_hands else 1
+                return 0 if played == args.demo_hands and conserved else 1
             print("the stack keeps running: stop with Ctrl-C or `holdem stack down`", flush=True)
         while True:
             exited = stack.exited()
@@ -178,6 +182,20 @@ def _up_foreground(args: argparse.Namespace) -> int:
         kept = f" (kept {stack.workdir})" if args.keep_temp and stack.workdir else ""
         print(f"holdem stack stopped{kept}", file=sys.stderr, flush=True)
     return status
+
+
+def _play_in_terminal(stack: LocalStack, args: argparse.Namespace) -> int:
+    """``make run`` on a terminal: a 6-seat no-limit hold'em table with five AIs of mixed levels
+    and the user in the terminal client; the stack stops when the client exits."""
+    from libs.cli.house import open_house_table
+    from libs.tui.app import PlayApp
+
+    gateway, lobby = stack.address("gateway"), stack.address("lobby")
+    print("opening a table with five AI opponents...", flush=True)
+    table_id = asyncio.run(open_house_table(gateway, lobby, buy_in=200))
+    PlayApp(gateway, guest=args.player_name, table_id=table_id, buy_in=200).run()
+    print(f"table {table_id}: watch it again with `holdem watch {table_id}` while the stack runs")
+    return 0
 
 
 def _up_detached(args: argparse.Namespace) -> int:
@@ -363,6 +381,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     up.add_argument(
         "--exit-after-demo", action="store_true", help="stop the stack after the demo hands"
     )
+    up.add_argument(
+        "--play",
+        action="store_true",
+        help="once up, play at a 6-seat table with five AIs in the terminal client; stop after",
+    )
+    up.add_argument("--player-name", default="You", help="your name at the --play table")
     up.set_defaults(func=_cmd_up)
 
     status = commands.add_parser("status", help="health of a running stack")

@@ -83,6 +83,11 @@ class LocalStack:
         self.log_format = log_format
         self.startup_timeout = startup_timeout
         self.extra_env = dict(extra_env or {})
+        if "HOLDEM_TOKEN_KEYS" not in self.extra_env and not os.environ.get("HOLDEM_TOKEN_KEYS"):
+            # One key ring for this stack's life, shared by the lobby (signs) and the gateway
+            # (verifies): tokens die with the stack.
+            secret = base64.b64encode(secrets.token_bytes(32)).decode()
+            self.extra_env["HOLDEM_TOKEN_KEYS"] = f"dev:{secret}"
         self.workdir: Path | None = None
         self.nats: NatsServer | None = None  # one server (nats_cluster=1)
         self.cluster: NatsCluster | None = None  # or a cluster

@@ -176,10 +176,16 @@ def _leave(x: _Scratch, c: tc.Leave) -> None:
     s = x.s
     number = _require_seated(s, c.player_id)
     position = s.position_of(number) if s.hand_in_progress else None
-    if position is not None and s.hand is not None and not s.hand.folded[position]:
+    if position is not None and s.hand is not None:
+        # Dealt into the hand in play (folded or not): the seat stays until the hand ends, so
+        # its stack is settled with the hand (a folded player's chips are in the pot) and the
+        # hand's seats all exist when it ends; then PlayerLeft (see _after_hand).
         x.emit(LeaveRequested(number))
         turn = showdown_turn(s.hand)
-        if s.hand.actor == position or (turn is not None and turn.player == position):
+        folded = s.hand.folded[position]
+        if not folded and (
+            s.hand.actor == position or (turn is not None and turn.player == position)
+        ):
             _hand_step(x, _clock_action(s.hand, position, x), c.now)
         return
     x.emit(PlayerLeft(number, c.player_id, s.seats[number].stack))

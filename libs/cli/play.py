@@ -1,0 +1,114 @@
+"""``holdem play`` and ``holdem watch``: the terminal client (libs/tui) against a gateway.
+
+The gateway address is ``--gateway``, else the local stack's (``holdem stack up`` / ``make up``
+state file), else localhost:50051. Every choice the screens ask for can be given on the command
+line instead (``--guest NAME``, ``--create --bots hard,normal,easy``, ``--table ID``), so scripts
+and ``make run`` open straight onto a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from libs.cli.stack import default_state_dir, read_state
+
+DEFAULT_GATEWAY = "localhost:50051"
+
+
+def gateway_address(explicit: str | None, state_dir: Path | None = None) -> str:
+    if explicit:
+        return explicit
+    state = read_state(state_dir or default_state_dir())
+    for service in (state or {}).get("services", []):
+        if isinstance(service, dict) and service.get("name") == "gateway":
+            return str(service["address"])
+    return DEFAULT_GATEWAY
+
+
+def _blinds(text: str) -> tuple[int, int]:
+    small, _, big = text.partition("/")
+    try:
+        values = int(small), int(big)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"blinds are SMALL/BIG, e.g. 1/2, not {text!r}") from None
+    return values
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from libs.tui.app import STRUCTURE_ARGS, VARIANT_ARGS, NewTable, PlayApp, parse_levels
+
+    create = None
+    if args.create:
+        try:
+            bots = parse_levels(args.bots)
+        except ValueError as error:
+            print(error, file=sys.stderr)
+            return 2
+        small, big = args.blinds
+        create = NewTable(
+            variant=VARIANT_ARGS[args.variant],
+            structure=STRUCTURE_ARGS[args.structure],
+            small_blind=small,
+            big_blind=big,
+            seats=args.seats,
+            bots=bots,
+            hand_limit=args.hands,
+        )
+    app = PlayApp(
+        gateway_address(args.gateway),
+        user=args.user or "",
+        password=args.password or "",
+        guest=args.guest or "",
+        table_id=args.table or "",
+        create=create,
+        buy_in=args.buy_in,
+    )
+    app.run()
+    return 0
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from libs.tui.app import PlayApp
+
+    app = PlayApp(
+        gateway_address(args.gateway),
+        user=args.user or "",
+        password=args.password or "",
+        guest=args.guest or ("spectator" if not args.user else ""),
+        table_id=args.table,
+        spectate=True,
+    )
+    app.run()
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--gateway", help="gateway host:port (default: the local stack's)")
+        parser.add_argument("--user", help="log in with this account (asks otherwise)")
+        parser.add_argument("--password", help="the account's password")
+        parser.add_argument("--guest", help="play as a guest with this name")
+
+    play = subparsers.add_parser(
+        "play", help="play poker in the terminal through the gateway (textual)"
+    )
+    common(play)
+    play.add_argument("--table", help="sit down at this table (skips the lobby)")
+    play.add_argument("--create", action="store_true", help="create a table and sit down")
+    play.add_argument(
+        "--variant", choices=sorted(("holdem", "omaha", "omaha-hi-lo")), default="holdem"
+    )
+    play.add_argument("--structure", choices=("nl", "pl", "fl"), default="nl")
+    play.add_argument("--blinds", type=_blinds, default=(1, 2), help="SMALL/BIG (default 1/2)")
+    play.add_argument("--seats", type=int, default=6, choices=range(2, 11), metavar="2..10")
+    play.add_argument("--bots", default="", help="AI opponents by level, e.g. hard,normal,easy")
+    play.add_argument("--hands", type=int, default=0, help="close the table after N hands")
+    play.add_argument("--buy-in", type=int, help="chips to sit down with (default 100 big blinds)")
+    play.set_defaults(func=_cmd_play)
+
+    watch = subparsers.add_parser("watch", help="watch a table in the terminal (spectator)")
+    common(watch)
+    watch.add_argument("table", help="the table id")
+    watch.set_defaults(func=_cmd_watch)
