@@ -34,6 +34,7 @@ from libs.table.automation import ClockDue, next_due
 from libs.table.errors import NOT_ENOUGH_PLAYERS
 from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
+from services.table.bots import Bots
 from services.table.commits import LoadedTable, TableStream
 from services.table.dealing import DealerPort
 from services.table.idempotency import Outcome
@@ -72,6 +73,7 @@ class TableApp:
         auto_start: bool = True,
         registry: Registry | None = None,
         ranker: HandRanker | None = None,
+        bots: Bots | None = None,
     ) -> None:
         self.events = events
         self.leases = leases
@@ -85,7 +87,7 @@ class TableApp:
             public_max_age=public_max_age,
         )
         self.ownership = Ownership(leases, registry)
-        self.automation = Automation(dealer, clock)
+        self.automation = Automation(dealer, clock, bots)
         self.step = RankedStep(ranker)
         self.commits = 0
         self._tables: dict[str, LoadedTable] = {}
@@ -96,6 +98,12 @@ class TableApp:
     def ranking_fallbacks(self) -> int:
         """Showdowns ranked in-process because the evaluator service did not answer."""
         return self.step.fallbacks
+
+    @property
+    def ai_fallbacks(self) -> int:
+        """Bot decisions taken by the clock rule because the ai service gave no legal answer
+        in time."""
+        return self.automation.bots.fallbacks
 
     # ------------------------------------------------------------------ lifecycle
 
