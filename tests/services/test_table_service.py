@@ -38,6 +38,7 @@ def _table(start: Starter, nats_url: str, redis_url: str, **env: str) -> Service
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_TABLE_DEALER": "local",
             "HOLDEM_TABLE_EVALUATOR": "local",
+            "HOLDEM_TABLE_AI": "local",
             **env,
         },
     )
