@@ -79,3 +79,44 @@ def test_a_snapshot_keeps_the_idempotency_keys_of_the_latest_commits() -> None:
     assert again == state and restored == keys
     with pytest.raises(codec.CodecError):
         codec.snapshot_loads(b'{"v": 1}')
+
+
+def test_a_snapshot_keeps_bot_levels_and_the_hands_public_history() -> None:
+    from libs.table import BotDifficulty
+
+    state = TableState()
+    for command in (
+        tc.OpenTable("t", TableConfig(seats=4), 0.0),
+        tc.SitDown("easy", 0, 100, is_bot=True, bot_difficulty=BotDifficulty.EASY),
+        tc.SitDown("bot", 1, 100, is_bot=True),
+        tc.SitDown("human", 2, 100),
+        tc.StartHand("h1", "commit", 1.0),
+    ):
+        state, _ = step_table(state, command)
+    assert [s.bot_difficulty for s in state.seats.values()] == [
+        BotDifficulty.EASY,
+        BotDifficulty.NORMAL,  # a bot seated without a level plays Normal
+        None,
+    ]
+    assert len(state.actions) == 2  # the blinds
+    again = codec.state_loads(codec.state_dumps(state))
+    assert again == state and again.actions == state.actions
+    _, keys = codec.snapshot_loads(codec.snapshot_dumps(state, []))
+    assert codec.snapshot_loads(codec.snapshot_dumps(state, []))[0] == state and keys == []
+
+
+def test_a_bot_seated_before_levels_existed_loads_without_one() -> None:
+    record = {
+        "type": "PlayerSeated",
+        "v": 1,
+        "data": {
+            "seat": 1,
+            "player_id": "b",
+            "stack": 100,
+            "waits_for_big_blind": False,
+            "posts_entry_bet": False,
+            "is_bot": True,
+        },
+    }
+    event = codec.decode(record)
+    assert isinstance(event, PlayerSeated) and event.bot_difficulty is None
