@@ -20,7 +20,8 @@ metric                        record
 ``EVALUATOR_FALLBACKS``       ``EVALUATOR_FALLBACKS.inc()`` where ``evaluator_unavailable`` is
                               logged
 ``AI_FALLBACKS``              ``AI_FALLBACKS.inc()`` when a bot's decision falls back to the
-                              built-in policy because the ai service did not answer
+                              clock rule (check, else fold): no legal answer from the ai
+                              service in time (recorded in services/table/bots.py)
 ============================  ==============================================================
 """
 
@@ -67,5 +68,6 @@ EVALUATOR_FALLBACKS = Counter(
 )
 AI_FALLBACKS = Counter(
     "holdem_table_ai_fallbacks_total",
-    "Bot decisions taken by the built-in policy because the ai service did not answer",
+    "Bot decisions taken by the clock rule (check, else fold) because the ai service gave no "
+    "legal answer in time",
 )
