@@ -6,6 +6,7 @@ through ``TableApp`` conserves chips with the views carrying the hand's public h
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from holdem.common.v1 import common_pb2
@@ -15,6 +16,7 @@ from libs.ai.wire import TableContext
 from libs.eventstore import InMemoryEventStore, InMemorySnapshotStore
 from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
+from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind
 from libs.poker.history import Move
 from libs.table import BotDifficulty, TableConfig, TableState, step_table
@@ -152,3 +154,53 @@ def test_views_carry_the_public_history_of_the_hand() -> None:
         (state.hand_seats[1], common_pb2.PUBLIC_ACTION_KIND_BLIND, 1, 1),
         (state.seat_of(player), common_pb2.PUBLIC_ACTION_KIND_RAISE, 5, 6),
     ]
+
+
+class WireRoundTrip:
+    """Builds the very request the table sends, reads it back as the ai service does (which
+    refuses anything inconsistent) and plays a random legal action from what it read."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    async def decide(
+        self, view: SeatView, level: Level, context: TableContext, timeout: float
+    ) -> Decision:
+        from libs.ai import decide
+        from libs.ai.wire import decide_request, read_request
+
+        checked = read_request(decide_request(view, level, 1, 500, context))
+        self.requests += 1
+        assert checked.view.hole == view.hole and checked.view.options == view.options
+        return decide(checked.view, Level.RANDOM, self.requests)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_every_request_the_table_builds_is_one_the_ai_service_accepts(variant: Variant) -> None:
+    asyncio.run(_round_trips(variant))
+
+
+async def _round_trips(variant: Variant) -> None:
+    decider = WireRoundTrip()
+    app = TableApp(
+        InMemoryEventStore(), InMemorySnapshotStore(), LocalDealer(), bots=Bots(decider, 1.0)
+    )
+    structure = {
+        Variant.HOLDEM: BettingStructure.NO_LIMIT,
+        Variant.OMAHA: BettingStructure.POT_LIMIT,
+        Variant.OMAHA_HI_LO: BettingStructure.FIXED_LIMIT,
+    }[variant]
+    if structure is BettingStructure.FIXED_LIMIT:
+        config = TableConfig.fixed_limit(2, variant=variant, seats=6, hand_limit=40, ante=1)
+    else:
+        config = TableConfig(variant, structure, seats=6, hand_limit=40, ante=1)
+    config = dataclasses.replace(config, max_buy_in=config.min_buy_in)  # short: all-ins, busts
+    await app.execute("w", tc.OpenTable("w", config, 0.0), "open")
+    for i in range(6):
+        command = tc.SitDown(f"bot{i}", i, config.max_buy_in, is_bot=True)
+        await app.execute("w", command, f"seat-{i}")  # players join hands in progress
+    while not (await app.state("w")).closed:
+        if await app.drive("w") == 0:  # everyone but one broke: nothing can start
+            await app.execute("w", tc.CloseTable("done"), "close")
+    assert decider.requests > 100 and app.ai_fallbacks == 0
+    await app.stop()
