@@ -16,7 +16,6 @@ Choices where the rules are silent (documented here, tested in tests/table):
 
 from __future__ import annotations
 
-import copy
 from typing import assert_never
 
 from libs.poker import commands as hc
@@ -53,7 +52,7 @@ class _Scratch:
     """A private copy of the state plus the events decided so far."""
 
     def __init__(self, state: TableState, evaluator: HandEvaluator) -> None:
-        self.s = copy.deepcopy(state)
+        self.s = state.copy()
         self.events: list[Event] = []
         self.evaluator = evaluator
 

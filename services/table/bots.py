@@ -77,13 +77,19 @@ class GrpcDecider:
 
 
 class LocalDecider:
-    """The same levels in-process, in a worker thread (HOLDEM_TABLE_AI=local)."""
+    """The same levels in-process, in a worker thread (HOLDEM_TABLE_AI=local). ``level``, when
+    given, plays every bot at that level instead of its seat's (tests that need, say, calling
+    stations so every hand reaches the river)."""
+
+    def __init__(self, level: Level | None = None) -> None:
+        self.level = level
 
     async def decide(
         self, view: SeatView, level: Level, context: TableContext, timeout: float
     ) -> Decision:
         seed = secrets.randbits(63) + 1
-        return await asyncio.to_thread(decide, view, level, seed, timeout * 0.8)
+        chosen = self.level or level
+        return await asyncio.to_thread(decide, view, chosen, seed, timeout * 0.8)
 
 
 class Bots:
