@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the dealer and evaluator services too (default: in-process)",
     )
     parser.add_argument("--ai-timeout-ms", type=int, default=500, help="HOLDEM_TABLE_AI_TIMEOUT_MS")
+    parser.add_argument(
+        "--only", choices=[f"{t[0]}-{t[1]}" for t in TABLES], help="one row (e.g. hard-holdem)"
+    )
 
 
 def _log(message: str) -> None:
@@ -85,7 +88,10 @@ def run(args: argparse.Namespace) -> list[Result]:
             )
             ai = services[0]
             results = []
+            reported = 0
             for label, variant, structure, levels in TABLES:
+                if args.only and args.only != f"{label}-{variant}":
+                    continue
                 calls_before = len(_decide_times(ai))
                 hands, seconds = 0, 0.0
                 while hands < args.hands:
@@ -97,9 +103,10 @@ def run(args: argparse.Namespace) -> list[Result]:
                     hands, seconds = hands + played, seconds + took
                 rate = hands / seconds if seconds else 0.0
                 times = sorted(_decide_times(ai)[calls_before:])
-                fallbacks = sum(
-                    1 for line in table.log_lines() if line.get("event") == "ai_fallback"
-                )
+                fallen = [line for line in table.log_lines() if line.get("event") == "ai_fallback"]
+                for line in fallen[reported:]:
+                    _log(f"fallback: {line.get('error')} -> {line.get('action')}")
+                fallbacks = reported = len(fallen)
                 p50 = times[len(times) // 2] if times else 0.0
                 p99 = times[min(len(times) - 1, int(len(times) * 0.99))] if times else 0.0
                 _log(
