@@ -7,7 +7,9 @@ the board, every dealt seat's stack, bet and status, the pots, the hand's public
 (``TableState.actions``) and the legal actions with their bounds. The seat's level is the one it
 was seated with (``Seat.bot_difficulty``; NORMAL when none was given).
 
-If the service does not answer within the budget (``HOLDEM_TABLE_AI_TIMEOUT_MS``), cannot be
+The call's deadline is ``HOLDEM_TABLE_AI_TIMEOUT_MS``; the request's ``time_budget_ms`` is half of
+it (Hard samples less when it must), the other half is slack. If the service does not answer
+within the deadline, cannot be
 reached, or answers with an action that is not legal, the seat acts as the clock would make it
 (check, else fold: ``libs.ai.clock_action``), the table logs ``ai_fallback`` and counts it in
 ``holdem_table_ai_fallbacks_total``, and the hand goes on.
@@ -38,6 +40,9 @@ log = structlog.get_logger("table")
 
 #: How long a decision may take when nothing else is configured (HOLDEM_TABLE_AI_TIMEOUT_MS).
 DEFAULT_TIMEOUT_SECONDS = 0.5
+#: The share of it a decision may think for (``time_budget_ms``); the rest is slack for the
+#: way there and back and for a loaded machine, so a slow Hard decision still lands in time.
+BUDGET_SHARE = 0.5
 
 
 class AiUnavailable(Exception):
@@ -65,7 +70,8 @@ class GrpcDecider:
         self, view: SeatView, level: Level, context: TableContext, timeout: float
     ) -> Decision:
         # seed 0: the service draws a fresh one (a bot's mixed choices stay unpredictable)
-        request = decide_request(view, level, 0, max(1, int(timeout * 1000)), context)
+        budget_ms = max(1, int(timeout * BUDGET_SHARE * 1000))
+        request = decide_request(view, level, 0, budget_ms, context)
         try:
             reply = await self._stub.Decide(request, timeout=timeout)
         except grpc.aio.AioRpcError as exc:
@@ -89,7 +95,7 @@ class LocalDecider:
     ) -> Decision:
         seed = secrets.randbits(63) + 1
         chosen = self.level or level
-        return await asyncio.to_thread(decide, view, chosen, seed, timeout * 0.8)
+        return await asyncio.to_thread(decide, view, chosen, seed, timeout * BUDGET_SHARE)
 
 
 class Bots:
