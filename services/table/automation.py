@@ -63,10 +63,14 @@ class Automation:
             case RevealDue():
                 return tc.RevealSeed(due.hand_id, await self.dealer.reveal(due.deck_id), now)
             case HoleCardsDue():
+                # every position's cards in ONE dealer call (a round trip per player made the
+                # deal the slowest step of a bot table), then split back by position
+                flat = [i for indexes in due.positions for i in indexes]
+                cards = list(await self.dealer.deal(due.deck_id, flat))
                 deals: list[hc.DealHoleCards | hc.DealBoard] = []
                 for position, indexes in enumerate(due.positions):
-                    cards = await self.dealer.deal(due.deck_id, indexes)
-                    deals.append(hc.DealHoleCards(position, tuple(_cards(cards))))
+                    mine, cards = cards[: len(indexes)], cards[len(indexes) :]
+                    deals.append(hc.DealHoleCards(position, tuple(_cards(mine))))
                 return tc.Deal(tuple(deals), now)
             case BoardDue():
                 burn, *board = await self.dealer.deal(due.deck_id, (due.burn, *due.cards))

@@ -129,7 +129,7 @@ async def _a_table_of_bots() -> None:
         InMemoryEventStore(),
         InMemorySnapshotStore(),
         LocalDealer(),
-        bots=Bots(LocalDecider(), timeout=0.5),
+        bots=Bots(LocalDecider(), timeout=5.0),  # no fallback on a loaded machine,
     )
     config = TableConfig(seats=3, hand_limit=6, min_players_to_start=3, max_buy_in=10_000)
     await app.execute("b", tc.OpenTable("b", config, 0.0), "open")
