@@ -18,6 +18,7 @@ from benchmarks import bots as bots_benchmark
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
+from benchmarks import gateway as gateway_benchmark
 from benchmarks import table as table_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         table_benchmark,
         ai_benchmark,
         bots_benchmark,
+        gateway_benchmark,
     )
 }
 

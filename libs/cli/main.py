@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "libs.cli.verify",
     "libs.cli.bench",
     "libs.cli.arena",
+    "libs.cli.audit",
 )
 
 

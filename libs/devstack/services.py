@@ -13,8 +13,10 @@ default). ``restart`` starts it again at the address it had; set ``listen`` firs
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import secrets
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -34,6 +36,11 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+#: The player-token key ring of every service this process starts without one of its own: the
+#: lobby signs and the gateway verifies with it (contract-13 §4). New for each run, never a
+#: fixed secret.
+DEV_TOKEN_KEYS = "dev:" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 def addr_env_var(name: str) -> str:
@@ -59,12 +66,14 @@ def service_env(
 ) -> dict[str, str]:
     """The environment of a service: ``base`` (default: this process's environment), the agreed
     ``HOLDEM_*`` variables for what is given (peer addresses, NATS, Redis, logging; metrics on
-    a free port), then ``extra``. ``HOLDEM_LISTEN`` is the ``ServiceProcess``'s own."""
+    a free port; this run's token keys unless ``base`` has some), then ``extra``.
+    ``HOLDEM_LISTEN`` is the ``ServiceProcess``'s own."""
     env = dict(os.environ if base is None else base)
     env["HOLDEM_LOG_FORMAT"] = log_format
     # Metrics on a free port, never on a fixed default another local run may hold.
     env["HOLDEM_METRICS_LISTEN"] = f"{LOOPBACK}:0"
     env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("HOLDEM_TOKEN_KEYS", DEV_TOKEN_KEYS)
     if log_level is not None:
         env["HOLDEM_LOG_LEVEL"] = log_level
     if nats_url is not None:

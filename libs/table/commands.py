@@ -104,8 +104,19 @@ class Act:
 
 @dataclass(frozen=True, slots=True)
 class ShowOrMuck:
+    """At showdown, on the player's turn: show or muck. After a hand, ``show`` reveals the
+    player's cards voluntarily (``hand_id``, when given, must be the hand just played)."""
+
     player_id: str
     show: bool
+    now: float = 0.0
+    hand_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SetAutoMuck:
+    player_id: str
+    auto_muck: bool
     now: float = 0.0
 
 
@@ -145,6 +156,7 @@ TableCommand = (
     | Deal
     | Act
     | ShowOrMuck
+    | SetAutoMuck
     | Tick
     | RevealSeed
     | VoidCurrentHand

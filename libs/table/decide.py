@@ -20,7 +20,8 @@ from typing import assert_never
 
 from libs.poker import commands as hc
 from libs.poker import errors as E
-from libs.poker.engine import legal_actions, start_hand, step
+from libs.poker.config import Variant
+from libs.poker.engine import legal_actions, pots_of, showdown_turn, start_hand, step
 from libs.poker.errors import IllegalAction, InvalidCommand
 from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 from libs.poker.state import HandState
@@ -29,6 +30,7 @@ from . import commands as tc
 from . import errors as TE
 from .config import BotDifficulty
 from .events import (
+    AutoMuckSet,
     ClockStarted,
     Event,
     HandBegan,
@@ -106,6 +108,8 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             _act(x, command)
         case tc.ShowOrMuck():
             _show_or_muck(x, command)
+        case tc.SetAutoMuck():
+            _set_auto_muck(x, command)
         case tc.Tick():
             _tick(x, command)
         case tc.RevealSeed():
@@ -173,8 +177,9 @@ def _leave(x: _Scratch, c: tc.Leave) -> None:
     position = s.position_of(number) if s.hand_in_progress else None
     if position is not None and s.hand is not None and not s.hand.folded[position]:
         x.emit(LeaveRequested(number))
-        if s.hand.actor == position:
-            _hand_step(x, _clock_action(s.hand, position), c.now)
+        turn = showdown_turn(s.hand)
+        if s.hand.actor == position or (turn is not None and turn.player == position):
+            _hand_step(x, _clock_action(s.hand, position, x), c.now)
         return
     x.emit(PlayerLeft(number, c.player_id, s.seats[number].stack))
 
@@ -273,7 +278,56 @@ def _show_or_muck(x: _Scratch, c: tc.ShowOrMuck) -> None:
     position = s.position_of(number)
     if position is None or s.hand is None:
         raise IllegalAction(TE.NOT_IN_HAND, f"{c.player_id} is not in the hand")
-    _hand_step(x, hc.Show(position) if c.show else hc.Muck(position), c.now)
+    if c.hand_id and c.hand_id != s.hand_id:
+        raise IllegalAction(E.WRONG_HAND, f"hand {s.hand_id!r} is the table's latest hand")
+    command = hc.Show(position) if c.show else hc.Muck(position)
+    if s.hand_in_progress:
+        _hand_step(x, command, c.now)
+        return
+    if not c.show:
+        raise IllegalAction(E.HAND_OVER, "the hand is over: nothing to muck")
+    _, events = step(s.hand, command, x.evaluator)  # a voluntary show after the hand
+    for event in events:
+        x.emit(event)
+
+
+def _set_auto_muck(x: _Scratch, c: tc.SetAutoMuck) -> None:
+    number = _require_seated(x.s, c.player_id)
+    if x.s.seats[number].auto_muck != c.auto_muck:
+        x.emit(AutoMuckSet(number, c.auto_muck))
+
+
+def _beaten(hand: HandState, position: int, evaluator: HandEvaluator) -> bool:
+    """Can ``position``'s hand win nothing at this showdown? True when, in every pot it is in,
+    a hand already shown beats it (high-only variants; in hi-lo a hand is never judged beaten
+    here, so it is shown)."""
+    variant = hand.config.variant
+    if variant is Variant.OMAHA_HI_LO:
+        return False
+
+    def value(p: int) -> int:
+        if variant is Variant.HOLDEM:
+            return evaluator.high(hand.hole[p] + tuple(hand.board))
+        return evaluator.omaha_high(hand.hole[p], hand.board)
+
+    mine = value(position)
+    for pot in pots_of(hand):
+        if position not in pot.eligible:
+            continue
+        shown = [q for q in pot.eligible if q != position and hand.shown[q] is not None]
+        if not any(not hand.mucked[q] and value(q) > mine for q in shown):
+            return False
+    return True
+
+
+def _showdown_choice(hand: HandState, position: int, auto_muck: bool, x: _Scratch) -> hc.Command:
+    """What the table does for a player at their showdown turn when they do not choose (the clock
+    ran out, or their auto-muck setting answers): muck a hand that cannot win when mucking is
+    allowed, else show it."""
+    turn = showdown_turn(hand)
+    if auto_muck and turn is not None and turn.can_muck and _beaten(hand, position, x.evaluator):
+        return hc.Muck(position)
+    return hc.Show(position)
 
 
 def _use_time_bank(x: _Scratch, number: int, now: float) -> None:
@@ -283,8 +337,11 @@ def _use_time_bank(x: _Scratch, number: int, now: float) -> None:
         x.emit(TimeBankUsed(number, used))
 
 
-def _clock_action(hand: HandState, position: int) -> hc.Command:
-    """What the clock (or a leaving player's turn) does: check if that is free, else fold."""
+def _clock_action(hand: HandState, position: int, x: _Scratch | None = None) -> hc.Command:
+    """What the clock (or a leaving player's turn) does: check if that is free, else fold; at a
+    showdown, muck a hand that cannot win (when allowed), else show."""
+    if x is not None and showdown_turn(hand) is not None:
+        return _showdown_choice(hand, position, True, x)
     options = legal_actions(hand)
     if options is not None and options.player == position and options.can_check:
         return hc.Check(position)
@@ -306,7 +363,7 @@ def _tick(x: _Scratch, c: tc.Tick) -> None:
     x.emit(PlayerTimedOut(number))
     position = s.position_of(number)
     assert position is not None
-    _hand_step(x, _clock_action(s.hand, position), c.now)
+    _hand_step(x, _clock_action(s.hand, position, x), c.now)
     if (
         number in s.seats
         and not s.seats[number].sitting_out
@@ -352,6 +409,16 @@ def _hand_step(x: _Scratch, command: hc.Command, now: float) -> None:
             if s.seats[acting].leaving:  # leaving players fold (or check) when it is their turn
                 _hand_step(x, _clock_action(s.hand, s.hand.actor), now)
                 return
+            x.emit(ClockStarted(acting, now + s.config.action_seconds))
+        elif acting is not None and not s.seats[acting].is_bot:  # a showdown turn
+            seat = s.seats[acting]
+            position = s.position_of(acting)
+            assert position is not None
+            if seat.leaving or seat.auto_muck:
+                choice = _showdown_choice(s.hand, position, True, x)
+                if seat.leaving or isinstance(choice, hc.Muck):
+                    _hand_step(x, choice, now)
+                    return
             x.emit(ClockStarted(acting, now + s.config.action_seconds))
         return
     _after_hand(x, now)

@@ -52,6 +52,14 @@ class PlayerSatIn:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoMuckSet:
+    """The seat's auto-muck setting: at showdown a hand that cannot win is mucked unasked."""
+
+    seat: int
+    auto_muck: bool
+
+
+@dataclass(frozen=True, slots=True)
 class LeaveRequested:
     """The player asked to leave during a hand: they leave when it ends."""
 
@@ -116,6 +124,7 @@ TableEvent = (
     | PlayerLeft
     | PlayerSatOut
     | PlayerSatIn
+    | AutoMuckSet
     | LeaveRequested
     | HandBegan
     | ClockStarted

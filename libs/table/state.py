@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass, field
 
 from libs.poker.engine import showdown_turn
-from libs.poker.events import ActionTaken, HandEnded, HandStarted, HandVoided
+from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.history import PublicAction, public_action
 from libs.poker.state import HandState, initial_state
@@ -18,6 +18,7 @@ from libs.poker.state import apply as apply_hand_event
 
 from .config import BotDifficulty, TableConfig
 from .events import (
+    AutoMuckSet,
     ClockStarted,
     Event,
     HandBegan,
@@ -50,6 +51,7 @@ class Seat:
     missed_small_blind: bool = False
     missed_big_blind: bool = False
     dead_small_due: bool = False
+    auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
 
 
 @dataclass
@@ -162,6 +164,8 @@ def apply(s: TableState, event: Event) -> None:
             seat.waiting_for_big_blind = event.waits_for_big_blind
             seat.entry_due = event.posts_entry_bet
             seat.dead_small_due = event.posts_dead_small_blind
+        case AutoMuckSet():
+            s.seats[event.seat].auto_muck = event.auto_muck
         case LeaveRequested():
             s.seats[event.seat].leaving = True
         case HandBegan():
@@ -225,6 +229,8 @@ def _apply_hand_event(s: TableState, event: HandEvent) -> None:
             s.seats[seat].timeouts = 0  # a decision of their own ends a run of time-outs
         s.forced_seat = None
         s.clock_seat = None
+    elif isinstance(event, (HandShown, HandMucked)) and s.clock_seat == s.hand_seats[event.player]:
+        s.clock_seat = None  # the showdown turn's clock (the next turn starts its own)
     action = public_action(event, s.hand.street)
     if action is not None:
         s.actions = (*s.actions, action)

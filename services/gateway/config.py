@@ -1,5 +1,5 @@
 """Gateway configuration: the shared HOLDEM_* variables (HOLDEM_LOBBY_ADDR and HOLDEM_TABLE_ADDR
-say where its backends are)."""
+say where its backends are), the token keys it verifies with, and its limits."""
 
 from __future__ import annotations
 
@@ -7,17 +7,91 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.config import PlatformConfig, Var, load_platform_config
+from libs.auth import KeyRing
+from libs.platform.config import (
+    TOKEN_KEYS,
+    PlatformConfig,
+    Var,
+    VarType,
+    integer,
+    load_platform_config,
+    number,
+)
+from services.table.config import STREAM as TABLE_STREAM  # hand histories read the table stream
 
 SERVICE = "gateway"
-VARIABLES: tuple[Var[Any], ...] = ()
+
+
+EPHEMERAL_KEYS = "ephemeral"
+
+
+def _optional_keys(raw: str) -> KeyRing | None:
+    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
+
+
+#: The same variable as the lobby's, declared the same way (the lobby signs, the gateway
+#: verifies). ``ephemeral`` (the lobby's own random key): no token verifies here, so every call
+#: that needs one is UNAUTHENTICATED (logged as a warning at start).
+GATEWAY_TOKEN_KEYS: Var[KeyRing | None] = Var(
+    TOKEN_KEYS.name,
+    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
+    EPHEMERAL_KEYS,
+    TOKEN_KEYS.help,
+)
+RATE_PER_SECOND = Var(
+    "HOLDEM_GATEWAY_RATE_PER_SECOND",
+    number(minimum=0.1, maximum=100000),
+    "50",
+    "calls one player (or, before logging in, one peer) may make per second, sustained",
+)
+RATE_BURST = Var(
+    "HOLDEM_GATEWAY_RATE_BURST",
+    integer(minimum=1, maximum=100000),
+    "100",
+    "calls one player (or peer) may make at once above the sustained rate",
+)
+WATCH_BUFFER = Var(
+    "HOLDEM_GATEWAY_WATCH_BUFFER",
+    integer(minimum=8, maximum=100000),
+    "512",
+    "table updates buffered for one WatchTable stream; a client further behind gets "
+    "ABORTED (FELL_BEHIND) and resumes with from_sequence",
+)
+WATCHES_PER_PLAYER = Var(
+    "HOLDEM_GATEWAY_WATCHES_PER_PLAYER",
+    integer(minimum=1, maximum=1000),
+    "16",
+    "WatchTable streams one player (or peer) may have open at once",
+)
+VARIABLES: tuple[Var[Any], ...] = (
+    GATEWAY_TOKEN_KEYS,
+    TABLE_STREAM,
+    RATE_PER_SECOND,
+    RATE_BURST,
+    WATCH_BUFFER,
+    WATCHES_PER_PLAYER,
+)
 
 
 @dataclass(frozen=True)
 class GatewayConfig:
     platform: PlatformConfig
+    token_keys: KeyRing | None = None
+    rate_per_second: float = 50.0
+    rate_burst: int = 100
+    watch_buffer: int = 512
+    watches_per_player: int = 16
+    table_stream: str = "HOLDEM_TABLES"
 
 
 def load_config(environ: Mapping[str, str]) -> GatewayConfig:
-    platform, _ = load_platform_config(SERVICE, environ, VARIABLES)
-    return GatewayConfig(platform=platform)
+    platform, values = load_platform_config(SERVICE, environ, VARIABLES)
+    return GatewayConfig(
+        platform=platform,
+        token_keys=values[GATEWAY_TOKEN_KEYS],
+        rate_per_second=values[RATE_PER_SECOND],
+        rate_burst=values[RATE_BURST],
+        watch_buffer=values[WATCH_BUFFER],
+        watches_per_player=values[WATCHES_PER_PLAYER],
+        table_stream=values[TABLE_STREAM],
+    )

@@ -1,211 +1,363 @@
-"""Lobby use cases: register and log in players, resolve tokens, read wallets, keep the table
-catalogue.
-
-In memory for now (a restart forgets everything); the lobby's own event stream on NATS replaces
-these dictionaries in a later issue. Buy-ins, cash-outs and closing tables arrive with seating.
+"""Lobby use cases: accounts (password and guest), tokens, wallets and their ledgers, the table
+catalogue. Every change is a commit of an event-sourced aggregate (libs/lobby, stored by
+services/lobby/store.py); nothing lives only in memory but caches and read models rebuilt from
+the streams at start. Seating (the buy-in and leave sagas) is in sagas.py, cash-outs in
+cashout.py, the chip audit in audit.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import enum
-import hashlib
-import hmac
+import base64
+import contextlib
 import re
-import secrets
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
+from holdem.common.v1 import common_pb2
+
+from libs.auth import InvalidToken, KeyRing, TokenClaims, issue, verify
+from libs.auth.revocation import Revocations
+from libs.lobby import account, catalogue, wallet
+from libs.lobby.account import Account, AccountOpened, account_key
+from libs.lobby.catalogue import Listing
+from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
+from libs.lobby.wallet import Wallet
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
+from libs.tableproto.config import config_from_proto
+from services.lobby.limits import LoginLimiter
+from services.lobby.store import Aggregates, Index, Kind
+from services.lobby.tables import TableClient, TableRefusal
 
 # Error codes.
 INVALID_USERNAME = "INVALID_USERNAME"
-INVALID_PASSWORD = "INVALID_PASSWORD"
 INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"
-USERNAME_TAKEN = "USERNAME_TAKEN"
 INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 INVALID_TOKEN = "INVALID_TOKEN"
-PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
-TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+PLAYER_NOT_FOUND = wallet.PLAYER_NOT_FOUND
+TABLE_NOT_FOUND = catalogue.TABLE_NOT_FOUND
+USERNAME_TAKEN = account.USERNAME_TAKEN
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
-MIN_PASSWORD = 8
-MAX_PASSWORD = 256
 MAX_DISPLAY_NAME = 32
 MAX_TABLE_NAME = 64
 MAX_PAGE_SIZE = 100
 
-Clock = Callable[[], datetime]
+Clock = Callable[[], float]
 
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-class TableStatus(enum.Enum):
-    OPEN = "open"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class Player:
-    player_id: str
-    username: str
-    display_name: str
-    created_at: datetime
-    is_bot: bool = False
-
-
-@dataclass(frozen=True)
-class Wallet:
-    player_id: str
-    balance: int
-    on_tables: int = 0
+PLAYERS: Kind[Wallet, wallet.Event] = Kind(
+    "player",
+    wallet.initial,
+    wallet.evolve,
+    wallet.encode,
+    wallet.decode,
+    wallet.encode_wallet,
+    wallet.decode_wallet,
+)
+ACCOUNTS: Kind[Account, AccountOpened] = Kind(
+    "account",
+    account.initial,
+    account.evolve,
+    account.encode,
+    account.decode,
+    account.encode_account,
+    account.decode_account,
+)
+CATALOGUE: Kind[Listing, catalogue.Event] = Kind(
+    "table",
+    catalogue.initial,
+    catalogue.evolve,
+    catalogue.encode,
+    catalogue.decode,
+    catalogue.encode_listing,
+    catalogue.decode_listing,
+)
 
 
 @dataclass(frozen=True)
 class Session:
     token: str
-    expires_at: datetime
-    player: Player
+    claims: TokenClaims
+    player: Wallet
 
 
-@dataclass(frozen=True)
-class Table:
-    table_id: str
-    name: str
-    config: TableConfig  # validated by TableConfig itself, as at the table service
-    status: TableStatus
-    created_by_player_id: str
-    created_at: datetime
-    seated_players: int = 0
+def encode_config(config: common_pb2.TableConfig) -> str:
+    return base64.b64encode(config.SerializeToString()).decode()
+
+
+def decode_config(text: str) -> common_pb2.TableConfig:
+    return common_pb2.TableConfig.FromString(base64.b64decode(text))
+
+
+def _display_name(text: str, fallback: str) -> str:
+    name = text.strip() or fallback
+    if not 1 <= len(name) <= MAX_DISPLAY_NAME or not name.isprintable():
+        raise InvalidArgument(
+            INVALID_DISPLAY_NAME, f"a display name has 1-{MAX_DISPLAY_NAME} printable characters"
+        )
+    return name
 
 
 @dataclass
-class _Account:
-    player: Player
-    salt: bytes
-    password_hash: bytes
-
-
-def _hash_password(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1, dklen=32)
-
-
-def _token_key(token: str) -> str:
-    # Only hashes of tokens are kept, so a memory dump does not hand out sessions.
-    return hashlib.sha256(token.encode()).hexdigest()
+class Stores:
+    players: Aggregates[Wallet, wallet.Event]
+    accounts: Aggregates[Account, AccountOpened]
+    tables: Aggregates[Listing, catalogue.Event]
+    player_index: Index
+    table_index: Index
+    saga_index: Index
 
 
 class Lobby:
-    def __init__(self, starting_chips: int, token_ttl_seconds: int, clock: Clock = utc_now):
-        self.starting_chips = starting_chips
-        self.token_ttl = timedelta(seconds=token_ttl_seconds)
+    def __init__(
+        self,
+        stores: Stores,
+        tables: TableClient,
+        limiter: LoginLimiter,
+        ring: KeyRing,
+        revocations: Revocations,
+        *,
+        grant: int,
+        token_ttl_seconds: int,
+        clock: Clock = time.time,
+    ) -> None:
+        self.stores = stores
+        self.players = stores.players
+        self.tables = tables
+        self.limiter = limiter
+        self.ring = ring
+        self.revocations = revocations
+        self.grant = grant
+        self.token_ttl = token_ttl_seconds
         self.clock = clock
-        self._accounts: dict[str, _Account] = {}  # by lower-cased username
-        self._players: dict[str, Player] = {}
-        self._wallets: dict[str, Wallet] = {}
-        self._sessions: dict[str, tuple[str, datetime]] = {}  # token hash -> (player id, expiry)
-        self._tables: dict[str, Table] = {}  # insertion order = catalogue order
-        self._dummy_salt = secrets.token_bytes(16)
+        self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
+        self._configs: dict[str, TableConfig] = {}
+        self.unopened: set[str] = set()  # listed, not yet opened at the table service
 
-    # ---- players and sessions ----
+    async def start(self) -> None:
+        """Rebuild the catalogue's read model from its streams."""
+        loaded = [await self.stores.tables.get(t) for t in await self.stores.table_index.keys()]
+        for listing in sorted((x for x in loaded if x.exists), key=lambda x: x.created_at):
+            self._remember(listing)
+            if listing.status != catalogue.CLOSED:
+                self.unopened.add(listing.table_id)  # opened again (idempotent) by open_pending
 
-    async def register(self, username: str, password: str, display_name: str = "") -> Player:
+    def _remember(self, listing: Listing) -> None:
+        if listing.exists:
+            self.listings[listing.table_id] = listing
+
+    # ---- accounts and tokens ----
+
+    async def register(
+        self,
+        username: str,
+        password: str,
+        display_name: str = "",
+        peer: str = "",
+        bot: bool = False,
+    ) -> Wallet:
         username = username.strip()
-        display_name = display_name.strip() or username
         if not USERNAME.match(username):
             raise InvalidArgument(
-                INVALID_USERNAME, "username must be 3-32 letters, digits, '_', '-' or '.'"
+                INVALID_USERNAME, "a username has 3-32 letters, digits, '_', '-' or '.'"
             )
-        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-            raise InvalidArgument(
-                INVALID_PASSWORD, f"password must be {MIN_PASSWORD}-{MAX_PASSWORD} characters"
-            )
-        if len(display_name) > MAX_DISPLAY_NAME or not display_name.isprintable():
-            raise InvalidArgument(
-                INVALID_DISPLAY_NAME, f"display name must be 1-{MAX_DISPLAY_NAME} characters"
-            )
-        key = username.lower()
-        if key in self._accounts:
-            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
-        salt = secrets.token_bytes(16)
-        digest = await asyncio.to_thread(_hash_password, password, salt)
-        if key in self._accounts:  # registered by a concurrent call while hashing
-            raise AlreadyExists(USERNAME_TAKEN, f"username {username!r} is taken")
-        player = Player(uuid.uuid4().hex, username, display_name, self.clock())
-        self._accounts[key] = _Account(player, salt, digest)
-        self._players[player.player_id] = player
-        self._wallets[player.player_id] = Wallet(player.player_id, self.starting_chips)
-        return player
+        display = _display_name(display_name, username)
+        check_strength(password)
+        key = account_key(username)
+        if (await self.stores.accounts.get(key)).exists:
+            raise account_taken(username)
+        digest = await self.limiter.hash_work(peer, lambda: hash_password(password))
+        return await self._open(key, username, display, False, digest, bot)
 
-    async def login(self, username: str, password: str) -> Session:
-        account = self._accounts.get(username.strip().lower())
-        salt = account.salt if account else self._dummy_salt
-        # Hash even for unknown users so timing does not reveal which usernames exist.
-        digest = await asyncio.to_thread(_hash_password, password, salt)
-        if account is None or not hmac.compare_digest(digest, account.password_hash):
+    async def guest(self, display_name: str) -> Session:
+        display = _display_name(display_name, "")
+        username = f"guest-{uuid.uuid4().hex[:12]}"
+        player = await self._open(account_key(username), username, display, True, "")
+        return self._session(player)
+
+    async def _open(
+        self, key: str, username: str, display: str, guest: bool, digest: str, bot: bool = False
+    ) -> Wallet:
+        player_id = uuid.uuid4().hex
+        await self.stores.player_index.put(player_id)  # findable before its first commit
+        now = self.clock()
+        opened = await self.stores.accounts.execute(
+            key,
+            lambda a: account.open_account(
+                a, player_id, username, display, guest, digest, now, bot
+            ),
+            msg_id=f"open-{player_id}",
+        )
+        if opened.player_id != player_id:
+            raise account_taken(username)
+        return await self._complete(opened)
+
+    async def _complete(self, opened: Account) -> Wallet:
+        """The player's own stream, written after the account (again, harmlessly, on login: a
+        registration cut short between the two is finished here)."""
+        now = self.clock()
+        player = await self.players.get(opened.player_id)
+        if player.registered:
+            return player
+        return await self.players.execute(
+            opened.player_id,
+            lambda w: wallet.register(
+                w, opened.username, opened.display_name, opened.guest, opened.bot, self.grant, now
+            ),
+            msg_id="registered",
+        )
+
+    async def login(self, username: str, password: str, peer: str) -> Session:
+        await self.limiter.check(username, peer)
+        found = await self.stores.accounts.get(account_key(username))
+        usable = found.exists and not found.guest and bool(found.password_hash)
+        encoded = found.password_hash if usable else DUMMY_HASH
+        # Verify even for unknown users, so the time taken does not tell which names exist.
+        ok = await self.limiter.hash_work(peer, lambda: verify_password(encoded, password))
+        if not (ok and usable):
+            await self.limiter.failed(username, peer)
             raise Unauthenticated(INVALID_CREDENTIALS, "invalid username or password")
-        token = secrets.token_urlsafe(32)
-        expires_at = self.clock() + self.token_ttl
-        self._sessions[_token_key(token)] = (account.player.player_id, expires_at)
-        return Session(token, expires_at, account.player)
+        await self.limiter.succeeded(username)
+        return self._session(await self._complete(found))
 
-    def authenticate(self, token: str) -> Player:
-        key = _token_key(token)
-        entry = self._sessions.get(key)
-        if entry is None:
-            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
-        player_id, expires_at = entry
-        if expires_at <= self.clock():
-            del self._sessions[key]
-            raise Unauthenticated(INVALID_TOKEN, "unknown or expired token")
-        return self._players[player_id]
+    def _session(self, player: Wallet) -> Session:
+        token, claims = issue(
+            self.ring,
+            player_id=player.player_id,
+            username=player.username,
+            display_name=player.display_name,
+            guest=player.guest,
+            now=self.clock(),
+            ttl_seconds=self.token_ttl,
+        )
+        return Session(token, claims, player)
 
-    def player(self, player_id: str) -> Player:
+    def _claims(self, token: str) -> TokenClaims:
         try:
-            return self._players[player_id]
-        except KeyError:
-            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
+            return verify(self.ring, token, now=self.clock())
+        except InvalidToken:
+            raise Unauthenticated(INVALID_TOKEN, "invalid, expired or revoked token") from None
 
-    def wallet(self, player_id: str) -> Wallet:
-        try:
-            return self._wallets[player_id]
-        except KeyError:
-            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id!r}") from None
+    async def logout(self, token: str) -> None:
+        await self.revocations.revoke(self._claims(token))
+
+    async def authenticate(self, token: str) -> Wallet:
+        claims = self._claims(token)
+        if await self.revocations.is_revoked(claims.jti):
+            raise Unauthenticated(INVALID_TOKEN, "invalid, expired or revoked token")
+        return await self.player(claims.player_id)
+
+    # ---- players and wallets ----
+
+    async def player(self, player_id: str) -> Wallet:
+        found = await self.players.get(player_id)
+        if not found.registered:
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id[:64]!r}")
+        return found
+
+    async def ledger(
+        self, player_id: str, page_size: int, page_token: str
+    ) -> tuple[list[wallet.Entry], str]:
+        """One page of the player's ledger, oldest first, and the next page's token."""
+        found = await self.player(player_id)
+        size = min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+        start = _page_start(page_token)
+        entries = [e for e in found.ledger if e.index > start][:size]
+        more = bool(entries) and entries[-1].index < found.entries
+        return entries, str(entries[-1].index) if more else ""
 
     # ---- table catalogue ----
 
-    def create_table(self, name: str, config: TableConfig, created_by_player_id: str) -> Table:
-        self.player(created_by_player_id)
-        name = name.strip() or f"Table {len(self._tables) + 1}"
+    def config_of(self, listing: Listing) -> TableConfig:
+        config = self._configs.get(listing.table_id)
+        if config is None:
+            config = self._configs[listing.table_id] = config_from_proto(
+                decode_config(listing.config)
+            )
+        return config
+
+    async def create_table(
+        self, name: str, config: common_pb2.TableConfig, created_by: str
+    ) -> Listing:
+        await self.player(created_by)
+        config_from_proto(config)  # refuses bad settings before anything is written
+        name = name.strip() or f"Table {len(self.listings) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(
-                INVALID_TABLE_NAME, f"table name must be 1-{MAX_TABLE_NAME} characters"
+                INVALID_TABLE_NAME, f"a table name has 1-{MAX_TABLE_NAME} characters"
             )
-        table = Table(
-            table_id=uuid.uuid4().hex,
-            name=name,
-            config=config,
-            status=TableStatus.OPEN,
-            created_by_player_id=created_by_player_id,
-            created_at=self.clock(),
+        table_id = uuid.uuid4().hex
+        await self.stores.table_index.put(table_id)
+        now = self.clock()
+        listing = await self.stores.tables.execute(
+            table_id,
+            lambda t: catalogue.list_table(t, name, encode_config(config), created_by, now),
+            msg_id="listed",
         )
-        self._tables[table.table_id] = table
-        return table
-
-    def table(self, table_id: str) -> Table:
+        self._remember(listing)
         try:
-            return self._tables[table_id]
-        except KeyError:
-            raise NotFound(TABLE_NOT_FOUND, f"no table {table_id!r}") from None
+            await self.open_at_table(listing)
+        except TableRefusal as refusal:
+            if refusal.definitive:
+                raise
+            # Listed; opened at the table service when it answers (the process manager retries).
+            self.unopened.add(table_id)
+        return listing
+
+    async def open_at_table(self, listing: Listing) -> None:
+        """Open the listed table at the table service (idempotent: again after a crash)."""
+        try:
+            await self.tables.open(
+                listing.table_id, listing.name, decode_config(listing.config), listing.created_by
+            )
+        except TableRefusal as refusal:
+            if refusal.code != "ALREADY_OPEN":
+                raise
+        self.unopened.discard(listing.table_id)
+
+    async def open_pending(self) -> None:
+        """Open the listed tables the table service has not confirmed yet."""
+        for table_id in sorted(self.unopened):
+            listing = self.listings.get(table_id)
+            if listing is None or listing.status == catalogue.CLOSED:
+                self.unopened.discard(table_id)
+                continue
+            with contextlib.suppress(TableRefusal):
+                await self.open_at_table(listing)
+
+    async def table(self, table_id: str) -> Listing:
+        listing = self.listings.get(table_id)
+        if listing is None:
+            listing = catalogue.require(await self.stores.tables.get(table_id))
+            self._remember(listing)
+        return listing
+
+    async def record_activity(
+        self, table_id: str, sequence: int, seated_delta: int, rake: int, closed: str
+    ) -> None:
+        now = self.clock()
+        listing = await self.stores.tables.execute(
+            table_id,
+            lambda t: catalogue.record(t, sequence, seated_delta, rake, closed, now),
+            msg_id=f"activity-{sequence}",
+        )
+        self._remember(listing)
+
+    async def close_table(self, table_id: str, requested_by: str) -> Listing:
+        listing = await self.table(table_id)
+        catalogue.may_close(listing, requested_by)
+        if listing.status != catalogue.CLOSED:
+            try:
+                await self.tables.close(table_id, f"close-{table_id}", requested_by)
+            except TableRefusal as refusal:
+                if refusal.code != "TABLE_CLOSED":
+                    raise
+        return listing
 
     def list_tables(
         self,
@@ -214,20 +366,29 @@ class Lobby:
         include_closed: bool = False,
         page_size: int = 0,
         page_token: str = "",
-    ) -> tuple[list[Table], str]:
+    ) -> tuple[list[Listing], str]:
         """One page of matching tables, oldest first, and the next page's token ("" = last)."""
         size = min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
-        try:
-            start = int(page_token) if page_token else 0
-        except ValueError:
-            raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid") from None
+        start = _page_start(page_token)
         matching = [
             t
-            for t in self._tables.values()
-            if (variant is None or t.config.variant is variant)
-            and (betting_structure is None or t.config.structure is betting_structure)
-            and (include_closed or t.status is not TableStatus.CLOSED)
+            for t in self.listings.values()
+            if (variant is None or self.config_of(t).variant is variant)
+            and (betting_structure is None or self.config_of(t).structure is betting_structure)
+            and (include_closed or t.status != catalogue.CLOSED)
         ]
         page = matching[start : start + size]
         more = start + size < len(matching)
         return page, str(start + size) if more else ""
+
+
+def _page_start(token: str) -> int:
+    if not token:
+        return 0
+    if not token.isdigit() or len(token) > 12:
+        raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid")
+    return int(token)
+
+
+def account_taken(username: str) -> Exception:
+    return AlreadyExists(USERNAME_TAKEN, f"username {username[:32]!r} is taken")

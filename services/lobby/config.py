@@ -6,23 +6,88 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.config import PlatformConfig, Var, integer, load_platform_config
+from libs.auth import KeyRing
+from libs.platform.config import (
+    TOKEN_KEYS,
+    PlatformConfig,
+    Var,
+    VarType,
+    integer,
+    load_platform_config,
+    number,
+)
 
 SERVICE = "lobby"
 
 STARTING_CHIPS = Var(
     "HOLDEM_LOBBY_STARTING_CHIPS",
-    integer(minimum=0),
+    integer(minimum=0, maximum=10**12),
     "10000",
-    "virtual chips credited to a new player's wallet",
+    "virtual chips granted to a new player's wallet",
 )
 TOKEN_TTL_SECONDS = Var(
     "HOLDEM_LOBBY_TOKEN_TTL_SECONDS",
-    integer(minimum=60),
+    integer(minimum=60, maximum=30 * 86400),
     "86400",
     "lifetime of a login token",
 )
-VARIABLES: tuple[Var[Any], ...] = (STARTING_CHIPS, TOKEN_TTL_SECONDS)
+
+
+EPHEMERAL_KEYS = "ephemeral"
+
+
+def _optional_keys(raw: str) -> KeyRing | None:
+    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
+
+
+#: The lobby signs with the first key. ``ephemeral`` (tests, a lone lobby): a random key for
+#: this process only, which no gateway can verify (logged as a warning).
+LOBBY_TOKEN_KEYS: Var[KeyRing | None] = Var(
+    TOKEN_KEYS.name,
+    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
+    EPHEMERAL_KEYS,
+    TOKEN_KEYS.help,
+)
+LOGIN_FAILURES_PER_USER = Var(
+    "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER",
+    integer(minimum=1, maximum=1000),
+    "5",
+    "failed logins of one username per window before RESOURCE_EXHAUSTED",
+)
+LOGIN_FAILURES_PER_PEER = Var(
+    "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER",
+    integer(minimum=1, maximum=100000),
+    "20",
+    "failed logins from one peer (the calling address) per window before RESOURCE_EXHAUSTED",
+)
+LOGIN_WINDOW_SECONDS = Var(
+    "HOLDEM_LOBBY_LOGIN_WINDOW_SECONDS",
+    integer(minimum=1, maximum=86400),
+    "300",
+    "window over which failed logins are counted",
+)
+SAGA_RESUME_SECONDS = Var(
+    "HOLDEM_LOBBY_SAGA_RESUME_SECONDS",
+    number(minimum=0.1, maximum=3600),
+    "2",
+    "how often the process manager drives unfinished buy-in sagas",
+)
+LEAVE_WAIT_SECONDS = Var(
+    "HOLDEM_LOBBY_LEAVE_WAIT_SECONDS",
+    number(minimum=0, maximum=60),
+    "10",
+    "how long LeaveTable waits for the cash-out credit (mid-hand: the hand's end)",
+)
+VARIABLES: tuple[Var[Any], ...] = (
+    STARTING_CHIPS,
+    TOKEN_TTL_SECONDS,
+    LOBBY_TOKEN_KEYS,
+    LOGIN_FAILURES_PER_USER,
+    LOGIN_FAILURES_PER_PEER,
+    LOGIN_WINDOW_SECONDS,
+    SAGA_RESUME_SECONDS,
+    LEAVE_WAIT_SECONDS,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +95,12 @@ class LobbyConfig:
     platform: PlatformConfig
     starting_chips: int
     token_ttl_seconds: int
+    token_keys: KeyRing | None = None
+    login_failures_per_user: int = 5
+    login_failures_per_peer: int = 20
+    login_window_seconds: int = 300
+    saga_resume_seconds: float = 2.0
+    leave_wait_seconds: float = 10.0
 
 
 def load_config(environ: Mapping[str, str]) -> LobbyConfig:
@@ -38,4 +109,10 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         platform=platform,
         starting_chips=values[STARTING_CHIPS],
         token_ttl_seconds=values[TOKEN_TTL_SECONDS],
+        token_keys=values[LOBBY_TOKEN_KEYS],
+        login_failures_per_user=values[LOGIN_FAILURES_PER_USER],
+        login_failures_per_peer=values[LOGIN_FAILURES_PER_PEER],
+        login_window_seconds=values[LOGIN_WINDOW_SECONDS],
+        saga_resume_seconds=values[SAGA_RESUME_SECONDS],
+        leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
     )

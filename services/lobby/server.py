@@ -1,120 +1,262 @@
-"""Lobby gRPC servicer: translates holdem.lobby.v1 messages to and from the use cases in app.py."""
+"""Lobby gRPC servicer: translates holdem.lobby.v1 messages to and from the use cases (app.py,
+sagas.py, audit.py), and wires the service (NATS, Redis, the table service, background tasks)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import asyncio
+import base64
+import contextlib
+import secrets
+from datetime import UTC, datetime
 
+import grpc
+import nats
+import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from nats.aio.client import Client as NATS
+from redis.asyncio import Redis
 
-from libs.platform.errors import NotImplementedYet
-from libs.platform.server import Context, Endpoint, Mount
+from libs.auth import KeyRing
+from libs.auth.revocation import Revocations, revoked_bucket
+from libs.eventstore.projection import JetStreamProjection
+from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.lobby import catalogue
+from libs.lobby.catalogue import Listing
+from libs.lobby.wallet import Entry, Wallet
+from libs.platform.callers import caller_of
+from libs.platform.clients import connect_peer
+from libs.platform.errors import ErrorKind, ErrorMapper, NotImplementedYet
+from libs.platform.limits import RETRY_AFTER_HEADER
+from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
+from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
-from services.lobby.app import Lobby, Player, Table, TableStatus, Wallet
+from services.lobby.app import (
+    ACCOUNTS,
+    CATALOGUE,
+    PLAYERS,
+    TABLE_NOT_FOUND,
+    Lobby,
+    Session,
+    Stores,
+    decode_config,
+)
+from services.lobby.audit import audit_chips
+from services.lobby.cashout import CashOuts
 from services.lobby.config import LobbyConfig
+from services.lobby.limits import LoginLimiter, TooManyAttempts
+from services.lobby.sagas import Gate, Seating
+from services.lobby.store import (
+    Aggregates,
+    E,
+    Index,
+    Kind,
+    S,
+    ensure_lobby_stream,
+    jetstream_store,
+)
+from services.lobby.tables import TableClient
+
+log = structlog.get_logger("lobby.server")
 
 SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
-SEATING_ISSUE = "wallet transfers arrive with table seating (a later issue)"
+TOP_UP_LATER = "the table service has no command that adds chips to a seat yet"
 
 _STATUSES = {
-    TableStatus.OPEN: common_pb2.TABLE_STATUS_OPEN,
-    TableStatus.CLOSING: common_pb2.TABLE_STATUS_CLOSING,
-    TableStatus.CLOSED: common_pb2.TABLE_STATUS_CLOSED,
+    catalogue.OPEN: common_pb2.TABLE_STATUS_OPEN,
+    catalogue.CLOSED: common_pb2.TABLE_STATUS_CLOSED,
+}
+_LEDGER_KINDS = {
+    "GRANT": lobby_pb2.LEDGER_ENTRY_KIND_GRANT,
+    "BUY_IN": lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN,
+    "CASH_OUT": lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT,
+    "TOP_UP": lobby_pb2.LEDGER_ENTRY_KIND_TOP_UP,
+    "REFUND": lobby_pb2.LEDGER_ENTRY_KIND_REFUND,
 }
 
 
-def _timestamp(moment: datetime) -> Timestamp:
+def _timestamp(seconds: float) -> Timestamp:
     stamp = Timestamp()
-    stamp.FromDatetime(moment)
+    stamp.FromDatetime(datetime.fromtimestamp(seconds, UTC))
     return stamp
 
 
-def table_to_proto(table: Table) -> common_pb2.TableSummary:
+def table_to_proto(listing: Listing) -> common_pb2.TableSummary:
     return common_pb2.TableSummary(
-        table_id=table.table_id,
-        name=table.name,
-        config=config_to_proto(table.config),
-        status=_STATUSES[table.status],
-        seated_players=table.seated_players,
-        created_by_player_id=table.created_by_player_id,
-        created_at=_timestamp(table.created_at),
+        table_id=listing.table_id,
+        name=listing.name,
+        config=config_to_proto(_config(listing)),
+        status=_STATUSES.get(listing.status, common_pb2.TABLE_STATUS_OPEN),
+        seated_players=listing.seated,
+        created_by_player_id=listing.created_by,
+        created_at=_timestamp(listing.created_at),
     )
 
 
-def player_to_proto(player: Player) -> lobby_pb2.Player:
+def _config(listing: Listing) -> TableConfig:
+    return config_from_proto(decode_config(listing.config))
+
+
+def player_to_proto(player: Wallet) -> lobby_pb2.Player:
     return lobby_pb2.Player(
         player_id=player.player_id,
         username=player.username,
         display_name=player.display_name,
-        is_bot=player.is_bot,
+        is_bot=player.bot,
         created_at=_timestamp(player.created_at),
     )
 
 
-def wallet_to_proto(wallet: Wallet) -> lobby_pb2.Wallet:
+def wallet_to_proto(player: Wallet) -> lobby_pb2.Wallet:
     return lobby_pb2.Wallet(
-        player_id=wallet.player_id, balance=wallet.balance, on_tables=wallet.on_tables
+        player_id=player.player_id,
+        balance=player.balance,
+        on_tables=player.on_tables,
+        reserved=player.reserved,
+    )
+
+
+def entry_to_proto(entry: Entry) -> lobby_pb2.LedgerEntry:
+    return lobby_pb2.LedgerEntry(
+        index=entry.index,
+        kind=_LEDGER_KINDS.get(entry.kind, lobby_pb2.LEDGER_ENTRY_KIND_UNSPECIFIED),
+        amount=entry.amount,
+        balance_after=entry.balance_after,
+        table_id=entry.table_id,
+        reference=entry.reference,
+        at=_timestamp(entry.at),
+    )
+
+
+async def _exhausted(context: Context, refusal: TooManyAttempts) -> None:
+    retry_ms = int(refusal.retry_after_seconds * 1000)
+    await context.abort(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        refusal.message,
+        trailing_metadata=((ERROR_CODE_HEADER, refusal.code), (RETRY_AFTER_HEADER, str(retry_ms))),
     )
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(
+        self, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate, nc: NATS
+    ) -> None:
         self.lobby = lobby
+        self.seating = seating
+        self.cashouts = cashouts
+        self.gate = gate
+        self.nc = nc
+
+    def _login_response(self, session: Session) -> lobby_pb2.LoginResponse:
+        return lobby_pb2.LoginResponse(
+            token=session.token,
+            expires_at=_timestamp(session.claims.expires_at),
+            player=player_to_proto(session.player),
+        )
 
     async def RegisterPlayer(
         self, request: lobby_pb2.RegisterPlayerRequest, context: Context
     ) -> lobby_pb2.RegisterPlayerResponse:
-        player = await self.lobby.register(request.username, request.password, request.display_name)
+        try:
+            player = await self.lobby.register(
+                request.username,
+                request.password,
+                request.display_name,
+                peer=caller_of(context).address,
+                bot=request.is_bot,
+            )
+        except TooManyAttempts as refusal:
+            await _exhausted(context, refusal)
+            raise
         return lobby_pb2.RegisterPlayerResponse(player=player_to_proto(player))
 
     async def Login(
         self, request: lobby_pb2.LoginRequest, context: Context
     ) -> lobby_pb2.LoginResponse:
-        session = await self.lobby.login(request.username, request.password)
-        return lobby_pb2.LoginResponse(
-            token=session.token,
-            expires_at=_timestamp(session.expires_at),
-            player=player_to_proto(session.player),
-        )
+        try:
+            session = await self.lobby.login(
+                request.username, request.password, caller_of(context).address
+            )
+        except TooManyAttempts as refusal:
+            await _exhausted(context, refusal)
+            raise
+        return self._login_response(session)
+
+    async def GuestLogin(
+        self, request: lobby_pb2.GuestLoginRequest, context: Context
+    ) -> lobby_pb2.LoginResponse:
+        return self._login_response(await self.lobby.guest(request.display_name))
+
+    async def Logout(
+        self, request: lobby_pb2.LogoutRequest, context: Context
+    ) -> lobby_pb2.LogoutResponse:
+        await self.lobby.logout(request.token)
+        return lobby_pb2.LogoutResponse()
 
     async def Authenticate(
         self, request: lobby_pb2.AuthenticateRequest, context: Context
     ) -> lobby_pb2.AuthenticateResponse:
-        player = self.lobby.authenticate(request.token)
+        player = await self.lobby.authenticate(request.token)
         return lobby_pb2.AuthenticateResponse(player=player_to_proto(player))
 
     async def GetPlayer(
         self, request: lobby_pb2.GetPlayerRequest, context: Context
     ) -> lobby_pb2.GetPlayerResponse:
-        return lobby_pb2.GetPlayerResponse(
-            player=player_to_proto(self.lobby.player(request.player_id))
-        )
+        player = await self.lobby.player(request.player_id)
+        return lobby_pb2.GetPlayerResponse(player=player_to_proto(player))
 
     async def GetWallet(
         self, request: lobby_pb2.GetWalletRequest, context: Context
     ) -> lobby_pb2.GetWalletResponse:
-        return lobby_pb2.GetWalletResponse(
-            wallet=wallet_to_proto(self.lobby.wallet(request.player_id))
+        player = await self.lobby.player(request.player_id)
+        return lobby_pb2.GetWalletResponse(wallet=wallet_to_proto(player))
+
+    async def ListLedger(
+        self, request: lobby_pb2.ListLedgerRequest, context: Context
+    ) -> lobby_pb2.ListLedgerResponse:
+        entries, next_token = await self.lobby.ledger(
+            request.player_id, request.page_size, request.page_token
+        )
+        return lobby_pb2.ListLedgerResponse(
+            entries=[entry_to_proto(e) for e in entries], next_page_token=next_token
         )
 
-    async def ReserveBuyIn(
-        self, request: lobby_pb2.ReserveBuyInRequest, context: Context
-    ) -> lobby_pb2.ReserveBuyInResponse:
-        raise NotImplementedYet("LobbyService.ReserveBuyIn", SEATING_ISSUE)
+    async def JoinTable(
+        self, request: lobby_pb2.JoinTableRequest, context: Context
+    ) -> lobby_pb2.JoinTableResponse:
+        outcome = await self.seating.join(
+            request.player_id,
+            request.table_id,
+            request.seat if request.HasField("seat") else None,
+            request.buy_in,
+            request.wait_for_big_blind,
+            request.idempotency_key,
+        )
+        return lobby_pb2.JoinTableResponse(
+            seat=outcome.seat, stack=outcome.stack, sequence=outcome.sequence
+        )
 
-    async def CashOut(
-        self, request: lobby_pb2.CashOutRequest, context: Context
-    ) -> lobby_pb2.CashOutResponse:
-        raise NotImplementedYet("LobbyService.CashOut", SEATING_ISSUE)
+    async def TopUp(
+        self, request: lobby_pb2.TopUpRequest, context: Context
+    ) -> lobby_pb2.TopUpResponse:
+        raise NotImplementedYet("LobbyService.TopUp", TOP_UP_LATER)
+
+    async def LeaveTable(
+        self, request: lobby_pb2.LeaveTableRequest, context: Context
+    ) -> lobby_pb2.LeaveTableResponse:
+        left = await self.seating.leave(
+            request.player_id, request.table_id, request.idempotency_key
+        )
+        return lobby_pb2.LeaveTableResponse(cash_out=left.cash_out, sequence=left.sequence)
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
-        table = self.lobby.create_table(
-            request.name, config_from_proto(request.config), request.created_by_player_id
+        listing = await self.lobby.create_table(
+            request.name, request.config, request.created_by_player_id
         )
-        return lobby_pb2.CreateTableResponse(table=table_to_proto(table))
+        return lobby_pb2.CreateTableResponse(table=table_to_proto(listing))
 
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
@@ -133,24 +275,127 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def GetTable(
         self, request: lobby_pb2.GetTableRequest, context: Context
     ) -> lobby_pb2.GetTableResponse:
-        return lobby_pb2.GetTableResponse(table=table_to_proto(self.lobby.table(request.table_id)))
+        listing = await self.lobby.table(request.table_id)
+        return lobby_pb2.GetTableResponse(table=table_to_proto(listing))
 
     async def CloseTable(
         self, request: lobby_pb2.CloseTableRequest, context: Context
     ) -> lobby_pb2.CloseTableResponse:
-        raise NotImplementedYet(
-            "LobbyService.CloseTable", "closing needs the table service (a later issue)"
+        listing = await self.lobby.close_table(request.table_id, request.requested_by_player_id)
+        return lobby_pb2.CloseTableResponse(table=table_to_proto(listing))
+
+    async def AuditChips(
+        self, request: lobby_pb2.AuditChipsRequest, context: Context
+    ) -> lobby_pb2.AuditChipsResponse:
+        audit = await audit_chips(self.nc, self.lobby, self.seating, self.cashouts, self.gate)
+        return lobby_pb2.AuditChipsResponse(
+            grants=audit.grants,
+            wallets=audit.wallets,
+            reserved=audit.reserved,
+            on_tables=audit.on_tables,
+            in_flight=audit.in_flight,
+            rake=audit.rake,
+            holds=audit.holds,
+            tables=[
+                lobby_pb2.TableChips(
+                    table_id=t.table_id, on_table=t.on_table, rake=t.rake, sequence=t.sequence
+                )
+                for t in audit.tables
+            ],
+            open_sagas=audit.open_sagas,
+            seated_players=audit.seated_players,
         )
 
 
+def error_mapper() -> ErrorMapper:
+    mapper = ErrorMapper()
+    mapper.register_code(TABLE_NOT_FOUND, ErrorKind.NOT_FOUND)
+    return mapper
+
+
+def _key_ring(config: LobbyConfig) -> KeyRing:
+    if config.token_keys is not None:
+        return config.token_keys
+    log.warning("HOLDEM_TOKEN_KEYS is not set: tokens are signed with a key of this process only")
+    secret = secrets.token_bytes(32)
+    return KeyRing.parse(f"ephemeral:{base64.b64encode(secret).decode()}")
+
+
 async def build(config: LobbyConfig) -> Mount:
-    lobby = Lobby(config.starting_chips, config.token_ttl_seconds)
-    servicer = LobbyServicer(lobby)
+    platform = config.platform
+    nc = await nats.connect(platform.nats_url)
+    redis = Redis.from_url(platform.redis_url)
+    await ensure_lobby_stream(nc)
+    await JetStreamProjection(nc).ensure_stream()  # the table's public projection we consume
+
+    def aggregates(kind: Kind[S, E]) -> Aggregates[S, E]:
+        return Aggregates(
+            kind,
+            jetstream_store(nc, kind.name),
+            RedisSnapshotStore(redis, prefix=f"holdem:lobby:snapshot:{kind.name}:"),
+        )
+
+    indexes = [
+        Index(nc, "holdem_lobby_players"),
+        Index(nc, "holdem_lobby_tables"),
+        Index(nc, "holdem_lobby_sagas"),
+    ]
+    for index in indexes:
+        await index.start()
+    stores = Stores(
+        aggregates(PLAYERS),
+        aggregates(ACCOUNTS),
+        aggregates(CATALOGUE),
+        *indexes,
+    )
+    channel = connect_peer(platform, "table")
+    limiter = LoginLimiter(
+        redis,
+        per_username=config.login_failures_per_user,
+        per_peer=config.login_failures_per_peer,
+        window_seconds=config.login_window_seconds,
+    )
+    revocations = Revocations(await revoked_bucket(nc, config.token_ttl_seconds))
+    lobby = Lobby(
+        stores,
+        TableClient(channel, timeout=platform.rpc_timeout_seconds),
+        limiter,
+        _key_ring(config),
+        revocations,
+        grant=config.starting_chips,
+        token_ttl_seconds=config.token_ttl_seconds,
+    )
+    await lobby.start()
+    gate = Gate()
+    cashouts = CashOuts(nc, lobby, gate)
+    seating = Seating(
+        lobby, gate, cashouts.find_commit, leave_wait_seconds=config.leave_wait_seconds
+    )
+
+    tasks = [
+        asyncio.create_task(cashouts.run()),
+        asyncio.create_task(seating.run(config.saga_resume_seconds)),
+    ]
+    servicer = LobbyServicer(lobby, seating, cashouts, gate, nc)
+
+    async def cleanup() -> None:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        await channel.close()
+        with contextlib.suppress(Exception):
+            await nc.drain()
+        await redis.aclose()
+
     return Mount(
         endpoints=[
             Endpoint(
                 SERVICE_NAME,
                 lambda s: lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, s),
             )
-        ]
+        ],
+        error_mapper=error_mapper(),
+        cleanups=[cleanup],
     )

@@ -77,6 +77,13 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             command = tc.SitIn(request.sit_in.player_id, now=now)
         elif which == "start_hand":
             return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
+        elif which == "show_or_muck":
+            som = request.show_or_muck
+            command = tc.ShowOrMuck(som.player_id, som.show, now, hand_id=som.hand_id)
+        elif which == "set_auto_muck":
+            command = tc.SetAutoMuck(
+                request.set_auto_muck.player_id, request.set_auto_muck.auto_muck, now
+            )
         elif which == "close_table":
             command = tc.CloseTable("closed by owner", now)
         else:
@@ -95,7 +102,11 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
         )
         outcome = await self.app.execute(table_id, command, key)
-        return table_pb2.SubmitActionResponse(sequence=outcome.sequence)
+        table = await self.app.table(table_id)
+        return table_pb2.SubmitActionResponse(
+            sequence=outcome.sequence,
+            view=player_view(table_id, table.state, table.sequence, request.player_id),
+        )
 
     async def GetTableState(
         self, request: table_pb2.GetTableStateRequest, context: Context

@@ -147,7 +147,7 @@ def test_services_are_probed_on_grpc_health_sized_and_locked_down(tree: str) -> 
         assert pod["automountServiceAccountToken"] is False
         (container,) = pod["containers"]
         assert container["args"] == [f"services.{name}"]
-        env = {e["name"]: e["value"] for e in container["env"]}
+        env = {e["name"]: e.get("value") for e in container["env"]}
         assert env["HOLDEM_LISTEN"] == f"0.0.0.0:{port}"
         assert env["HOLDEM_METRICS_LISTEN"] == f"0.0.0.0:{metrics_port}"
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}

@@ -42,7 +42,7 @@ from tests.services.conftest import ServiceProcess, start_service
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 #: Services fuzzed in CI (each about 30 s on a quiet 2-core machine).
-FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai")
+FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai", "lobby", "gateway")
 EXAMPLES = int(os.environ.get("HOLDEM_TEST_FUZZ_EXAMPLES", "120"))
 CALL_TIMEOUT = 10.0
 #: Never an acceptable answer, whatever the request.
@@ -75,6 +75,7 @@ class Target:
     env: Callable[[Infra], dict[str, str]]
     normal_call: Callable[[grpc.Channel], Known]
     needs_lobby: bool = False
+    needs_table: bool = False
     ok_codes: frozenset[grpc.StatusCode] = field(default_factory=frozenset)
 
 
@@ -189,6 +190,20 @@ def lobby_call(channel: grpc.Channel) -> Known:
         timeout=CALL_TIMEOUT,
     )
     stub.ListTables(lobby_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
+    joined = stub.JoinTable(
+        lobby_pb2.JoinTableRequest(
+            player_id=player.player_id,
+            table_id=created.table.table_id,
+            buy_in=CONFIG.big_blind * 50,
+            idempotency_key=fresh("join-"),
+        ),
+        timeout=CALL_TIMEOUT,
+    )
+    assert joined.stack == CONFIG.big_blind * 50
+    wallet = stub.GetWallet(
+        lobby_pb2.GetWalletRequest(player_id=player.player_id), timeout=CALL_TIMEOUT
+    ).wallet
+    assert wallet.on_tables == joined.stack
     return {
         "player_id": [player.player_id],
         "created_by_player_id": [player.player_id],
@@ -201,17 +216,30 @@ def gateway_call(channel: grpc.Channel) -> Known:
     stub = gateway_pb2_grpc.GatewayServiceStub(channel)
     name = fresh("g")[:32]
     stub.Register(
-        gateway_pb2.RegisterRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+        gateway_pb2.RegisterRequest(username=name, password="correct horse battery"),
+        timeout=CALL_TIMEOUT,
     )
     token = stub.Login(
-        gateway_pb2.LoginRequest(username=name, password="correct horse"), timeout=CALL_TIMEOUT
+        gateway_pb2.LoginRequest(username=name, password="correct horse battery"),
+        timeout=CALL_TIMEOUT,
     ).token
+    auth = (("authorization", f"Bearer {token}"),)
     stub.ListTables(gateway_pb2.ListTablesRequest(), timeout=CALL_TIMEOUT)
-    return {"username": [name], METADATA: [(("authorization", f"Bearer {token}"),)]}
+    table = stub.CreateTable(
+        gateway_pb2.CreateTableRequest(config=CONFIG), metadata=auth, timeout=CALL_TIMEOUT
+    ).table
+    wallet = stub.GetWallet(gateway_pb2.GetWalletRequest(), metadata=auth, timeout=CALL_TIMEOUT)
+    assert wallet.wallet.balance >= 0
+    return {"username": [name], "table_id": [table.table_id], METADATA: [auth]}
 
 
 def _infra(*names: str) -> Callable[[Infra], dict[str, str]]:
-    keys = {"nats": "HOLDEM_NATS_URL", "redis": "HOLDEM_REDIS_URL", "lobby": "HOLDEM_LOBBY_ADDR"}
+    keys = {
+        "nats": "HOLDEM_NATS_URL",
+        "redis": "HOLDEM_REDIS_URL",
+        "lobby": "HOLDEM_LOBBY_ADDR",
+        "table": "HOLDEM_TABLE_ADDR",
+    }
     return lambda infra: {keys[name]: infra[name] for name in names}
 
 
@@ -238,12 +266,22 @@ TARGETS: Mapping[str, Target] = {
     ),
     "ai": Target(ai_pb2.DESCRIPTOR.services_by_name["AiService"], lambda infra: {}, ai_call),
     "table": Target(table_pb2.DESCRIPTOR.services_by_name["TableService"], _table_env, table_call),
-    "lobby": Target(lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"], _infra(), lobby_call),
+    "lobby": Target(
+        lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
+        _infra("nats", "redis", "table"),
+        lobby_call,
+        needs_table=True,
+        # login limits per peer and per username are part of the contract: a fuzzer is one peer
+        ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
+    ),
     "gateway": Target(
         gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"],
-        _infra("lobby"),
+        _infra("nats", "redis", "lobby", "table"),
         gateway_call,
         needs_lobby=True,
+        needs_table=True,
+        # its per-player and per-peer rate limits are part of the contract: a fuzzer is one caller
+        ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
     ),
 }
 
@@ -283,6 +321,8 @@ def running(
             target = TARGETS[name]
             if target.needs_lobby:
                 infra["lobby"] = get("lobby").process.address
+            if target.needs_table:
+                infra["table"] = get("table").process.address
             process = start_service(name, log_dir, target.env(infra))
             channel = grpc.insecure_channel(process.address)
             known = {k: list(v) for k, v in target.normal_call(channel).items()}

@@ -91,10 +91,10 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         },
     ),
     "lobby": (
-        ["services/lobby", "libs/tableproto/config.py", "libs/table/config.py"],
+        ["services/lobby", "libs/lobby", "libs/tableproto/config.py", "libs/table/config.py"],
         {
             "INVALID_USERNAME": INVALID,
-            "INVALID_PASSWORD": INVALID,
+            "WEAK_PASSWORD": INVALID,
             "INVALID_DISPLAY_NAME": INVALID,
             "INVALID_TABLE_NAME": INVALID,
             "INVALID_TABLE_CONFIG": INVALID,
@@ -104,6 +104,15 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "INVALID_TOKEN": S.UNAUTHENTICATED,
             "PLAYER_NOT_FOUND": NOT_FOUND,
             "TABLE_NOT_FOUND": NOT_FOUND,
+            # wallets and seating (sagas)
+            "NOT_ENOUGH_CHIPS": PRECONDITION,
+            "ALREADY_REGISTERED": PRECONDITION,
+            "TABLE_CLOSED": PRECONDITION,
+            "NOT_TABLE_OWNER": S.PERMISSION_DENIED,
+            "BUY_IN_IN_PROGRESS": S.ABORTED,
+            "BUY_IN_PENDING": S.UNAVAILABLE,
+            "TABLE_UNAVAILABLE": S.UNAVAILABLE,
+            "CONCURRENCY_CONFLICT": S.ABORTED,
             **UNIMPLEMENTED,
         },
     ),
@@ -134,7 +143,19 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
     ),
     "gateway": (
         ["services/gateway"],
-        {"MISSING_TOKEN": S.UNAUTHENTICATED, "MALFORMED_TOKEN": S.UNAUTHENTICATED, **UNIMPLEMENTED},
+        {
+            "MISSING_TOKEN": S.UNAUTHENTICATED,
+            "MALFORMED_TOKEN": S.UNAUTHENTICATED,
+            "INVALID_TOKEN": S.UNAUTHENTICATED,
+            "TOKEN_EXPIRED": S.UNAUTHENTICATED,
+            "TOKEN_REVOKED": S.UNAUTHENTICATED,
+            "NOT_YOUR_SEAT": S.PERMISSION_DENIED,
+            "TABLE_NOT_FOUND": NOT_FOUND,
+            "INVALID_PAGE_TOKEN": INVALID,
+            # a WatchTable stream that fell behind: resume with from_sequence
+            "FELL_BEHIND": S.ABORTED,
+            **UNIMPLEMENTED,
+        },
     ),
     "ai": (
         ["services/ai", "libs/ai/wire.py"],

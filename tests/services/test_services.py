@@ -149,10 +149,12 @@ def test_register_login_create_and_list_tables_through_the_gateway(
 def test_lobby_errors_keep_their_status_through_the_gateway(
     gateway: gateway_pb2_grpc.GatewayServiceStub,
 ) -> None:
-    gateway.Register(gateway_pb2.RegisterRequest(username="bob", password="12345678"), timeout=10)
+    gateway.Register(
+        gateway_pb2.RegisterRequest(username="bob", password="bob-strong-pass"), timeout=10
+    )
     with pytest.raises(grpc.RpcError) as taken:
         gateway.Register(
-            gateway_pb2.RegisterRequest(username="BOB", password="12345678"), timeout=10
+            gateway_pb2.RegisterRequest(username="BOB", password="bob-strong-pass"), timeout=10
         )
     assert taken.value.code() == grpc.StatusCode.ALREADY_EXISTS
     assert "taken" in (taken.value.details() or "")
@@ -179,9 +181,11 @@ def test_create_table_needs_a_valid_token(gateway: gateway_pb2_grpc.GatewayServi
 def test_invalid_table_config_is_invalid_argument(
     gateway: gateway_pb2_grpc.GatewayServiceStub,
 ) -> None:
-    gateway.Register(gateway_pb2.RegisterRequest(username="dave", password="12345678"), timeout=10)
+    gateway.Register(
+        gateway_pb2.RegisterRequest(username="dave", password="dave-strong-pass"), timeout=10
+    )
     token = gateway.Login(
-        gateway_pb2.LoginRequest(username="dave", password="12345678"), timeout=10
+        gateway_pb2.LoginRequest(username="dave", password="dave-strong-pass"), timeout=10
     ).token
     config = common_pb2.TableConfig()
     config.CopyFrom(NO_LIMIT_HOLDEM)

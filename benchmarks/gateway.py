@@ -1,0 +1,313 @@
+"""The gateway's Act round trip: client -> gateway (token check, rate limit) -> table service
+(decide, guarded JetStream append, the public projection) -> back, with the actor's view. Real
+processes: nats-server, redis-server, the table service (in-process dealer and evaluator) and the
+gateway (plus a lobby, which Act never calls).
+
+Each client owns a heads-up table and plays both seats (check or call, show at showdown): every
+Act is a real decision that commits. Measured with 1 and ``--clients`` concurrent clients for
+``--seconds`` each: Act p50 and p99 and actions/s, beside a bare grpc.aio unary call (the health
+Check of a server with no interceptors, in another process) at the same concurrency in the same
+run, and the ratio of the p50s (target: at most 3x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks import Result
+from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
+
+NAME = "gateway"
+DESCRIPTION = "Act round trip through the gateway (p50/p99, actions/s) vs a bare grpc.aio call"
+KEYS = "bench:" + base64.b64encode(b"b" * 32).decode()
+LOCAL = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=50, help="concurrent clients (and tables)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured time per run")
+
+
+def _log(message: str) -> None:
+    print(f"[gateway] {message}", file=sys.stderr)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+async def _clients(
+    count: int, seconds: float, one: Callable[[int], Awaitable[Callable[[], Awaitable[None]]]]
+) -> tuple[list[float], float]:
+    """Run ``count`` clients for ``seconds``; every timed call's latency and the elapsed time."""
+    steps = [await one(i) for i in range(count)]
+    latencies: list[float] = []
+    stop = time.monotonic() + seconds
+
+    async def loop(step: Callable[[], Awaitable[None]]) -> None:
+        while time.monotonic() < stop:
+            started = time.perf_counter()
+            await step()
+            latencies.append(time.perf_counter() - started)
+
+    started = time.monotonic()
+    await asyncio.gather(*(loop(step) for step in steps))
+    return latencies, time.monotonic() - started
+
+
+async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: float) -> list[Any]:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from holdem.common.v1 import common_pb2
+    from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+    from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+    from libs.auth import KeyRing, issue
+
+    ring = KeyRing.parse(KEYS)
+    config = common_pb2.TableConfig(
+        variant=common_pb2.VARIANT_HOLDEM,
+        betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+        max_seats=2,
+        small_blind=1,
+        big_blind=2,
+        max_buy_in=1_000_000,
+        min_buy_in=40,
+    )
+    gch = grpc.aio.insecure_channel(gateway)
+    tch = grpc.aio.insecure_channel(table)
+    bch = grpc.aio.insecure_channel(bare)
+    gw = gateway_pb2_grpc.GatewayServiceStub(gch)
+    tb = table_pb2_grpc.TableServiceStub(tch)
+    health = health_pb2_grpc.HealthStub(bch)
+
+    def token(player: str) -> tuple[tuple[str, str], ...]:
+        text, _ = issue(
+            ring,
+            player_id=player,
+            username=player,
+            display_name=player,
+            guest=False,
+            now=time.time(),
+            ttl_seconds=3600,
+        )
+        return (("authorization", f"Bearer {text}"),)
+
+    async def act_client(index: int, direct: bool = False) -> Callable[[], Awaitable[None]]:
+        table_id = f"bench{uuid.uuid4().hex[:10]}"
+        await tb.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key="open",
+                open_table=table_pb2.OpenTable(config=config),
+            )
+        )
+        players = [f"b{index}x{uuid.uuid4().hex[:6]}", f"b{index}y{uuid.uuid4().hex[:6]}"]
+        auth = {p: token(p) for p in players}
+        for player in players:
+            await tb.SubmitCommand(
+                table_pb2.SubmitCommandRequest(
+                    table_id=table_id,
+                    idempotency_key=f"seat-{player}",
+                    seat_player=table_pb2.SeatPlayer(player_id=player, buy_in=1_000_000),
+                )
+            )
+        state: dict[str, Any] = {"view": None}
+
+        async def current() -> Any:
+            while True:
+                view = (
+                    await tb.GetPlayerView(table_pb2.GetPlayerViewRequest(table_id=table_id))
+                ).view
+                if view.HasField("acting_seat"):
+                    return view
+                await asyncio.sleep(0.001)
+
+        async def step() -> None:
+            view = state["view"]
+            if view is None or not view.HasField("acting_seat"):
+                view = await current()  # untimed in spirit: rare (between hands)
+            seat = next(s for s in view.seats if s.seat == view.acting_seat)
+            player = seat.player_id
+            mine = view if view.viewer_player_id == player else None
+            if mine is None:
+                mine = (
+                    await tb.GetPlayerView(
+                        table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player)
+                    )
+                ).view
+            key = uuid.uuid4().hex
+            if not mine.HasField("legal_actions"):
+                await gw.Show(
+                    gateway_pb2.ShowRequest(table_id=table_id, idempotency_key=key),
+                    metadata=auth[player],
+                )
+                state["view"] = None
+                return
+            action = (
+                common_pb2.ACTION_TYPE_CHECK
+                if mine.legal_actions.can_check
+                else common_pb2.ACTION_TYPE_CALL
+            )
+            started = time.perf_counter()
+            if direct:  # the table alone, for the breakdown
+                response: Any = await tb.SubmitAction(
+                    table_pb2.SubmitActionRequest(
+                        table_id=table_id,
+                        hand_id=mine.hand_id,
+                        player_id=player,
+                        action=action,
+                        idempotency_key=key,
+                    )
+                )
+                table_times.append(time.perf_counter() - started)
+            else:
+                response = await gw.Act(
+                    gateway_pb2.ActRequest(
+                        table_id=table_id, hand_id=mine.hand_id, action=action, idempotency_key=key
+                    ),
+                    metadata=auth[player],
+                )
+                act_times.append(time.perf_counter() - started)
+            state["view"] = response.view
+
+        return step
+
+    async def bare_client(index: int) -> Callable[[], Awaitable[None]]:
+        async def step() -> None:
+            started = time.perf_counter()
+            await health.Check(health_pb2.HealthCheckRequest())  # type: ignore[attr-defined]
+            bare_times.append(time.perf_counter() - started)
+
+        return step
+
+    rows = []
+    for count in sorted({1, clients}):
+        act_times: list[float] = []
+        bare_times: list[float] = []
+        table_times: list[float] = []
+        _, elapsed = await _clients(count, seconds, act_client)
+        acts = list(act_times)
+        await _clients(count, min(seconds, 5.0), lambda i: act_client(i, direct=True))
+        _, bare_elapsed = await _clients(count, min(seconds, 5.0), bare_client)
+        row = {
+            "clients": count,
+            "act_p50_ms": _percentile(acts, 0.5) * 1000,
+            "act_p99_ms": _percentile(acts, 0.99) * 1000,
+            "acts_per_s": len(acts) / elapsed,
+            "bare_p50_ms": _percentile(bare_times, 0.5) * 1000,
+            "bare_p99_ms": _percentile(bare_times, 0.99) * 1000,
+            "bare_per_s": len(bare_times) / bare_elapsed,
+            "table_p50_ms": _percentile(table_times, 0.5) * 1000,
+        }
+        row["p50_ratio"] = row["act_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
+        rows.append(row)
+        _log(
+            f"{count:>3} clients: Act p50 {row['act_p50_ms']:.2f} ms p99 {row['act_p99_ms']:.2f} ms"
+            f" {row['acts_per_s']:.0f}/s | bare p50 {row['bare_p50_ms']:.2f} ms"
+            f" p99 {row['bare_p99_ms']:.2f} ms {row['bare_per_s']:.0f}/s"
+            f" | Act/bare at p50 {row['p50_ratio']:.1f}x"
+            f" | table SubmitAction alone p50 {row['table_p50_ms']:.2f} ms"
+        )
+    for channel in (gch, tch, bch):
+        await channel.close()
+    return rows
+
+
+def format_rows(rows: list[dict[str, float]]) -> str:
+    header = (
+        "clients  Act p50 ms  Act p99 ms  Act/s   bare p50 ms  bare p99 ms  bare/s   p50 ratio"
+        "  table-only p50 ms"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{int(r['clients']):>7}  {r['act_p50_ms']:>10.2f}  {r['act_p99_ms']:>10.2f}"
+            f"  {r['acts_per_s']:>5.0f}   {r['bare_p50_ms']:>11.2f}  {r['bare_p99_ms']:>11.2f}"
+            f"  {r['bare_per_s']:>6.0f}   {r['p50_ratio']:>8.1f}x"
+            f"  {r['table_p50_ms']:>17.2f}"
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> list[Result]:
+    with (
+        start_nats() as nats_server,
+        start_redis() as redis_server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        logs = Path(tmp)
+        base = {
+            "HOLDEM_NATS_URL": nats_server.url,
+            "HOLDEM_REDIS_URL": redis_server.url,
+            "HOLDEM_TOKEN_KEYS": KEYS,
+        }
+        started: list[ServiceProcess] = []
+        bare_proc = None
+        try:
+            table = ServiceProcess(
+                "table",
+                logs / "table.log",
+                env=service_env(extra={**base, **LOCAL}),
+            ).spawn()
+            started.append(table.wait_serving())
+            lobby = ServiceProcess(
+                "lobby",
+                logs / "lobby.log",
+                env=service_env(extra={**base, "HOLDEM_TABLE_ADDR": table.address}),
+            ).spawn()
+            started.append(lobby.wait_serving())
+            gateway = ServiceProcess(
+                "gateway",
+                logs / "gateway.log",
+                env=service_env(
+                    extra={
+                        **base,
+                        "HOLDEM_TABLE_ADDR": table.address,
+                        "HOLDEM_LOBBY_ADDR": lobby.address,
+                        "HOLDEM_GATEWAY_RATE_PER_SECOND": "100000",
+                        "HOLDEM_GATEWAY_RATE_BURST": "100000",
+                    }
+                ),
+            ).spawn()
+            started.append(gateway.wait_serving())
+            port_file = logs / "bare.port"
+            bare_proc = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.bare_server", str(port_file)]
+            )
+            deadline = time.monotonic() + 20
+            while not port_file.exists() or not port_file.read_text():
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the bare server did not start")
+                time.sleep(0.05)
+            bare = f"127.0.0.1:{port_file.read_text()}"
+            rows = asyncio.run(
+                _measure(gateway.address, table.address, bare, args.clients, args.seconds)
+            )
+        finally:
+            if bare_proc is not None:
+                bare_proc.terminate()
+                bare_proc.wait(10)
+            for process in reversed(started):
+                process.stop()
+    print(format_rows(rows))
+    return [
+        Result(
+            f"gateway Act, {int(r['clients'])} clients",
+            r["acts_per_s"],
+            "bare grpc.aio",
+            r["bare_per_s"],
+        )
+        for r in rows
+    ]

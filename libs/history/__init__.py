@@ -1,0 +1,12 @@
+"""Hand histories of one player's own hands, from a table's stored commits (pure, no I/O).
+
+- :mod:`.hands`: the hands a player was dealt into, cut from the table's events, with every card
+  that player never saw removed (others' hole cards unless shown, burn cards).
+- :mod:`.phh`: such a hand as a PHH document (``holdem replay`` replays it; unseen cards ``??``).
+- :mod:`.pokerstars`: the same hand as PokerStars-style text (hold'em; PokerKit's
+  ``HandHistory.from_pokerstars`` parses the no-limit ones).
+"""
+
+from .hands import HandHistory, PlayedHand, hands_of_player, played_hands
+
+__all__ = ["HandHistory", "PlayedHand", "hands_of_player", "played_hands"]

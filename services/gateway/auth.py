@@ -1,0 +1,62 @@
+"""Who is calling: the bearer token of a call, verified here (contract-13 §4) with the key ring
+of HOLDEM_TOKEN_KEYS and the watched revocation list (NATS KV ``holdem_revoked``), with no lobby
+round trip."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from libs.auth import InvalidToken, KeyRing, TokenClaims, verify
+from libs.auth.revocation import RevokedTokens
+from libs.auth.tokens import TOKEN_EXPIRED
+from libs.platform.errors import Unauthenticated
+
+MALFORMED_TOKEN = "MALFORMED_TOKEN"
+MISSING_TOKEN = "MISSING_TOKEN"
+INVALID_TOKEN = "INVALID_TOKEN"
+EXPIRED_TOKEN = "TOKEN_EXPIRED"
+REVOKED_TOKEN = "TOKEN_REVOKED"
+
+AUTHORIZATION_HEADER = "authorization"
+_BEARER = "bearer "
+
+
+def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
+    """The token of an ``authorization: Bearer <token>`` header; Unauthenticated otherwise."""
+    for key, value in metadata or ():
+        if key.lower() == AUTHORIZATION_HEADER and isinstance(value, str):
+            if value[: len(_BEARER)].lower() == _BEARER and value[len(_BEARER) :].strip():
+                return value[len(_BEARER) :].strip()
+            raise Unauthenticated(MALFORMED_TOKEN, "authorization must be 'Bearer <token>'")
+    raise Unauthenticated(MISSING_TOKEN, "this call needs 'authorization: Bearer <token>'")
+
+
+class Authenticator:
+    """Verifies tokens locally. ``keys`` None: nothing verifies (no HOLDEM_TOKEN_KEYS)."""
+
+    def __init__(
+        self,
+        keys: KeyRing | None,
+        revoked: RevokedTokens | None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.keys = keys
+        self.revoked = revoked
+        self.clock = clock
+
+    def claims(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> TokenClaims:
+        return self.verify(bearer_token(metadata))
+
+    def verify(self, token: str) -> TokenClaims:
+        if self.keys is None:
+            raise Unauthenticated(INVALID_TOKEN, "this gateway has no token keys configured")
+        try:
+            claims = verify(self.keys, token, now=self.clock())
+        except InvalidToken as exc:
+            if exc.code == TOKEN_EXPIRED:
+                raise Unauthenticated(EXPIRED_TOKEN, exc.message) from None
+            raise Unauthenticated(INVALID_TOKEN, exc.message) from None
+        if self.revoked is not None and self.revoked.is_revoked(claims):
+            raise Unauthenticated(REVOKED_TOKEN, "the token was revoked (logged out): log in again")
+        return claims

@@ -1,0 +1,61 @@
+"""The chip audit at one moment: the process manager first finishes what it can, then, with every
+money move paused (the gate held exclusively), the wallets, every listed table's chips (read from
+the table service, its public projection waited for up to that commit) and the public commits the
+cash-out consumer has not applied yet (chips on their way to wallets) are summed
+(libs/lobby/audit.py says what must hold)."""
+
+from __future__ import annotations
+
+from nats.aio.client import Client as NATS
+
+from libs.lobby.audit import ChipAudit, TableChips
+from services.lobby.app import Lobby
+from services.lobby.cashout import CashOuts, money_pending, wait_projected
+from services.lobby.sagas import Gate, Seating
+from services.lobby.tables import TableRefusal
+
+
+async def audit_chips(
+    nc: NATS, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate
+) -> ChipAudit:
+    await seating.resume_all()
+    async with gate.exclusive():
+        players = [await lobby.players.get(p) for p in await lobby.stores.player_index.keys()]
+        players = [p for p in players if p.registered]
+        tables: list[TableChips] = []
+        through: dict[str, int] = {}
+        seated = 0
+        for listing in list(lobby.listings.values()):
+            try:
+                state = await lobby.tables.state(listing.table_id)
+            except TableRefusal as refusal:
+                if refusal.code != "TABLE_NOT_FOUND":
+                    raise
+                continue  # listed, never opened: nothing there
+            await wait_projected(nc, listing.table_id, state.sequence)
+            through[listing.table_id] = state.sequence
+            seated += len(state.seats)
+            tables.append(TableChips(listing.table_id, state.chips, listing.rake, state.sequence))
+        by_id = {p.player_id: p for p in players}
+        credited = set(by_id)
+
+        def was_credited(player_id: str, ref: str) -> bool:
+            player = by_id.get(player_id)
+            return player is not None and ref in player.credited
+
+        def was_recorded(table_id: str, sequence: int) -> bool:
+            listing = lobby.listings.get(table_id)
+            return listing is not None and sequence <= listing.last_sequence
+
+        pending = money_pending(await cashouts.pending(), through, was_credited, was_recorded)
+        return ChipAudit(
+            grants=sum(p.granted for p in players),
+            wallets=sum(p.balance for p in players),
+            reserved=sum(p.reserved for p in players),
+            on_tables=sum(t.on_table for t in tables),
+            in_flight=sum(amount for who, amount in pending.credits if who in credited),
+            rake=sum(t.rake for t in tables) + pending.rake,
+            tables=tables,
+            open_sagas=sum(len(p.reservations) for p in players),
+            seated_players=seated,
+        )

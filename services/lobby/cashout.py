@@ -1,0 +1,243 @@
+"""The one path by which chips come back from tables (contract-13 §3): a durable JetStream
+consumer of the tables' public projection (HOLDEM_PUBLIC) credits wallets from PlayerLeft and
+TableClosed, deduplicated by table commit (``<table>:<seq>`` in each wallet), and records in the
+catalogue who sits where, the rake and closed tables. A message is acknowledged only after its
+credits are committed, so a lobby killed at any moment credits, when it is back, exactly what
+it had not yet credited.
+
+Also here: ``pending`` (what the consumer has not yet applied, for the chip audit) and
+``find_commit`` (a saga's own commit at a table, for the process manager)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+from collections.abc import Callable
+
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import FetchTimeoutError, NotFoundError
+
+from libs.eventstore.projection import (
+    PREVIOUS_HEADER,
+    PUBLIC_STREAM,
+    PUBLIC_SUBJECT_PREFIX,
+    SEQUENCE_HEADER,
+    Projected,
+    read_public,
+)
+from libs.lobby import wallet
+from libs.lobby.cashouts import Money, money_of
+from libs.table.events import PlayerSeated
+from libs.tableproto.public import PublicCommit, decode_public
+from services.lobby.app import Lobby
+from services.lobby.sagas import Gate
+
+log = structlog.get_logger("lobby.cashout")
+
+CONSUMER = "holdem-lobby-cashout"
+
+
+def _projected(msg: Msg) -> Projected:
+    headers = msg.headers or {}
+    table_id = msg.subject.rpartition(".")[2]
+    return Projected(
+        table_id,
+        int(headers.get(SEQUENCE_HEADER, 0)),
+        int(headers.get(PREVIOUS_HEADER, 0)),
+        msg.data or b"",
+        int(msg.metadata.sequence.stream),
+    )
+
+
+def _credit(
+    player: wallet.Wallet, *, table_id: str, sequence: int, amount: int, now: float
+) -> list[wallet.Event]:
+    return wallet.credit(player, table_id, sequence, amount, now)
+
+
+class CashOuts:
+    def __init__(self, nc: NATS, lobby: Lobby, gate: Gate) -> None:
+        self.nc = nc
+        self.js = nc.jetstream(timeout=10.0)
+        self.lobby = lobby
+        self.gate = gate
+        self.applied = 0  # public commits applied by this process
+
+    async def _subscription(self) -> object:
+        config = ConsumerConfig(
+            durable_name=CONSUMER,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.EXPLICIT,
+            ack_wait=30.0,
+            max_ack_pending=1,  # in order
+            filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
+        )
+        return await self.js.pull_subscribe(
+            f"{PUBLIC_SUBJECT_PREFIX}.>", durable=CONSUMER, stream=PUBLIC_STREAM, config=config
+        )
+
+    async def run(self) -> None:
+        """Consume for ever (reconnects on errors)."""
+        while True:
+            try:
+                sub = await self._subscription()
+                while True:
+                    try:
+                        messages = await sub.fetch(1, timeout=1.0)  # type: ignore[attr-defined]
+                    except (TimeoutError, FetchTimeoutError, NatsTimeout):
+                        continue
+                    for msg in messages:
+                        await self.handle(msg)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("cash-out consumer restarts", error=str(exc)[:200])
+                await asyncio.sleep(1.0)
+
+    async def handle(self, msg: Msg) -> None:
+        commit = decode_public(_projected(msg))
+        async with self.gate.shared():
+            await self.apply(commit)
+            await msg.ack_sync()
+        self.applied += 1
+
+    async def apply(self, commit: PublicCommit) -> None:
+        money = money_of(commit.events)
+        if not money.relevant:
+            return
+        log.info(
+            "table commit applied",
+            table_id=commit.table_id,
+            sequence=commit.sequence,
+            returned=money.returned,
+            closed=money.closed_reason,
+        )
+        now = self.lobby.clock()
+        for player_id, amount in money.credits:
+            if not (await self.lobby.players.get(player_id)).registered:
+                continue  # not a lobby player (e.g. a bot seated by a test through the table)
+            await self.lobby.players.execute(
+                player_id,
+                functools.partial(
+                    _credit,
+                    table_id=commit.table_id,
+                    sequence=commit.sequence,
+                    amount=amount,
+                    now=now,
+                ),
+                msg_id=f"credit-{commit.table_id}-{commit.sequence}",
+            )
+        if (
+            commit.table_id in self.lobby.listings
+            or (await self.lobby.stores.tables.get(commit.table_id)).exists
+        ):
+            await self.lobby.record_activity(
+                commit.table_id,
+                commit.sequence,
+                money.seated_delta,
+                money.rake,
+                money.closed_reason,
+            )
+
+    async def ack_floor(self) -> int:
+        """Stream position up to which every public commit was applied (0: none yet)."""
+        try:
+            info = await self.js.consumer_info(PUBLIC_STREAM, CONSUMER)
+        except NotFoundError:
+            return 0
+        return int(info.ack_floor.stream_seq or 0) if info.ack_floor else 0
+
+    async def pending(self) -> list[PublicCommit]:
+        """Public commits not yet applied (call it with the gate held exclusively)."""
+        floor = await self.ack_floor()
+        try:
+            info = await self.js.stream_info(PUBLIC_STREAM)
+        except NotFoundError:
+            return []
+        last = int(info.state.last_seq or 0)
+        if last <= floor:
+            return []
+        config = ConsumerConfig(
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+            opt_start_seq=floor + 1,
+            ack_policy=AckPolicy.NONE,
+            inactive_threshold=30.0,
+            mem_storage=True,
+            filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
+        )
+        sub = await self.js.pull_subscribe(
+            f"{PUBLIC_SUBJECT_PREFIX}.>", stream=PUBLIC_STREAM, config=config
+        )
+        found: list[PublicCommit] = []
+        position = floor
+        try:
+            while position < last:
+                try:
+                    batch = await sub.fetch(512, timeout=2.0)
+                except (TimeoutError, FetchTimeoutError, NatsTimeout):
+                    break
+                for msg in batch:
+                    projected = _projected(msg)
+                    position = max(position, projected.position)
+                    if projected.position <= last:
+                        found.append(decode_public(projected))
+        finally:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
+        return found
+
+    async def find_commit(self, table_id: str, causation_id: str) -> tuple[int, int] | None:
+        """The table commit made by the command with idempotency key ``causation_id`` that
+        seated someone: (its sequence, the seat)."""
+        for projected in await read_public(self.nc, table_id):
+            commit = decode_public(projected)
+            if commit.causation_id != causation_id:
+                continue
+            for event in commit.events:
+                if isinstance(event, PlayerSeated):
+                    return commit.sequence, event.seat
+        return None
+
+
+def money_pending(
+    commits: list[PublicCommit],
+    through: dict[str, int],
+    credited: Callable[[str, str], bool],
+    recorded: Callable[[str, int], bool],
+) -> Money:
+    """What the commits not yet acknowledged still owe wallets and the rake, counting only
+    commits the audit's table reads already reflect (sequence <= ``through[table]``) and not
+    what was applied before the lobby stopped short of acknowledging (``credited(player,
+    "<table>:<seq>")``, ``recorded(table, seq)``)."""
+    total = Money()
+    for commit in commits:
+        if commit.sequence > through.get(commit.table_id, 0):
+            continue
+        money = money_of(commit.events)
+        ref = f"{commit.table_id}:{commit.sequence}"
+        total.credits.extend((p, a) for p, a in money.credits if not credited(p, ref))
+        if not recorded(commit.table_id, commit.sequence):
+            total.rake += money.rake
+    return total
+
+
+async def wait_projected(nc: NATS, table_id: str, sequence: int, timeout: float = 5.0) -> bool:
+    """Wait until the table's public projection has its commit ``sequence`` (it is published
+    just after the commit)."""
+    from libs.eventstore.projection import JetStreamProjection
+
+    projection = JetStreamProjection(nc)
+    deadline = time.monotonic() + timeout
+    while True:
+        last = await projection.last(table_id)
+        if last is not None and last.sequence >= sequence:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.02)

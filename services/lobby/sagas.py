@@ -1,0 +1,357 @@
+"""Seating sagas: chips move between a wallet and a seat exactly once, whatever fails, times out or
+is retried (docs/lobby.md, "Sagas").
+
+Buy-in (saga id = hash of the caller's idempotency key and the player): (1) the saga is put in
+the open-saga index, (2) the wallet reserves the chips (commit ``reserve-<saga>``), (3) the
+table seats the player (SubmitCommand seat_player, idempotency key = saga id), (4) the wallet
+confirms (``confirm-<saga>``) or, when the table refused, releases the reservation
+(``release-<saga>``, the compensation), (5) the saga leaves the index. Every step is idempotent;
+the process manager (``resume_all``, at start and every few seconds) drives every saga still in
+the index from wherever it stopped. Before compensating a saga that may have reached the table
+earlier, it looks for the saga's own commit in the table's public stream (the commit's causation
+id is the saga id), so a seat that did happen is never refunded.
+
+Leave: the table's leave_seat (key = saga id); the chips come back only through the cash-out
+consumer (cashout.py), which LeaveTable waits for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+import structlog
+
+from libs.lobby import wallet
+from libs.lobby.catalogue import CLOSED
+from libs.lobby.wallet import BUY_IN, Outcome
+from libs.platform.errors import (
+    AlreadyExists,
+    Conflict,
+    DomainError,
+    ErrorKind,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    PreconditionFailed,
+)
+from libs.platform.metrics.lobby import (
+    SAGAS_COMPENSATED,
+    SAGAS_FINISHED,
+    SAGAS_STARTED,
+    SAGAS_STUCK,
+)
+from services.lobby.app import Lobby
+from services.lobby.tables import TableRefusal
+
+log = structlog.get_logger("lobby.sagas")
+
+BUY_IN_PENDING = "BUY_IN_PENDING"
+BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
+TABLE_CLOSED = "TABLE_CLOSED"
+TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
+STUCK_AFTER_SECONDS = 30.0
+
+#: (table id, causation id) -> (table sequence, seat) of the table commit with that causation.
+FindCommit = Callable[[str, str], Awaitable[tuple[int, int] | None]]
+
+
+class Pending(DomainError):
+    """The table did not answer: the saga stays open and completes when it does."""
+
+    kind = ErrorKind.UNAVAILABLE
+
+
+_REFUSALS: dict[str, type[DomainError]] = {
+    "FAILED_PRECONDITION": PreconditionFailed,
+    "INVALID_ARGUMENT": InvalidArgument,
+    "NOT_FOUND": NotFound,
+    "PERMISSION_DENIED": PermissionDenied,
+    "ALREADY_EXISTS": AlreadyExists,
+    "ABORTED": Conflict,
+}
+
+
+def refusal_error(code: str, status: str, message: str) -> DomainError:
+    return _REFUSALS.get(status, PreconditionFailed)(code, message)
+
+
+def saga_id(kind: str, player_id: str, key: str) -> str:
+    """Same caller key for the same player and kind = same saga."""
+    key = key or uuid.uuid4().hex
+    return hashlib.sha256(f"{kind}\n{player_id}\n{key}".encode()).hexdigest()[:40]
+
+
+class Gate:
+    """Money moves (saga steps, credits) run side by side ("shared"); the chip audit runs alone
+    ("exclusive"), so it sees no step half done. Waiting audits go first."""
+
+    def __init__(self) -> None:
+        self._condition = asyncio.Condition()
+        self._shared = 0
+        self._exclusive = False
+        self._waiting = 0
+
+    @contextlib.asynccontextmanager
+    async def shared(self) -> AsyncIterator[None]:
+        async with self._condition:
+            await self._condition.wait_for(lambda: not self._exclusive and not self._waiting)
+            self._shared += 1
+        try:
+            yield
+        finally:
+            async with self._condition:
+                self._shared -= 1
+                self._condition.notify_all()
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        async with self._condition:
+            self._waiting += 1
+            try:
+                await self._condition.wait_for(lambda: not self._exclusive and not self._shared)
+            finally:
+                self._waiting -= 1
+            self._exclusive = True
+        try:
+            yield
+        finally:
+            async with self._condition:
+                self._exclusive = False
+                self._condition.notify_all()
+
+
+@dataclass(frozen=True)
+class Left:
+    cash_out: int
+    sequence: int
+
+
+class Seating:
+    def __init__(
+        self,
+        lobby: Lobby,
+        gate: Gate,
+        find_commit: FindCommit,
+        *,
+        leave_wait_seconds: float = 10.0,
+    ) -> None:
+        self.lobby = lobby
+        self.players = lobby.players
+        self.index = lobby.stores.saga_index
+        self.tables = lobby.tables
+        self.gate = gate
+        self.find_commit = find_commit
+        self.leave_wait = leave_wait_seconds
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, saga: str) -> asyncio.Lock:
+        lock = self._locks.get(saga)
+        if lock is None:
+            lock = self._locks[saga] = asyncio.Lock()
+        return lock
+
+    # ---- buy-in ----
+
+    async def join(
+        self,
+        player_id: str,
+        table_id: str,
+        seat: int | None,
+        buy_in: int,
+        wait_for_big_blind: bool,
+        key: str,
+    ) -> Outcome:
+        """Buy in and take a seat; a retry with the same key answers the first outcome."""
+        saga = saga_id(BUY_IN, player_id, key)
+        player = await self.lobby.player(player_id)
+        if saga not in player.outcomes and saga not in player.reservations:
+            listing = await self.lobby.table(table_id)
+            if listing.status == CLOSED:
+                raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
+        async with self.gate.shared():
+            fresh = saga not in player.reservations and saga not in player.outcomes
+            if fresh:
+                await self.index.put(saga, player_id)
+                now = self.lobby.clock()
+                try:
+                    await self.players.execute(
+                        player_id,
+                        lambda w: wallet.reserve(
+                            w, saga, BUY_IN, table_id, buy_in, seat, wait_for_big_blind, now
+                        ),
+                        msg_id=f"reserve-{saga}",
+                    )
+                except DomainError:
+                    await self.index.remove(saga)
+                    raise
+                SAGAS_STARTED.labels(BUY_IN).inc()
+            outcome = await self._drive(player_id, saga, fresh=fresh)
+        if outcome is None:
+            raise Pending(BUY_IN_PENDING, "the buy-in is being completed: retry with the same key")
+        if outcome.code:
+            raise refusal_error(outcome.code, outcome.status, outcome.message)
+        return outcome
+
+    async def _drive(self, player_id: str, saga: str, *, fresh: bool) -> Outcome | None:
+        """Take the saga one step further to its end; its outcome (None: still open)."""
+        async with self._lock(saga):
+            player = await self.players.get(player_id)
+            if saga in player.outcomes:
+                await self.index.remove(saga)
+                return player.outcomes[saga]
+            held = player.reservations.get(saga)
+            if held is None:  # indexed, never reserved (refused, or the lobby stopped between)
+                await self.index.remove(saga)
+                return None
+            try:
+                sequence = await self._seat(player, saga, held)
+            except TableRefusal as refusal:
+                if not refusal.definitive:
+                    log.warning("buy-in waits for the table", saga=saga, reason=str(refusal))
+                    raise Pending(
+                        TABLE_UNAVAILABLE,
+                        "the table did not answer; the buy-in completes when it does: "
+                        "retry with the same idempotency key",
+                    ) from None
+                found = None if fresh else await self.find_commit(held.table_id, saga)
+                if found is None:
+                    return await self._release(player_id, saga, refusal)
+                sequence = found[0]
+            return await self._confirm(player_id, saga, held, sequence)
+
+    async def _seat(self, player: wallet.Wallet, saga: str, held: wallet.Reservation) -> int:
+        async def attempt() -> int:
+            return await self.tables.seat(
+                held.table_id,
+                saga,
+                player.player_id,
+                player.display_name,
+                held.seat,
+                held.amount,
+                held.wait_for_big_blind,
+                player.bot,
+            )
+
+        try:
+            return await attempt()
+        except TableRefusal as refusal:
+            if refusal.code != "TABLE_NOT_FOUND" or held.table_id not in self.lobby.listings:
+                raise
+        # Listed but never opened (the lobby stopped between the two): open it, then seat.
+        await self.lobby.open_at_table(self.lobby.listings[held.table_id])
+        return await attempt()
+
+    async def _confirm(
+        self, player_id: str, saga: str, held: wallet.Reservation, sequence: int
+    ) -> Outcome:
+        seat, stack = held.seat or 0, held.amount
+        with contextlib.suppress(TableRefusal):
+            state = await self.tables.state(held.table_id)
+            mine = state.seat_of(player_id)
+            if mine is not None:
+                seat, stack = mine.seat, mine.stack
+        now = self.lobby.clock()
+        player = await self.players.execute(
+            player_id,
+            lambda w: wallet.confirm(w, saga, seat, stack, sequence, now),
+            msg_id=f"confirm-{saga}",
+        )
+        SAGAS_FINISHED.labels(held.kind).inc()
+        await self.index.remove(saga)
+        return player.outcomes[saga]
+
+    async def _release(self, player_id: str, saga: str, refusal: TableRefusal) -> Outcome:
+        now = self.lobby.clock()
+        player = await self.players.execute(
+            player_id,
+            lambda w: wallet.release(
+                w, saga, refusal.code, refusal.status.name, refusal.message, now
+            ),
+            msg_id=f"release-{saga}",
+        )
+        outcome = player.outcomes[saga]
+        SAGAS_COMPENSATED.labels(outcome.kind).inc()
+        await self.index.remove(saga)
+        return outcome
+
+    # ---- the process manager ----
+
+    async def resume_all(self) -> int:
+        """Drive every open saga (those a live call is driving are left to it); how many are
+        still open."""
+        still_open = 0
+        stuck = dict.fromkeys(wallet.SAGA_KINDS, 0)
+        now = self.lobby.clock()
+        for saga in await self.index.keys():
+            player_id = await self.index.get(saga)
+            if not player_id or self._lock(saga).locked():
+                still_open += 1
+                continue
+            try:
+                async with self.gate.shared():
+                    outcome = await self._drive(player_id, saga, fresh=False)
+            except Exception as exc:  # keep resuming the others
+                log.warning("saga not finished yet", saga=saga, error=str(exc)[:200])
+                outcome = None
+            if outcome is None and await self.index.get(saga):
+                still_open += 1
+                held = (await self.players.get(player_id)).reservations.get(saga)
+                if held is not None and now - held.at > STUCK_AFTER_SECONDS:
+                    stuck[held.kind] = stuck.get(held.kind, 0) + 1
+        for kind, count in stuck.items():
+            SAGAS_STUCK.labels(kind).set(count)
+        return still_open
+
+    async def run(self, every_seconds: float) -> None:
+        while True:
+            with contextlib.suppress(Exception):
+                await self.lobby.open_pending()
+            with contextlib.suppress(Exception):
+                await self.resume_all()
+            await asyncio.sleep(every_seconds)
+
+    # ---- leave ----
+
+    async def leave(self, player_id: str, table_id: str, key: str) -> Left:
+        player = await self.lobby.player(player_id)
+        await self.lobby.table(table_id)
+        if any(r.table_id == table_id for r in player.reservations.values()):
+            raise Conflict(
+                BUY_IN_IN_PROGRESS, "a buy-in at this table is in progress: retry in a moment"
+            )
+        saga = saga_id("leave", player_id, key)
+        SAGAS_STARTED.labels("cash_out").inc()
+        try:
+            sequence = await self.tables.leave(table_id, saga, player_id)
+        except TableRefusal as refusal:
+            last = _last_cash_out(player, table_id)
+            if refusal.code == "NOT_SEATED" and last is not None:
+                return last  # a retry after the player left (or the table closed)
+            if refusal.status == grpc.StatusCode.UNAVAILABLE:
+                raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
+            raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.leave_wait
+        while True:
+            player = await self.players.get(player_id)
+            last = _last_cash_out(player, table_id, since=sequence)
+            if last is not None:
+                SAGAS_FINISHED.labels("cash_out").inc()
+                return last
+            if loop.time() >= deadline:  # mid-hand: the chips follow when the hand ends
+                return Left(0, sequence)
+            await asyncio.sleep(0.05)
+
+
+def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:
+    for entry in reversed(player.ledger):
+        if entry.kind == wallet.CASH_OUT and entry.table_id == table_id:
+            sequence = int(entry.reference.rpartition(":")[2])
+            return Left(entry.amount, sequence) if sequence >= since else None
+    return None

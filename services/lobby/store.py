@@ -1,0 +1,208 @@
+"""The lobby's aggregates on the event store, as the table keeps its own: every change is one
+JetStream commit appended with the expected last sequence and a message id (libs/eventstore),
+states are snapshotted in Redis every ``snapshot_every`` commits, and a load is "snapshot + the
+commits after it". A process keeps the states it loaded in a cache (the lobby is the only
+writer of its streams; a conflict drops the cached state and decides again on a fresh load).
+
+Streams (JetStream stream HOLDEM_LOBBY, subjects ``holdem.lobby.<kind>.<id>``): ``player`` (the
+wallet, libs/lobby/wallet.py), ``account`` (credentials by username), ``table`` (the catalogue).
+Which ids exist is kept in NATS KV buckets (``Index``), written before the first commit, so a
+restarted lobby finds every player and table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from nats.aio.client import Client as NATS
+from nats.js.api import KeyValueConfig, StorageType, StreamConfig
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NoKeysError, NotFoundError
+from nats.js.kv import KeyValue
+
+from libs.eventstore import ConcurrencyConflict, EventStore, Repository, SnapshotStore
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.store import Commit
+
+S = TypeVar("S")
+E = TypeVar("E")
+
+LOBBY_STREAM = "HOLDEM_LOBBY"
+LOBBY_SUBJECTS = "holdem.lobby"
+_ATTEMPTS = 5
+
+
+async def ensure_lobby_stream(nc: NATS, replicas: int = 1) -> None:
+    """One JetStream stream for every lobby aggregate (created when missing)."""
+    js = nc.jetstream()
+    try:
+        await js.stream_info(LOBBY_STREAM)
+    except NotFoundError:
+        await js.add_stream(
+            StreamConfig(
+                name=LOBBY_STREAM,
+                subjects=[f"{LOBBY_SUBJECTS}.>"],
+                storage=StorageType.FILE,
+                num_replicas=replicas,
+                duplicate_window=120.0,
+            )
+        )
+
+
+def jetstream_store(nc: NATS, kind: str) -> JetStreamEventStore:
+    return JetStreamEventStore(nc, stream=LOBBY_STREAM, subject_prefix=f"{LOBBY_SUBJECTS}.{kind}")
+
+
+@dataclass(frozen=True)
+class Kind(Generic[S, E]):
+    """How one aggregate kind is started, changed and stored."""
+
+    name: str
+    initial: Callable[[str], S]
+    evolve: Callable[[S, E], S]
+    encode_events: Callable[[list[E]], bytes]
+    decode_events: Callable[[bytes], list[E]]
+    encode_state: Callable[[S], bytes]
+    decode_state: Callable[[bytes], S]
+
+
+@dataclass
+class _Cached(Generic[S]):
+    state: S
+    sequence: int
+    since_snapshot: int
+
+
+class Aggregates(Generic[S, E]):
+    """Load, decide and append for one aggregate kind; one decision at a time per id."""
+
+    def __init__(
+        self,
+        kind: Kind[S, E],
+        events: EventStore,
+        snapshots: SnapshotStore | None,
+        snapshot_every: int = 50,
+    ) -> None:
+        self.kind = kind
+
+        def fold(state: S, commit: Commit) -> S:
+            for event in kind.decode_events(commit.data):
+                state = kind.evolve(state, event)
+            return state
+
+        self.repository: Repository[S] = Repository(
+            events,
+            snapshots,
+            initial=kind.initial,
+            fold=fold,
+            encode=kind.encode_state,
+            decode=kind.decode_state,
+            snapshot_every=snapshot_every,
+        )
+        self._cache: dict[str, _Cached[S]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    async def _load(self, key: str) -> _Cached[S]:
+        cached = self._cache.get(key)
+        if cached is None:
+            loaded = await self.repository.load(key)
+            cached = _Cached(loaded.state, loaded.sequence, loaded.commits_since_snapshot)
+            self._cache[key] = cached
+        return cached
+
+    async def get(self, key: str) -> S:
+        async with self._lock(key):
+            return (await self._load(key)).state
+
+    def forget(self, key: str) -> None:
+        self._cache.pop(key, None)
+
+    async def execute(self, key: str, decide: Callable[[S], list[E]], msg_id: str) -> S:
+        """Decide on the current state and append the events (if any) as one commit with
+        message id ``msg_id``; the state after it. ``decide`` may raise a refusal."""
+        async with self._lock(key):
+            for _ in range(_ATTEMPTS):
+                cached = await self._load(key)
+                events = decide(cached.state)
+                if not events:
+                    return cached.state
+                try:
+                    result = await self.repository.append(
+                        key,
+                        self.kind.encode_events(events),
+                        expected_last=cached.sequence,
+                        msg_id=msg_id,
+                    )
+                except ConcurrencyConflict:
+                    self.forget(key)
+                    continue
+                except BaseException:
+                    self.forget(key)  # unknown whether it landed: load again next time
+                    raise
+                if result.duplicate:
+                    self.forget(key)
+                    return (await self._load(key)).state
+                state = cached.state
+                for event in events:
+                    state = self.kind.evolve(state, event)
+                cached = _Cached(state, result.sequence, cached.since_snapshot + 1)
+                self._cache[key] = cached
+                if self.repository.snapshot_due(cached.since_snapshot):
+                    with contextlib.suppress(Exception):  # a snapshot is an optimisation
+                        await self.repository.snapshot(key, cached.state, cached.sequence)
+                        cached.since_snapshot = 0
+                return state
+            raise ConcurrencyConflict(key, -1, -1)
+
+
+class Index:
+    """Ids of one aggregate kind that exist (a NATS KV bucket; the value is free text)."""
+
+    def __init__(self, nc: NATS, bucket: str) -> None:
+        self._nc = nc
+        self.bucket = bucket
+        self._kv: KeyValue | None = None
+
+    async def start(self) -> None:
+        js = self._nc.jetstream()
+        try:
+            self._kv = await js.key_value(self.bucket)
+        except BucketNotFoundError:
+            self._kv = await js.create_key_value(
+                KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
+            )
+
+    @property
+    def kv(self) -> KeyValue:
+        if self._kv is None:
+            raise RuntimeError("Index.start() was not called")
+        return self._kv
+
+    async def put(self, key: str, value: str = "1") -> None:
+        await self.kv.put(key, value.encode())
+
+    async def get(self, key: str) -> str | None:
+        try:
+            entry = await self.kv.get(key)
+        except KeyNotFoundError:
+            return None
+        return entry.value.decode() if entry.value else None
+
+    async def remove(self, key: str) -> None:
+        with contextlib.suppress(KeyNotFoundError):
+            await self.kv.delete(key)
+
+    async def keys(self) -> list[str]:
+        try:
+            return sorted(await self.kv.keys())
+        except NoKeysError:
+            return []

@@ -1,0 +1,147 @@
+"""A gateway with real backends for tests: nats-server and redis-server (session fixtures), the
+lobby, the table service (local dealer and evaluator) and the gateway as processes, sharing one
+token key ring. ``GatewayStack`` also mints tokens (as the lobby would) and talks to the table
+directly to set tables up and to check what the gateway says against the truth."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from holdem.gateway.v1 import gateway_pb2_grpc
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+from libs.auth import KeyRing, issue
+from tests.services.conftest import ServiceProcess, start_service
+
+KEYS = "k1:" + base64.b64encode(secrets.token_bytes(32)).decode()
+OTHER_KEYS = "k1:" + base64.b64encode(secrets.token_bytes(32)).decode()  # forged tokens
+
+CONFIG = common_pb2.TableConfig(
+    variant=common_pb2.VARIANT_HOLDEM,
+    betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+    max_seats=6,
+    small_blind=1,
+    big_blind=2,
+    min_buy_in=40,
+    max_buy_in=400,
+    action_clock_seconds=60,
+)
+
+
+@dataclass
+class GatewayStack:
+    gateway: ServiceProcess
+    table: ServiceProcess
+    lobby: ServiceProcess
+    nats_url: str
+    ring: KeyRing = field(default_factory=lambda: KeyRing.parse(KEYS))
+
+    def token(self, player_id: str, *, ttl: int = 3600, now: float | None = None) -> str:
+        token, _ = issue(
+            self.ring,
+            player_id=player_id,
+            username=player_id[:32],
+            display_name=player_id[:32],
+            guest=False,
+            now=time.time() if now is None else now,
+            ttl_seconds=ttl,
+        )
+        return token
+
+    def forged(self, player_id: str) -> str:
+        token, _ = issue(
+            KeyRing.parse(OTHER_KEYS),
+            player_id=player_id,
+            username="x",
+            display_name="x",
+            guest=False,
+            now=time.time(),
+            ttl_seconds=3600,
+        )
+        return token
+
+    def gateway_stub(self, channel: grpc.Channel) -> gateway_pb2_grpc.GatewayServiceStub:
+        return gateway_pb2_grpc.GatewayServiceStub(channel)
+
+    def table_stub(self) -> table_pb2_grpc.TableServiceStub:
+        return table_pb2_grpc.TableServiceStub(grpc.insecure_channel(self.table.address))
+
+    def open_table(self, config: common_pb2.TableConfig = CONFIG) -> str:
+        table_id = f"gw{uuid.uuid4().hex[:10]}"
+        self.table_stub().SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key="open",
+                open_table=table_pb2.OpenTable(config=config),
+            ),
+            timeout=10,
+        )
+        return table_id
+
+    def seat(self, table_id: str, player_id: str, buy_in: int, *, bot: bool = False) -> None:
+        """Seats directly at the table (contract-13 §5: until the lobby seats everyone)."""
+        self.table_stub().SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key=f"seat-{player_id}",
+                seat_player=table_pb2.SeatPlayer(player_id=player_id, buy_in=buy_in, is_bot=bot),
+            ),
+            timeout=10,
+        )
+
+    def view(self, table_id: str, player_id: str = "") -> common_pb2.PlayerView:
+        return (
+            self.table_stub()
+            .GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player_id), timeout=10
+            )
+            .view
+        )
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def start_gateway_stack(
+    log_dir: Path, nats_url: str, redis_url: str, gateway_env: dict[str, str] | None = None
+) -> GatewayStack:
+    infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url, "HOLDEM_TOKEN_KEYS": KEYS}
+    local = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+    table = start_service("table", log_dir, {**infra, **local})
+    lobby = start_service("lobby", log_dir, {**infra, "HOLDEM_TABLE_ADDR": table.address})
+    gateway = start_service(
+        "gateway",
+        log_dir,
+        {
+            **infra,
+            "HOLDEM_LOBBY_ADDR": lobby.address,
+            "HOLDEM_TABLE_ADDR": table.address,
+            **(gateway_env or {}),
+        },
+    )
+    return GatewayStack(gateway, table, lobby, nats_url)
+
+
+@pytest.fixture(scope="module")
+def gateway_stack(
+    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
+) -> Iterator[GatewayStack]:
+    stack = start_gateway_stack(
+        tmp_path_factory.mktemp("gateway"),
+        nats_url,
+        redis_url,
+        {"HOLDEM_GATEWAY_WATCH_BUFFER": "64", "HOLDEM_GATEWAY_RATE_BURST": "200"},
+    )
+    yield stack
+    for process in (stack.gateway, stack.lobby, stack.table):
+        process.kill()

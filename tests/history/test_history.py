@@ -1,0 +1,130 @@
+"""Hand histories of a player's own hands: PHH that `holdem replay` replays, PokerStars text that
+PokerKit parses, and no card the player never saw."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import pytest
+from pokerkit.notation import HandHistory as PokerKitHistory
+
+from libs.history import hands_of_player
+from libs.history.phh import phh_actions
+from libs.poker import DealBoard, DealHoleCards, Phase, legal_actions
+from libs.poker.cards import DECK, format_cards
+from libs.poker.events import HandShown, HoleCardsDealt
+from libs.poker.phh import replay_text
+from libs.table import TableConfig, TableState, step_table
+from libs.table import commands as tc
+from libs.table.commands import PlayerAction
+from libs.table.events import Event, HandBegan, PlayerSeated
+
+# PokerKit's parser warns about the time zone field of every PokerStars header; not our concern.
+pytestmark = pytest.mark.filterwarnings("ignore:The field 'time_zone_abbreviation'")
+
+PLAYERS = ("alice", "bob", "carol")
+
+
+def play(hands: int, seed: int) -> list[tuple[int, float, list[Event]]]:
+    """A table of three people playing ``hands`` random hands: its commits."""
+    rng = random.Random(seed)
+    state = TableState()
+    commits: list[tuple[int, float, list[Event]]] = []
+
+    def run(command: tc.TableCommand) -> None:
+        nonlocal state
+        state, events = step_table(state, command)
+        commits.append((len(commits) + 1, 1_700_000_000.0 + len(commits), list(events)))
+
+    run(tc.OpenTable("t1", TableConfig(seats=6), 0.0))
+    for number, name in enumerate(PLAYERS):
+        run(tc.SitDown(name, number, 200))
+    now = 1.0
+    for number in range(1, hands + 1):
+        now += 100.0
+        run(tc.StartHand(str(number), "c", now))
+        deck = list(DECK)
+        rng.shuffle(deck)
+        assert state.hand is not None
+        for p in range(state.hand.player_count):
+            run(tc.Deal((DealHoleCards(p, (deck.pop(), deck.pop())),), now))
+        while state.hand_in_progress:
+            hand = state.hand
+            assert hand is not None
+            if hand.phase is Phase.DEALING_BOARD:
+                count = 3 if hand.street == 0 else 1
+                run(tc.Deal((DealBoard(tuple(deck.pop() for _ in range(count))),), now))
+                continue
+            acting = state.acting_seat()
+            assert acting is not None
+            player = state.seats[acting].player_id
+            options = legal_actions(hand)
+            if options is None:  # showdown: the first shows, later ones muck half the time
+                turn_can_muck = rng.random() < 0.5 and len(hand.board) == 5
+                try:
+                    run(tc.ShowOrMuck(player, not turn_can_muck, now))
+                except Exception:
+                    run(tc.ShowOrMuck(player, True, now))
+                continue
+            roll = rng.random()
+            if options.can_raise and roll < 0.2:
+                run(tc.Act(player, PlayerAction.RAISE, options.min_to, now))
+            elif options.can_check:
+                run(tc.Act(player, PlayerAction.CHECK, now=now))
+            elif roll < 0.75:
+                run(tc.Act(player, PlayerAction.CALL, now=now))
+            else:
+                run(tc.Act(player, PlayerAction.FOLD, now=now))
+        if number % 4 == 0 and not state.hand_in_progress:  # a winner shows voluntarily
+            winner = max(state.seats.values(), key=lambda s: s.stack).player_id
+            with contextlib.suppress(Exception):
+                run(tc.ShowOrMuck(winner, True, now))
+    return commits
+
+
+def test_every_hand_replays_as_phh_and_parses_as_pokerstars_text() -> None:
+    commits = play(12, seed=5)
+    for player in PLAYERS:
+        hands = hands_of_player(commits, player)
+        assert len(hands) == 12
+        for hand in hands:
+            outcome = replay_text(hand.phh)
+            assert outcome.status == "matched", (outcome.status, outcome.reason, hand.phh)
+            parsed = list(PokerKitHistory.from_pokerstars(hand.pokerstars, error_status=True))
+            assert len(parsed) == 1, hand.pokerstars
+            assert list(parsed[0].players or ()) == list(hand.hand.players)
+            assert _betting(parsed[0].actions) == _betting(phh_actions(hand.hand))
+
+
+def _betting(actions: list[str]) -> list[str]:
+    return [a for a in actions if a.split()[1] in ("f", "cc", "cbr")]
+
+
+def test_no_card_the_player_never_saw() -> None:
+    commits = play(12, seed=9)
+    dealt: dict[str, dict[str, str]] = {}  # hand -> player -> their cards
+    shown: dict[str, set[str]] = {}
+    current = ""
+    seat_players: dict[int, str] = {}
+    positions: tuple[str, ...] = ()
+    for _, _, events in commits:
+        for event in events:
+            if isinstance(event, HandBegan):
+                current = event.hand_id
+                positions = tuple(seat_players.get(s, "") for s in event.seats)
+            elif isinstance(event, PlayerSeated):
+                seat_players[event.seat] = event.player_id
+            elif isinstance(event, HoleCardsDealt):
+                dealt.setdefault(current, {})[positions[event.player]] = format_cards(event.cards)
+            elif isinstance(event, HandShown):
+                shown.setdefault(current, set()).add(positions[event.player])
+    for viewer in PLAYERS:
+        for hand in hands_of_player(commits, viewer):
+            for owner, cards in dealt[hand.hand_id].items():
+                pairs = [cards[i : i + 2] for i in range(0, len(cards), 2)]
+                seen = owner == viewer or owner in shown.get(hand.hand_id, set())
+                for text in (hand.phh, hand.pokerstars):
+                    spaced = " ".join(pairs)
+                    if not seen:
+                        assert cards not in text and spaced not in text, (viewer, owner, text)

@@ -1,0 +1,170 @@
+"""The lobby's pure domain (libs/lobby): wallets, accounts, the catalogue, passwords, what a
+public table commit means for money, and the audit sum."""
+
+from __future__ import annotations
+
+import pytest
+
+from libs.lobby import account, catalogue, wallet
+from libs.lobby.audit import ChipAudit
+from libs.lobby.cashouts import money_of
+from libs.lobby.passwords import check_strength, hash_password, verify_password
+from libs.platform.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    PreconditionFailed,
+)
+from libs.poker.events import RakeTaken
+from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
+
+
+def run(state: wallet.Wallet, events: list[wallet.Event]) -> wallet.Wallet:
+    for event in events:
+        state = wallet.evolve(state, event)
+    return state
+
+
+def registered(grant: int = 1000) -> wallet.Wallet:
+    w = wallet.initial("p1")
+    return run(w, wallet.register(w, "alice", "Alice", False, False, grant, 1.0))
+
+
+def test_a_new_player_gets_the_grant_as_the_first_ledger_entry() -> None:
+    w = registered()
+    assert (w.balance, w.granted, w.reserved, w.on_tables) == (1000, 1000, 0, 0)
+    assert [(e.kind, e.amount, e.balance_after) for e in w.ledger] == [("GRANT", 1000, 1000)]
+    assert wallet.register(w, "alice", "Alice", False, False, 1000, 2.0) == []  # a retry
+    with pytest.raises(PreconditionFailed):
+        wallet.register(w, "bob", "Bob", False, False, 1000, 2.0)
+
+
+def test_a_buy_in_reserves_then_confirms_once() -> None:
+    w = registered()
+    events = wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, None, False, 2.0)
+    w = run(w, events)
+    assert (w.balance, w.reserved, w.on_tables) == (700, 300, 0)
+    assert wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, None, False, 3.0) == []
+    w = run(w, wallet.confirm(w, "s1", 2, 300, 7, 4.0))
+    assert (w.balance, w.reserved, w.on_tables) == (700, 0, 300)
+    assert w.outcomes["s1"].seat == 2 and w.outcomes["s1"].sequence == 7
+    assert wallet.confirm(w, "s1", 2, 300, 7, 5.0) == []
+    assert wallet.release(w, "s1", "X", "FAILED_PRECONDITION", "", 5.0) == []
+    assert wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, None, False, 6.0) == []
+
+
+def test_a_refused_buy_in_is_refunded_and_remembered() -> None:
+    w = registered()
+    w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, None, False, 2.0))
+    w = run(w, wallet.release(w, "s1", "SEAT_TAKEN", "FAILED_PRECONDITION", "taken", 3.0))
+    assert (w.balance, w.reserved) == (1000, 0)
+    assert w.outcomes["s1"].code == "SEAT_TAKEN"
+    assert [e.kind for e in w.ledger] == ["GRANT", "BUY_IN", "REFUND"]
+    assert [e.balance_after for e in w.ledger] == [1000, 700, 1000]
+
+
+def test_not_enough_chips_and_unknown_players_are_refused() -> None:
+    w = registered(100)
+    with pytest.raises(PreconditionFailed) as caught:
+        wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 101, None, False, 2.0)
+    assert caught.value.code == wallet.NOT_ENOUGH_CHIPS
+    with pytest.raises(NotFound):
+        wallet.reserve(wallet.initial("ghost"), "s", wallet.BUY_IN, "t", 1, None, False, 1.0)
+
+
+def test_a_table_commit_is_credited_once() -> None:
+    w = registered()
+    w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, None, False, 2.0))
+    w = run(w, wallet.confirm(w, "s1", 0, 300, 5, 3.0))
+    w = run(w, wallet.credit(w, "t1", 9, 450, 4.0))
+    assert (w.balance, w.on_tables) == (1150, 0)
+    assert wallet.credit(w, "t1", 9, 450, 5.0) == []
+    assert w.ledger[-1].reference == "t1:9" and w.ledger[-1].kind == "CASH_OUT"
+
+
+def test_a_late_credit_of_an_earlier_seat_keeps_the_new_one() -> None:
+    w = registered()
+    w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 100, None, False, 2.0))
+    w = run(w, wallet.confirm(w, "s1", 0, 100, 20, 3.0))
+    w = run(w, wallet.credit(w, "t1", 9, 80, 4.0))  # the cash-out of an earlier seat (commit 9)
+    assert w.on_tables == 100
+
+
+def test_states_survive_their_snapshot_encoding() -> None:
+    w = registered()
+    w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, 3, True, 2.0))
+    w = run(w, wallet.reserve(w, "s2", wallet.BUY_IN, "t2", 100, None, False, 2.0))
+    w = run(w, wallet.confirm(w, "s2", 1, 100, 4, 3.0))
+    w = run(w, wallet.credit(w, "t2", 8, 50, 4.0))
+    assert wallet.decode_wallet(wallet.encode_wallet(w)) == w
+    assert wallet.decode(wallet.encode(wallet.credit(w, "t2", 9, 1, 5.0))) == [
+        wallet.CashedOut("t2:9", "t2", 9, 1, 5.0)
+    ]
+    listing = catalogue.initial("t1")
+    listing = catalogue.evolve(listing, catalogue.TableListed("n", "Y29uZmln", "p1", 1.0))
+    assert catalogue.decode_listing(catalogue.encode_listing(listing)) == listing
+
+
+def test_a_username_is_claimed_once() -> None:
+    key = account.account_key("Alice")
+    assert key == account.account_key(" alice ")
+    state = account.initial(key)
+    opened = account.open_account(state, "p1", "Alice", "Alice", False, "h", 1.0)
+    state = account.evolve(state, opened[0])
+    with pytest.raises(AlreadyExists):
+        account.open_account(state, "p2", "alice", "a", False, "h", 2.0)
+
+
+def test_the_catalogue_records_each_table_commit_once_and_only_the_creator_closes() -> None:
+    listing = catalogue.evolve(
+        catalogue.initial("t1"), catalogue.TableListed("n", "", "owner", 1.0)
+    )
+    for event in catalogue.record(listing, 3, 1, 0, "", 2.0):
+        listing = catalogue.evolve(listing, event)
+    assert catalogue.record(listing, 3, 1, 0, "", 2.0) == []
+    for event in catalogue.record(listing, 9, -1, 5, "limit", 3.0):
+        listing = catalogue.evolve(listing, event)
+    assert (listing.seated, listing.rake, listing.status) == (0, 5, catalogue.CLOSED)
+    with pytest.raises(PermissionDenied):
+        catalogue.may_close(listing, "someone")
+    catalogue.may_close(listing, "owner")
+
+
+@pytest.mark.parametrize(
+    "password", ["12345678", " " * 8, "\x00" * 8, "short", "Password", "aaaaaaaaaa", "ab\x07cdefgh"]
+)
+def test_weak_passwords_are_refused(password: str) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        check_strength(password)
+    assert caught.value.code == "WEAK_PASSWORD"
+
+
+def test_passwords_hash_with_argon2id_and_their_parameters() -> None:
+    check_strength("correct horse battery")
+    encoded = hash_password("correct horse battery")
+    assert encoded.startswith("$argon2id$") and "m=19456,t=2,p=1" in encoded
+    assert verify_password(encoded, "correct horse battery")
+    assert not verify_password(encoded, "wrong horse battery")
+    assert not verify_password("not a hash", "x")
+
+
+def test_what_a_table_commit_means_for_money() -> None:
+    money = money_of(
+        [
+            PlayerSeated(0, "a", 100, False),
+            PlayerLeft(1, "b", 40),
+            RakeTaken(3),
+            TableClosed("limit", ((0, "a", 90), (2, "c", 0))),
+        ]
+    )
+    assert money.credits == [("b", 40), ("a", 90), ("c", 0)]
+    assert (money.seated_delta, money.rake, money.closed_reason) == (0, 3, "limit")
+    assert not money_of([]).relevant
+
+
+def test_the_audit_sum() -> None:
+    audit = ChipAudit(grants=100, wallets=50, reserved=10, on_tables=30, in_flight=5, rake=5)
+    assert audit.holds and "holds" in audit.describe()
+    broken = ChipAudit(grants=100, wallets=51, reserved=10, on_tables=30, in_flight=5, rake=5)
+    assert not broken.holds and "+1" in broken.describe()

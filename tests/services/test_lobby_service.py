@@ -1,0 +1,224 @@
+"""The lobby as a real process with a real table service, NATS and Redis: accounts, wallets, the
+buy-in saga and the cash-out consumer, play through the table, a lobby SIGKILLed and restarted,
+and the chip audit after each step (issue 13)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from holdem.lobby.v1 import lobby_pb2
+
+from libs.cli.main import main
+from tests.services.lobby_stack import GRANT, LobbyStack, eventually, lobby_stack, retry
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def stack(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
+    with lobby_stack(tmp_path, redis_url) as running:
+        yield running
+
+
+def _code(exc: grpc.RpcError) -> str:
+    metadata: Any = exc.trailing_metadata()
+    return str(dict(metadata or ()).get("x-error-code", ""))
+
+
+def _cashed_out(stack: LobbyStack, player_id: str) -> bool:
+    return stack.wallet(player_id).on_tables == 0
+
+
+def _refused(call: object, status: grpc.StatusCode) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()  # type: ignore[operator]
+    assert caught.value.code() == status, caught.value.details()
+    return caught.value
+
+
+def test_register_buy_in_play_leave_and_every_chip_is_accounted_for(stack: LobbyStack) -> None:
+    alice, bob = stack.register(bot=True), stack.register(bot=True)
+    assert stack.wallet(alice.player_id).balance == GRANT
+    table = stack.create_table(alice.player_id)
+
+    joined = stack.join(alice.player_id, table, 300, key="alice-buy-in")
+    assert joined.stack == 300 and joined.sequence > 0
+    again = stack.join(alice.player_id, table, 300, key="alice-buy-in")  # a retry: applied once
+    assert (again.seat, again.stack, again.sequence) == (joined.seat, joined.stack, joined.sequence)
+    wallet = stack.wallet(alice.player_id)
+    assert (wallet.balance, wallet.on_tables, wallet.reserved) == (GRANT - 300, 300, 0)
+    stack.join(bob.player_id, table, 200)
+
+    # The table plays the two bots; the audit holds at any moment, mid-hand too.
+    for _ in range(5):
+        audit = stack.audit()
+        assert audit.holds, audit
+    eventually(lambda: stack.hands_started(table) >= 5, what="five hands")
+    assert stack.audit().holds
+
+    # Leaving mid-hand folds at the player's turn; the chips come back when the hand ends.
+    stack.leave(alice.player_id, table)
+    stack.leave(bob.player_id, table)
+    for player in (alice, bob):
+        eventually(functools.partial(_cashed_out, stack, player.player_id), what="cash-out")
+    total = stack.wallet(alice.player_id).balance + stack.wallet(bob.player_id).balance
+    assert total == 2 * GRANT
+    audit = stack.audit()
+    assert audit.holds and audit.in_flight == 0 and audit.on_tables == 0, audit
+    assert audit.grants == 2 * GRANT and audit.wallets == 2 * GRANT
+
+    entries = stack.ledger(alice.player_id)
+    assert [e.kind for e in entries] == [
+        lobby_pb2.LEDGER_ENTRY_KIND_GRANT,
+        lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN,
+        lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT,
+    ]
+    assert [e.amount for e in entries[:2]] == [GRANT, -300]
+    assert entries[-1].balance_after == stack.wallet(alice.player_id).balance
+
+
+def test_refused_buy_ins_are_compensated_and_nothing_is_lost(stack: LobbyStack) -> None:
+    alice, bob = stack.register(), stack.register()
+    table = stack.create_table(alice.player_id, max_seats=2)
+    stack.join(alice.player_id, table, 100)
+    error = _refused(
+        lambda: stack.join(alice.player_id, table, GRANT * 2), grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert _code(error) == "NOT_ENOUGH_CHIPS"
+    error = _refused(
+        lambda: stack.join(bob.player_id, table, 10**6), grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert _code(error) == "NOT_ENOUGH_CHIPS"
+    # Refused by the table (buy-in out of range): reserved, then refunded.
+    error = _refused(lambda: stack.join(bob.player_id, table, 1), grpc.StatusCode.INVALID_ARGUMENT)
+    assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    assert stack.wallet(bob.player_id).balance == GRANT
+    kinds = [e.kind for e in stack.ledger(bob.player_id)]
+    assert kinds[-2:] == [lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, lobby_pb2.LEDGER_ENTRY_KIND_REFUND]
+    _refused(
+        lambda: stack.join(alice.player_id, table, 100), grpc.StatusCode.FAILED_PRECONDITION
+    )  # already seated
+    _refused(lambda: stack.join(bob.player_id, "nosuchtable", 100), grpc.StatusCode.NOT_FOUND)
+    assert stack.audit().holds
+
+
+def test_accounts_tokens_and_login_limits(stack: LobbyStack) -> None:
+    name = "carol_lobby"
+    for weak in ("12345678", " " * 8, "\x00" * 8, "short", "password"):
+        _refused(
+            lambda w=weak: stack.lobby_call(
+                "RegisterPlayer", lobby_pb2.RegisterPlayerRequest(username=name, password=w)
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+    player = stack.register(name)
+    _refused(lambda: stack.register(name.upper()), grpc.StatusCode.ALREADY_EXISTS)
+
+    def login(user: str, password: str) -> lobby_pb2.LoginResponse:
+        return stack.lobby_call(  # type: ignore[no-any-return]
+            "Login", lobby_pb2.LoginRequest(username=user, password=password)
+        )
+
+    session = login(name, f"pw-{name}-long")
+    assert session.player.player_id == player.player_id
+    who = stack.lobby_call("Authenticate", lobby_pb2.AuthenticateRequest(token=session.token))
+    assert who.player.player_id == player.player_id
+    unknown = _refused(
+        lambda: login("nobody_here", "whatever-pass"), grpc.StatusCode.UNAUTHENTICATED
+    )
+    wrong = _refused(lambda: login(name, "wrong-password"), grpc.StatusCode.UNAUTHENTICATED)
+    assert unknown.details() == wrong.details()
+
+    stack.lobby_call("Logout", lobby_pb2.LogoutRequest(token=session.token))
+    _refused(
+        lambda: stack.lobby_call(
+            "Authenticate", lobby_pb2.AuthenticateRequest(token=session.token)
+        ),
+        grpc.StatusCode.UNAUTHENTICATED,
+    )
+
+    guest = stack.lobby_call("GuestLogin", lobby_pb2.GuestLoginRequest(display_name="Guest Gil"))
+    assert guest.player.display_name == "Guest Gil" and guest.token
+    assert stack.wallet(guest.player.player_id).balance == GRANT
+
+    # Wrong passwords: after the per-username limit, even the right one waits.
+    for _ in range(4):
+        _refused(lambda: login(name, "wrong-password"), grpc.StatusCode.UNAUTHENTICATED)
+    limited = _refused(lambda: login(name, f"pw-{name}-long"), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert "retry in" in (limited.details() or "")
+
+
+def test_a_lobby_killed_comes_back_with_everything(stack: LobbyStack) -> None:
+    alice, bob = stack.register(bot=True), stack.register(bot=True)
+    table = stack.create_table(alice.player_id)
+    stack.join(alice.player_id, table, 400)
+    stack.join(bob.player_id, table, 400)
+    eventually(lambda: stack.hands_started(table) >= 2, what="two hands")
+    before = stack.audit()
+    assert stack.lobby is not None
+    stack.lobby.kill()
+    stack.start_lobby()
+    wallet = retry(lambda: stack.wallet(alice.player_id))
+    assert (wallet.balance, wallet.on_tables) == (GRANT - 400, 400)
+    listed = stack.lobby_call("ListTables", lobby_pb2.ListTablesRequest())
+    assert [t.table_id for t in listed.tables] == [table]
+    assert listed.tables[0].seated_players == 2
+    after = stack.audit()
+    assert after.holds and after.grants == before.grants
+    session = stack.lobby_call(
+        "Login",
+        lobby_pb2.LoginRequest(username=alice.username, password=f"pw-{alice.username}-long"),
+    )
+    assert session.player.player_id == alice.player_id
+
+
+def test_closing_a_table_cashes_everyone_out(stack: LobbyStack) -> None:
+    alice, bob = stack.register(), stack.register()
+    table = stack.create_table(alice.player_id, min_players_to_start=3)  # no hand starts
+    stack.join(alice.player_id, table, 500)
+    stack.join(bob.player_id, table, 500)
+    close = lobby_pb2.CloseTableRequest(table_id=table, requested_by_player_id=bob.player_id)
+    _refused(lambda: stack.lobby_call("CloseTable", close), grpc.StatusCode.PERMISSION_DENIED)
+    close.requested_by_player_id = alice.player_id
+    stack.lobby_call("CloseTable", close)
+    for player in (alice, bob):
+        eventually(functools.partial(_cashed_out, stack, player.player_id), what="cash-out")
+    assert stack.wallet(alice.player_id).balance == GRANT
+    assert stack.wallet(bob.player_id).balance == GRANT
+    got = stack.lobby_call("GetTable", lobby_pb2.GetTableRequest(table_id=table))
+    assert got.table.status == common_pb2.TABLE_STATUS_CLOSED
+    assert stack.audit().holds
+
+
+def test_a_table_closed_by_its_hand_limit_cashes_everyone_out(stack: LobbyStack) -> None:
+    bots = [stack.register(bot=True) for _ in range(3)]
+    table = stack.create_table(bots[0].player_id, hand_limit=4, min_players_to_start=3)
+    for bot in bots:
+        stack.join(bot.player_id, table, 100)
+    for bot in bots:
+        eventually(functools.partial(_cashed_out, stack, bot.player_id), what="cash-out")
+    assert sum(stack.wallet(b.player_id).balance for b in bots) == 3 * GRANT
+    audit = stack.audit()
+    assert audit.holds and audit.on_tables == 0 and audit.in_flight == 0, audit
+
+
+def test_holdem_audit_chips_prints_the_invariant(
+    stack: LobbyStack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = stack.register()
+    table = stack.create_table(alice.player_id, min_players_to_start=3)
+    stack.join(alice.player_id, table, 100)
+    address = f"127.0.0.1:{stack.lobby_port}"
+    assert main(["audit", "chips", "--lobby", address, "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["holds"] is True and body["grants"] == str(GRANT)  # int64 as a JSON string
+    assert body["on_tables"] == "100" and body["wallets"] == str(GRANT - 100)
+    assert main(["audit", "chips", "--lobby", address]) == 0
+    assert "invariant  holds" in capsys.readouterr().out
