@@ -14,6 +14,7 @@ from types import ModuleType
 
 from benchmarks import Result
 from benchmarks import ai as ai_benchmark
+from benchmarks import bots as bots_benchmark
 from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
@@ -28,6 +29,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         evaluator_benchmark,
         table_benchmark,
         ai_benchmark,
+        bots_benchmark,
         gateway_benchmark,
     )
 }

@@ -259,9 +259,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             table = ServiceProcess(
                 "table",
                 logs / "table.log",
-                env=service_env(
-                    extra={**base, **LOCAL}
-                ),
+                env=service_env(extra={**base, **LOCAL}),
             ).spawn()
             started.append(table.wait_serving())
             lobby = ServiceProcess(

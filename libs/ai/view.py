@@ -3,8 +3,9 @@
 A view holds the seat's own hole cards, the board, the public action history of the hand (forced
 bets included), every position's stack, bet and whether it folded, the pot, and the legal actions
 with their amount bounds. It never holds another player's hidden cards: ``seat_view`` (the one
-builder from an engine ``HandState``, used by the arena and meant for the table) copies the hole
-cards of the requested position only.
+builder from an engine ``HandState``, used by the arena and by the table for its bot seats)
+copies the hole cards of the requested position only. The public history itself
+(``PublicAction``) is ``libs.poker.history``'s.
 
 Positions are the engine's: 0 is the first seat left of the button, ``players - 1`` the button
 (heads-up the button, position 1, posts the small blind and position 0 the big blind). Amounts are
@@ -13,58 +14,25 @@ whole chips; "to" amounts are a player's total bet on the current street.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from libs.poker.cards import Card
 from libs.poker.config import BettingStructure, Variant
 from libs.poker.engine import legal_actions, pots_of
-from libs.poker.events import (
-    ActionTaken,
-    AntePosted,
-    BlindPosted,
-    DeadBlindPosted,
-    Event,
-    StreetDealt,
+from libs.poker.history import (
+    FLOP,
+    PREFLOP,
+    RIVER,
+    TURN,
+    Move,
+    PublicAction,
+    public_action,
+    public_actions,
 )
 from libs.poker.state import HandState, Phase
 
-PREFLOP, FLOP, TURN, RIVER = 0, 1, 2, 3
 BOARD_SIZE_BY_STREET = (0, 3, 4, 5)
-
-
-class Move(StrEnum):
-    """A public action: forced bets and the five betting actions."""
-
-    ANTE = "ante"
-    BLIND = "blind"  # a blind or straddle, live
-    DEAD_BLIND = "dead_blind"  # dead money (a missed small blind), not part of the bet
-    FOLD = "fold"
-    CHECK = "check"
-    CALL = "call"
-    BET = "bet"
-    RAISE = "raise"
-
-    @property
-    def voluntary(self) -> bool:
-        return self not in (Move.ANTE, Move.BLIND, Move.DEAD_BLIND)
-
-    @property
-    def aggressive(self) -> bool:
-        return self is Move.BET or self is Move.RAISE
-
-
-@dataclass(frozen=True, slots=True)
-class PublicAction:
-    """One thing every player at the table saw happen, in order."""
-
-    position: int
-    street: int
-    move: Move
-    amount: int  # chips this action put in
-    to: int  # the position's total bet on this street after it (0 for antes and dead blinds)
-    all_in: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,35 +142,6 @@ class SeatView:
     def in_position(self) -> bool:
         """After the flop, nobody live acts after me (positions act in ascending order)."""
         return all(i < self.me for i in self.opponents)
-
-
-def public_action(event: Event, street: int) -> PublicAction | None:
-    """The public action an engine event is, if it is one (``street`` = the street in play)."""
-    if isinstance(event, ActionTaken):
-        return PublicAction(
-            event.player, street, Move(event.kind.value), event.amount, event.to, event.all_in
-        )
-    if isinstance(event, BlindPosted):
-        return PublicAction(event.player, PREFLOP, Move.BLIND, event.amount, event.amount)
-    if isinstance(event, AntePosted):
-        return PublicAction(event.player, PREFLOP, Move.ANTE, event.amount, 0)
-    if isinstance(event, DeadBlindPosted):
-        return PublicAction(event.player, PREFLOP, Move.DEAD_BLIND, event.amount, 0)
-    return None
-
-
-def public_actions(events: Iterable[Event]) -> tuple[PublicAction, ...]:
-    """The public history of one hand from its events (in order; hole cards never enter)."""
-    street = PREFLOP
-    out: list[PublicAction] = []
-    for event in events:
-        if isinstance(event, StreetDealt):
-            street = event.street
-            continue
-        action = public_action(event, street)
-        if action is not None:
-            out.append(action)
-    return tuple(out)
 
 
 def seat_view(state: HandState, position: int, actions: Sequence[PublicAction]) -> SeatView:

@@ -1,6 +1,7 @@
-"""A table in play for ``make run``: six bots at a no-limit hold'em table on the local stack,
-each hand printed as it happens from the table's public projection (what any spectator sees:
-no hole cards until they are shown)."""
+"""A table in play for ``make run``: six bots of mixed levels (two Easy, two Normal, two Hard)
+at a no-limit hold'em table on the local stack, every decision of theirs asked of the ai service
+by the table service, each hand printed as it happens from the table's public projection (what
+any spectator sees: no hole cards until they are shown). A bot that goes broke buys in again."""
 
 from __future__ import annotations
 
@@ -26,12 +27,28 @@ from libs.poker.events import (
     RakeTaken,
     StreetDealt,
 )
-from libs.table.events import Event, HandBegan, PlayerSeated, SeedRevealed, TableClosed
+from libs.table.events import (
+    Event,
+    HandBegan,
+    PlayerSatOut,
+    PlayerSeated,
+    SeedRevealed,
+    TableClosed,
+)
 from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "demo"
 BUY_IN = 200
-SEATS = 6
+#: The six bots: (name, level); the table asks the ai service for each decision at that level.
+BOTS = (
+    ("easy1", common_pb2.BOT_DIFFICULTY_EASY),
+    ("normal1", common_pb2.BOT_DIFFICULTY_NORMAL),
+    ("hard1", common_pb2.BOT_DIFFICULTY_HARD),
+    ("easy2", common_pb2.BOT_DIFFICULTY_EASY),
+    ("normal2", common_pb2.BOT_DIFFICULTY_NORMAL),
+    ("hard2", common_pb2.BOT_DIFFICULTY_HARD),
+)
+SEATS = len(BOTS)
 STREETS = {1: "flop", 2: "turn", 3: "river"}
 
 
@@ -52,7 +69,12 @@ class _Printer:
     def line(self, event: Event) -> str | None:
         if isinstance(event, PlayerSeated):
             self.names[event.seat] = event.player_id
-            return f"{event.player_id} sits in seat {event.seat} with {event.stack}"
+            level = (
+                f" ({event.bot_difficulty.value} bot, ai service)" if event.bot_difficulty else ""
+            )
+            return f"{event.player_id}{level} sits in seat {event.seat} with {event.stack}"
+        if isinstance(event, PlayerSatOut) and event.reason == "no chips":
+            return f"{self.names.get(event.seat, event.seat)} is broke: buys in again"
         if isinstance(event, HandBegan):
             self.seats = event.seats
             return (
@@ -120,6 +142,8 @@ async def play_demo_summary(table_addr: str, nats_url: str, hands: int) -> tuple
     """``play_demo``, then print the summary; (hands played, chips conserved)."""
     printer = _Printer(nats_url)
     done = asyncio.Event()
+    broke: asyncio.Queue[int] = asyncio.Queue()
+    rebuys = bought_again = 0
     nc = await connect_nats(nats_url)
 
     async def on_commit(msg: Any) -> None:
@@ -127,6 +151,8 @@ async def play_demo_summary(table_addr: str, nats_url: str, hands: int) -> tuple
             text = printer.line(event)
             if text is not None:
                 print(text, flush=True)
+            if isinstance(event, PlayerSatOut) and event.reason == "no chips":
+                broke.put_nowait(event.seat)
             if isinstance(event, TableClosed):
                 done.set()
 
@@ -150,21 +176,46 @@ async def play_demo_summary(table_addr: str, nats_url: str, hands: int) -> tuple
             ),
             timeout=30,
         )
-        for seat in range(SEATS):
+
+        async def seat(number: int, key: str) -> None:
+            name, level = BOTS[number]
+            bot = table_pb2.SeatPlayer(
+                player_id=name, seat=number, buy_in=BUY_IN, is_bot=True, bot_difficulty=level
+            )
             await stub.SubmitCommand(
                 table_pb2.SubmitCommandRequest(
-                    table_id=TABLE_ID,
-                    idempotency_key=f"seat-{seat}",
-                    seat_player=table_pb2.SeatPlayer(
-                        player_id=f"bot{seat + 1}", seat=seat, buy_in=BUY_IN, is_bot=True
-                    ),
+                    table_id=TABLE_ID, idempotency_key=key, seat_player=bot
                 ),
                 timeout=120,
             )
+
+        async def buy_in_again() -> None:
+            nonlocal rebuys, bought_again
+            while True:
+                number = await broke.get()
+                rebuys += 1
+                with contextlib.suppress(grpc.aio.AioRpcError):  # e.g. the table just closed
+                    await stub.SubmitCommand(
+                        table_pb2.SubmitCommandRequest(
+                            table_id=TABLE_ID,
+                            idempotency_key=f"leave-{number}-{rebuys}",
+                            leave_seat=table_pb2.LeaveSeat(player_id=BOTS[number][0]),
+                        ),
+                        timeout=120,
+                    )
+                    await seat(number, f"seat-{number}-{rebuys}")
+                    bought_again += 1
+
+        for number in range(len(BOTS)):
+            await seat(number, f"seat-{number}")
+        rebuyer = asyncio.create_task(buy_in_again())
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(done.wait(), timeout=120)
+            # a hand takes well under a second; the bound only stops a wedged run
+            await asyncio.wait_for(done.wait(), timeout=max(120.0, hands * 5.0))
+        rebuyer.cancel()
     await asyncio.sleep(0.2)  # the last commits' messages
     await nc.close()
-    text, conserved = printer.summary(SEATS * BUY_IN)
+    # every buy-in, the rebuys of broke bots included (a broke bot leaves with nothing)
+    text, conserved = printer.summary((SEATS + bought_again) * BUY_IN)
     print(f"\n{text}", flush=True)
     return printer.hands_done, conserved

@@ -14,12 +14,13 @@ seat left of the button, the button is last) and passes commands through.
 """
 
 from .commands import PlayerAction
-from .config import TableConfig
+from .config import BotDifficulty, TableConfig
 from .decide import decide, step_table
 from .planning import HandPlan, can_start_hand, plan_hand
 from .state import Seat, TableState, apply, evolve, replay
 
 __all__ = [
+    "BotDifficulty",
     "HandPlan",
     "PlayerAction",
     "Seat",

@@ -8,7 +8,7 @@ from enum import StrEnum
 from libs.poker.commands import DealBoard, DealHoleCards
 from libs.poker.errors import InvalidCommand
 
-from .config import TableConfig
+from .config import BotDifficulty, TableConfig
 from .errors import UNKNOWN_ACTION
 
 
@@ -43,6 +43,7 @@ class SitDown:
     post_entry_bet: bool = False  # else wait for the big blind
     is_bot: bool = False
     now: float = 0.0
+    bot_difficulty: BotDifficulty | None = None  # bots only; None: NORMAL
 
 
 @dataclass(frozen=True, slots=True)

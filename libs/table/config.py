@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from libs.poker.config import NO_RAKE, BettingStructure, RakeRule, Variant, fixed_limit_blinds
 from libs.poker.errors import InvalidCommand
@@ -12,6 +13,15 @@ INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
 MAX_RAKE_PERCENT = 10.0
 MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
+
+
+class BotDifficulty(StrEnum):
+    """How well a bot seat plays (the ai service's levels; ``libs.ai.Level`` has the same values).
+    A bot seated without one plays ``NORMAL``."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
 
 
 class TableConfigError(InvalidCommand):

@@ -28,6 +28,7 @@ from libs.poker.state import HandState
 
 from . import commands as tc
 from . import errors as TE
+from .config import BotDifficulty
 from .events import (
     AutoMuckSet,
     ChipsAdded,
@@ -168,6 +169,7 @@ def _sit_down(x: _Scratch, c: tc.SitDown) -> None:
             waits_for_big_blind=not starting and not c.post_entry_bet,
             posts_entry_bet=not starting and c.post_entry_bet,
             is_bot=c.is_bot,
+            bot_difficulty=(c.bot_difficulty or BotDifficulty.NORMAL) if c.is_bot else None,
         )
     )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from libs.poker.events import Event as HandEvent
 
-from .config import TableConfig
+from .config import BotDifficulty, TableConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class PlayerSeated:
     waits_for_big_blind: bool  # dealt in only when the big blind reaches this seat
     posts_entry_bet: bool = False  # posts a live big blind in the next hand
     is_bot: bool = False
+    bot_difficulty: BotDifficulty | None = None  # set for bots only (how the ai service plays it)
 
 
 @dataclass(frozen=True, slots=True)

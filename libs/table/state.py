@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from libs.poker.engine import showdown_turn
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
+from libs.poker.history import PublicAction, public_action
 from libs.poker.state import HandState, initial_state
 from libs.poker.state import apply as apply_hand_event
 
-from .config import TableConfig
+from .config import BotDifficulty, TableConfig
 from .events import (
     AutoMuckSet,
     ChipsAdded,
@@ -44,6 +45,7 @@ class Seat:
     sitting_out: bool = False
     leaving: bool = False
     is_bot: bool = False
+    bot_difficulty: BotDifficulty | None = None  # bots only
     time_bank: float = 0.0
     timeouts: int = 0
     missed_small_blind: bool = False
@@ -79,6 +81,8 @@ class TableState:
     forced_seat: int | None = None  # the clock is acting for this seat
     revealed_seeds: dict[str, str] = field(default_factory=dict)
     closed: bool = False
+    # The public history of the hand in play (forced bets included; replaced, never mutated).
+    actions: tuple[PublicAction, ...] = ()
 
     @property
     def hand_in_progress(self) -> bool:
@@ -153,6 +157,7 @@ def apply(s: TableState, event: Event) -> None:
                 waiting_for_big_blind=event.waits_for_big_blind,
                 entry_due=event.posts_entry_bet,
                 is_bot=event.is_bot,
+                bot_difficulty=event.bot_difficulty,
                 time_bank=s.config.time_bank_seconds,
             )
         case PlayerLeft():
@@ -184,6 +189,7 @@ def apply(s: TableState, event: Event) -> None:
                 seat.missed_small_blind = seat.missed_big_blind = False
         case HandStarted():
             s.hand = initial_state(event)
+            s.actions = ()
         case ClockStarted():
             s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
         case TimeBankStarted():
@@ -234,6 +240,9 @@ def _apply_hand_event(s: TableState, event: HandEvent) -> None:
         s.clock_seat = None
     elif isinstance(event, (HandShown, HandMucked)) and s.clock_seat == s.hand_seats[event.player]:
         s.clock_seat = None  # the showdown turn's clock (the next turn starts its own)
+    action = public_action(event, s.hand.street)
+    if action is not None:
+        s.actions = (*s.actions, action)
     apply_hand_event(s.hand, event)
     if isinstance(event, (HandEnded, HandVoided)):
         for position, number in enumerate(s.hand_seats):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.poker.config import BettingStructure, RakeRule, Variant
-from libs.table.config import TableConfig, TableConfigError
+from libs.table.config import BotDifficulty, TableConfig, TableConfigError
 
 VARIANTS: dict[pb.Variant.ValueType, Variant] = {
     pb.VARIANT_HOLDEM: Variant.HOLDEM,
@@ -105,3 +105,21 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         time_limit_seconds=int(config.duration_seconds),
         min_players_to_start=config.min_players_to_start,
     )
+
+
+BOT_DIFFICULTIES: dict[BotDifficulty, pb.BotDifficulty.ValueType] = {
+    BotDifficulty.EASY: pb.BOT_DIFFICULTY_EASY,
+    BotDifficulty.NORMAL: pb.BOT_DIFFICULTY_NORMAL,
+    BotDifficulty.HARD: pb.BOT_DIFFICULTY_HARD,
+}
+_BOT_DIFFICULTY_VALUES = {v: k for k, v in BOT_DIFFICULTIES.items()}
+
+
+def bot_difficulty_from_proto(value: pb.BotDifficulty.ValueType) -> BotDifficulty | None:
+    """The level a wire value names; None for UNSPECIFIED or an unknown value (the table seats
+    a bot without one at NORMAL)."""
+    return _BOT_DIFFICULTY_VALUES.get(value)
+
+
+def bot_difficulty_to_proto(level: BotDifficulty | None) -> pb.BotDifficulty.ValueType:
+    return pb.BOT_DIFFICULTY_UNSPECIFIED if level is None else BOT_DIFFICULTIES[level]

@@ -37,6 +37,7 @@ from libs.table.errors import NOT_ENOUGH_PLAYERS, TABLE_NOT_FOUND
 from libs.table.events import Event
 from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
+from services.table.bots import Bots
 from services.table.commits import LoadedTable, TableStream
 from services.table.dealing import DealerPort
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome
@@ -89,6 +90,7 @@ class TableApp:
         registry: Registry | None = None,
         ranker: HandRanker | None = None,
         idempotency_window: float = DEFAULT_WINDOW_SECONDS,
+        bots: Bots | None = None,
     ) -> None:
         self.events = events
         self.leases = leases
@@ -103,7 +105,7 @@ class TableApp:
             idempotency_window=idempotency_window,
         )
         self.ownership = Ownership(leases, registry)
-        self.automation = Automation(dealer, clock)
+        self.automation = Automation(dealer, clock, bots)
         self.step = RankedStep(ranker)
         self.commits = 0
         self._tables: dict[str, LoadedTable] = {}
@@ -114,6 +116,12 @@ class TableApp:
     def ranking_fallbacks(self) -> int:
         """Showdowns ranked in-process because the evaluator service did not answer."""
         return self.step.fallbacks
+
+    @property
+    def ai_fallbacks(self) -> int:
+        """Bot decisions taken by the clock rule because the ai service gave no legal answer
+        in time."""
+        return self.automation.bots.fallbacks
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -1,11 +1,10 @@
 """The automation driver: turns what ``libs.table.automation.next_due`` says a table needs next
-into a command, by asking the dealer (cards by deck position, a new deck, a seed) or the bot
-policy. Deciding and committing that command is the command path's job (app.py); which step
-is due is the pure function's."""
+into a command, by asking the dealer (cards by deck position, a new deck, a seed) or, for a bot's
+turn, the ai service (``bots``: one Decide per decision). Deciding and committing that command
+is the command path's job (app.py); which step is due is the pure function's."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import assert_never
 
@@ -27,16 +26,19 @@ from libs.table.automation import (
     next_due,
 )
 from libs.table.events import Event
-from services.table.bots import simple_bot_action
+from services.table.bots import Bots, LocalDecider
 from services.table.dealing import DealerPort, DeckLost
 
 log = structlog.get_logger("table")
 
 
 class Automation:
-    def __init__(self, dealer: DealerPort, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, dealer: DealerPort, clock: Callable[[], float], bots: Bots | None = None
+    ) -> None:
         self.dealer = dealer
         self.clock = clock
+        self.bots = bots or Bots(LocalDecider(), clock=clock)
 
     async def next_command(
         self, table_id: str, s: TableState, *, start_hands: bool = True
@@ -61,10 +63,14 @@ class Automation:
             case RevealDue():
                 return tc.RevealSeed(due.hand_id, await self.dealer.reveal(due.deck_id), now)
             case HoleCardsDue():
+                # every position's cards in ONE dealer call (a round trip per player made the
+                # deal the slowest step of a bot table), then split back by position
+                flat = [i for indexes in due.positions for i in indexes]
+                cards = list(await self.dealer.deal(due.deck_id, flat))
                 deals: list[hc.DealHoleCards | hc.DealBoard] = []
                 for position, indexes in enumerate(due.positions):
-                    cards = await self.dealer.deal(due.deck_id, indexes)
-                    deals.append(hc.DealHoleCards(position, tuple(_cards(cards))))
+                    mine, cards = cards[: len(indexes)], cards[len(indexes) :]
+                    deals.append(hc.DealHoleCards(position, tuple(_cards(mine))))
                 return tc.Deal(tuple(deals), now)
             case BoardDue():
                 burn, *board = await self.dealer.deal(due.deck_id, (due.burn, *due.cards))
@@ -72,11 +78,7 @@ class Automation:
             case BotTurn():
                 if due.options is None:
                     return tc.ShowOrMuck(due.player_id, True, now)
-                hand = s.hand
-                assert hand is not None
-                rng = random.Random(f"{table_id}:{s.hand_id}:{len(hand.board)}:{hand.bets}")
-                action, amount = simple_bot_action(due.options, rng)
-                return tc.Act(due.player_id, action, amount, now)
+                return await self.bots.act(table_id, s, due.player_id)
             case ClockDue():
                 return tc.Tick(now)
             case HandDue():

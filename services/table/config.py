@@ -44,6 +44,20 @@ EVALUATOR = Var(
     "service",
     "who ranks hands at showdown: the evaluator service, or the same evaluator in-process",
 )
+AI = Var(
+    "HOLDEM_TABLE_AI",
+    choice("service", "local"),
+    "service",
+    "who decides for bot seats: the ai service (one Decide per decision), or the same levels "
+    "in-process",
+)
+AI_TIMEOUT_MS = Var(
+    "HOLDEM_TABLE_AI_TIMEOUT_MS",
+    integer(minimum=10, maximum=10_000),
+    "500",
+    "a bot decision's budget: without a legal answer by then the seat checks, else folds "
+    "(the clock rule), and the hand goes on",
+)
 STREAM = Var(
     "HOLDEM_TABLE_STREAM",
     STRING,
@@ -84,6 +98,8 @@ VARIABLES: tuple[Var[Any], ...] = (
     LEASE_TTL_SECONDS,
     DEALER,
     EVALUATOR,
+    AI,
+    AI_TIMEOUT_MS,
     STREAM,
     PUBLIC_MAX_AGE_SECONDS,
     PUBLIC_MAX_PER_TABLE,
@@ -99,6 +115,8 @@ class TableServiceConfig:
     lease_ttl_seconds: float
     dealer: str
     evaluator: str
+    ai: str
+    ai_timeout_seconds: float
     stream: str
     public_max_age_seconds: float
     public_max_per_table: int
@@ -118,6 +136,8 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         lease_ttl_seconds=values[LEASE_TTL_SECONDS],
         dealer=values[DEALER],
         evaluator=values[EVALUATOR],
+        ai=values[AI],
+        ai_timeout_seconds=values[AI_TIMEOUT_MS] / 1000,
         stream=values[STREAM],
         public_max_age_seconds=values[PUBLIC_MAX_AGE_SECONDS],
         public_max_per_table=values[PUBLIC_MAX_PER_TABLE],

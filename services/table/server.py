@@ -29,8 +29,9 @@ from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
 from libs.tableproto.actions import action_from_proto
-from libs.tableproto.config import config_from_proto
+from libs.tableproto.config import bot_difficulty_from_proto, config_from_proto
 from services.table.app import TableApp
+from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.ranking import GrpcRanker
@@ -103,6 +104,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
                 post_entry_bet=not seat_msg.wait_for_big_blind,
                 is_bot=seat_msg.is_bot,
                 now=now,
+                bot_difficulty=bot_difficulty_from_proto(seat_msg.bot_difficulty),
             )
         elif which == "leave_seat":
             command = tc.Leave(request.leave_seat.player_id, now)
@@ -209,6 +211,13 @@ async def build(config: TableServiceConfig) -> Mount:
     if config.evaluator == "service":
         channels.append(connect_peer(platform, "evaluator"))
         ranker = GrpcRanker(channels[-1])
+    decider: Decider
+    if config.ai == "service":
+        channels.append(connect_peer(platform, "ai"))
+        decider = GrpcDecider(channels[-1])
+    else:
+        decider = LocalDecider()
+    bots = Bots(decider, timeout=config.ai_timeout_seconds)
 
     app = TableApp(
         events,
@@ -221,6 +230,7 @@ async def build(config: TableServiceConfig) -> Mount:
         registry=registry,
         ranker=ranker,
         idempotency_window=config.idempotency_window_seconds,
+        bots=bots,
     )
     await app.start_background()
     servicer = TableServiceServicer(app, lambda: readiness(nc))

@@ -1,11 +1,13 @@
 """Proto <-> domain for the table service: the view of a table one viewer may see (their own cards
-and the cards shown; nobody else's). Table configs and actions translate in libs.tableproto."""
+and the cards shown; nobody else's) and the public history of the hand in play. Table configs and
+actions translate in libs.tableproto."""
 
 from __future__ import annotations
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
+from libs.ai.wire import MOVES
 from libs.poker.engine import legal_actions, pots_of
 from libs.table import TableState
 from libs.tableproto.config import config_to_proto
@@ -39,6 +41,15 @@ def player_view(
         for pot in pots_of(hand):
             view.pots.add(
                 amount=pot.amount, eligible_seats=[state.hand_seats[p] for p in pot.eligible]
+            )
+        for action in state.actions:
+            view.actions.add(
+                seat=state.hand_seats[action.position],
+                street=STREETS[action.street],
+                kind=MOVES[action.move],
+                amount=action.amount,
+                to=action.to,
+                all_in=action.all_in,
             )
         acting = state.acting_seat()
         if acting is not None:

@@ -248,6 +248,7 @@ def _table_env(infra: Infra) -> dict[str, str]:
         **_infra("nats", "redis")(infra),
         "HOLDEM_TABLE_DEALER": "local",
         "HOLDEM_TABLE_EVALUATOR": "local",
+        "HOLDEM_TABLE_AI": "local",
     }
 
 

@@ -116,7 +116,11 @@ def start_gateway_stack(
     log_dir: Path, nats_url: str, redis_url: str, gateway_env: dict[str, str] | None = None
 ) -> GatewayStack:
     infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url, "HOLDEM_TOKEN_KEYS": KEYS}
-    local = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+    local = {
+        "HOLDEM_TABLE_DEALER": "local",
+        "HOLDEM_TABLE_EVALUATOR": "local",
+        "HOLDEM_TABLE_AI": "local",
+    }
     table = start_service("table", log_dir, {**infra, **local})
     lobby = start_service("lobby", log_dir, {**infra, "HOLDEM_TABLE_ADDR": table.address})
     gateway = start_service(

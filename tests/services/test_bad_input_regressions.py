@@ -70,7 +70,12 @@ def services(
         running["table"] = start_service(
             "table",
             log_dir,
-            {**infra, "HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"},
+            {
+                **infra,
+                "HOLDEM_TABLE_DEALER": "local",
+                "HOLDEM_TABLE_EVALUATOR": "local",
+                "HOLDEM_TABLE_AI": "local",
+            },
         )
         yield running
     finally:

@@ -45,6 +45,7 @@ def _table(start: Starter, nats_url: str, redis_url: str) -> ServiceProcess:
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_TABLE_DEALER": "local",
             "HOLDEM_TABLE_EVALUATOR": "local",
+            "HOLDEM_TABLE_AI": "local",
             "HOLDEM_TABLE_LEASE_TTL_SECONDS": "0.5",
         },
     )

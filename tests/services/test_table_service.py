@@ -38,6 +38,7 @@ def _table(start: Starter, nats_url: str, redis_url: str, **env: str) -> Service
             "HOLDEM_REDIS_URL": redis_url,
             "HOLDEM_TABLE_DEALER": "local",
             "HOLDEM_TABLE_EVALUATOR": "local",
+            "HOLDEM_TABLE_AI": "local",
             **env,
         },
     )
@@ -150,11 +151,13 @@ def test_a_second_replica_takes_over_a_table_when_the_first_dies(
 
 
 def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:
-    """Open a table of four bots playing ``hands`` hands; return its id once it closed."""
+    """Open a table of four bots playing ``hands`` hands (fewer if one goes broke: then it is
+    closed here); return its id once it closed."""
     table_id = f"e{uuid.uuid4().hex[:8]}"
     config = common_pb2.TableConfig()
     config.CopyFrom(CONFIG)
     config.hand_limit = hands
+    config.min_players_to_start = 4  # all four seated before the first hand
     with grpc.insecure_channel(table.address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.SubmitCommand(
@@ -175,6 +178,9 @@ def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:
             view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
             if view.table_status == common_pb2.TABLE_STATUS_CLOSED:
                 break
+            if not view.hand_id and sum(1 for s in view.seats if s.stack > 0) < 4:
+                stub.SubmitCommand(_command(table_id, "close", close_table=table_pb2.CloseTable()))
+                continue
             assert time.monotonic() < deadline, "the bot table did not finish its hands"
             time.sleep(0.2)
     return table_id

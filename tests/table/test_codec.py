@@ -135,3 +135,88 @@ def test_malformed_event_data_is_a_codec_error() -> None:
         codec.decode({"type": "HoleCardsDealt", "v": 1, "data": {"player": 0, "cards": [99]}})
     with pytest.raises(codec.CodecError):
         codec.decode({"type": "PlayerSeated", "v": 1, "data": [1, 2]})
+
+
+def test_a_snapshot_keeps_bot_levels_and_the_hands_public_history() -> None:
+    from libs.table import BotDifficulty
+
+    state = TableState()
+    for command in (
+        tc.OpenTable("t", TableConfig(seats=4), 0.0),
+        tc.SitDown("easy", 0, 100, is_bot=True, bot_difficulty=BotDifficulty.EASY),
+        tc.SitDown("bot", 1, 100, is_bot=True),
+        tc.SitDown("human", 2, 100),
+        tc.StartHand("h1", "commit", 1.0),
+    ):
+        state, _ = step_table(state, command)
+    assert [s.bot_difficulty for s in state.seats.values()] == [
+        BotDifficulty.EASY,
+        BotDifficulty.NORMAL,  # a bot seated without a level plays Normal
+        None,
+    ]
+    assert len(state.actions) == 2  # the blinds
+    again = codec.state_loads(codec.state_dumps(state))
+    assert again == state and again.actions == state.actions
+    _, keys = codec.snapshot_loads(codec.snapshot_dumps(state, []))
+    assert codec.snapshot_loads(codec.snapshot_dumps(state, []))[0] == state and keys == []
+
+
+def test_a_bot_seated_before_levels_existed_loads_without_one() -> None:
+    record = {
+        "type": "PlayerSeated",
+        "v": 1,
+        "data": {
+            "seat": 1,
+            "player_id": "b",
+            "stack": 100,
+            "waits_for_big_blind": False,
+            "posts_entry_bet": False,
+            "is_bot": True,
+        },
+    }
+    event = codec.decode(record)
+    assert isinstance(event, PlayerSeated) and event.bot_difficulty is None
+
+
+def test_deciding_never_changes_the_state_it_decides_on() -> None:
+    """``step_table`` works on ``TableState.copy()``: nothing mutable may be shared."""
+    from libs.poker.commands import DealBoard
+    from libs.poker.state import Phase
+
+    state = TableState()
+    deck = iter(DECK)
+    commands: list[tc.TableCommand] = [
+        tc.OpenTable("t", TableConfig(seats=4, ante=1), 0.0),
+        tc.SitDown("a", 0, 100),
+        tc.SitDown("b", 1, 100, is_bot=True),
+        tc.SitDown("c", 3, 100),
+        tc.StartHand("h1", "commit", 1.0),
+        *(tc.Deal((DealHoleCards(p, (next(deck), next(deck))),)) for p in range(3)),
+    ]
+    raised = False
+    for _ in range(60):
+        if commands:
+            command = commands.pop(0)
+        elif state.hand is not None and state.hand.phase is Phase.DEALING_BOARD:
+            count = 3 if not state.hand.board else 1
+            board = tuple(next(deck) for _ in range(count))
+            command = tc.Deal((DealBoard(board, next(deck)),))
+        elif state.hand_in_progress and (seat := state.acting_seat()) is not None:
+            player = state.seats[seat].player_id
+            if state.hand is not None and state.hand.phase is Phase.SHOWDOWN:
+                command = tc.ShowOrMuck(player, True)
+            elif not raised:
+                command, raised = tc.Act(player, PlayerAction.RAISE, 6), True
+            else:
+                command = tc.Act(player, PlayerAction.CALL)
+                if state.hand is not None and state.hand.bets[state.hand.actor or 0] == max(
+                    state.hand.bets
+                ):
+                    command = tc.Act(player, PlayerAction.CHECK)
+        else:
+            break
+        before = codec.state_dumps(state)
+        new, _ = step_table(state, command)
+        assert codec.state_dumps(state) == before, command
+        state = new
+    assert not state.hand_in_progress and sum(s.stack for s in state.seats.values()) == 300

@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from libs.ai import Level
 from libs.cli.main import main as holdem
 from libs.cli.verify import outcomes_from_stream
 from libs.poker.cards import DECK
@@ -18,6 +19,7 @@ from libs.table import commands as tc
 from libs.table.events import Event
 from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
+from services.table.bots import Bots, LocalDecider
 from services.table.dealing import LocalDealer
 
 pytestmark = pytest.mark.integration
@@ -37,7 +39,9 @@ def test_every_hand_of_a_table_verifies_and_a_forged_card_is_caught(
         nc = await nats.connect(nats_url)
         store = JetStreamEventStore(nc, stream=stream)
         await store.ensure_stream()
-        app = TableApp(store, None, LocalDealer(), auto_start=False)
+        # calling stations: every hand reaches the river, and nobody goes broke
+        bots = Bots(LocalDecider(Level.CALL))
+        app = TableApp(store, None, LocalDealer(), auto_start=False, bots=bots)
         config = TableConfig(seats=4, hand_limit=3, min_players_to_start=3)
         await app.execute(table_id, tc.OpenTable(table_id, config, 0.0), "open")
         for i in range(3):

@@ -21,7 +21,8 @@ metric                        record
                               logged
 ``SNAPSHOT_STORE_UP``         ``set_function`` once: whether the snapshot cache answered last
 ``AI_FALLBACKS``              ``AI_FALLBACKS.inc()`` when a bot's decision falls back to the
-                              built-in policy because the ai service did not answer
+                              clock rule (check, else fold): no legal answer from the ai
+                              service in time (recorded in services/table/bots.py)
 ============================  ==============================================================
 """
 
@@ -73,5 +74,6 @@ SNAPSHOT_STORE_UP = Gauge(
 )
 AI_FALLBACKS = Counter(
     "holdem_table_ai_fallbacks_total",
-    "Bot decisions taken by the built-in policy because the ai service did not answer",
+    "Bot decisions taken by the clock rule (check, else fold) because the ai service gave no "
+    "legal answer in time",
 )
