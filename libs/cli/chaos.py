@@ -128,6 +128,9 @@ class Services:
                 "HOLDEM_TABLE_SNAPSHOT_EVERY": "7",
                 "HOLDEM_TABLE_DEALER": "service",
                 "HOLDEM_TABLE_EVALUATOR": "service",
+                # bots decide in-process (the same levels as the ai service), which chaos
+                # does not run: without this every bot decision would fall back to the clock rule
+                "HOLDEM_TABLE_AI": "local",
                 # each replica restarted under its name: it takes its leases back at once
                 "HOLDEM_TABLE_REPLICA_ID": "chaos-table" + (f"-{index}" if replicas > 1 else ""),
             }

@@ -231,7 +231,11 @@ def run_load(tables: int, duration: float, replicas: int = 1) -> LoadReport:
             nats_url=nats_server.url,
             redis_url=redis_server.url,
             log_level="info",
-            extra={"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"},
+            extra={
+                "HOLDEM_TABLE_DEALER": "local",
+                "HOLDEM_TABLE_EVALUATOR": "local",
+                "HOLDEM_TABLE_AI": "local",
+            },
         )
         services = [
             ServiceProcess("table", Path(tmp) / f"table-{i}.log", env=env) for i in range(replicas)
