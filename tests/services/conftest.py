@@ -42,6 +42,10 @@ def launch_service(name: str, log_dir: Path, env: Mapping[str, str] = {}) -> Ser
     (``wait_serving()`` waits)."""
     log_path = log_dir / f"{name}-{time.monotonic_ns()}.log"
     listen = env.get("HOLDEM_LISTEN", "127.0.0.1:0")
+    if name == "table" and "HOLDEM_TABLE_AI" not in env and "HOLDEM_AI_ADDR" not in env:
+        # a table started without an ai service decides its bots in-process (the same levels);
+        # otherwise every bot decision would wait out its budget for a service nobody started
+        env = {**env, "HOLDEM_TABLE_AI": "local"}
     return ServiceProcess(name, log_path, listen=listen, env=clean_env(env)).spawn()
 
 
