@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass, field
@@ -474,5 +475,9 @@ def test_every_variant_and_structure_through_the_gateway_ci_sized(stack: Gateway
 
 @UNRELIABLE
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("HOLDEM_NIGHTLY"),
+    reason="the 20-hand run is nightly-sized (HOLDEM_NIGHTLY=1); CI runs the short one",
+)
 def test_every_variant_and_structure_through_the_gateway_20_hands(stack: GatewayStack) -> None:
     run_all(stack, hands=20)
