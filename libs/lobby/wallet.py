@@ -221,11 +221,15 @@ def evolve(state: Wallet, event: Event) -> Wallet:
         case Confirmed():
             held = w.reservations.pop(event.saga)
             seating = w.seatings.get(held.table_id)
-            if held.kind == BUY_IN or seating is None:
-                seating = Seating(event.sequence, held.amount)
+            if _cashed_out_after(w, held.table_id, event.sequence):
+                # the table paid these chips back (a cash-out commit after the seat's own, e.g.
+                # the room limit closed the table) before this saga confirmed: they are already
+                # in the balance, so they are on no table
+                pass
+            elif held.kind == BUY_IN or seating is None:
+                w.seatings[held.table_id] = Seating(event.sequence, held.amount)
             else:
-                seating = Seating(seating.since, seating.amount + held.amount)
-            w.seatings[held.table_id] = seating
+                w.seatings[held.table_id] = Seating(seating.since, seating.amount + held.amount)
             w.outcomes[event.saga] = Outcome(
                 held.kind, held.table_id, held.amount, event.seat, event.stack, event.sequence
             )
@@ -249,6 +253,15 @@ def evolve(state: Wallet, event: Event) -> Wallet:
                 del w.seatings[event.table_id]
             _entry(w, CASH_OUT, event.amount, event.table_id, event.ref, event.at)
     return w
+
+
+def _cashed_out_after(w: Wallet, table_id: str, sequence: int) -> bool:
+    """Whether a cash-out from ``table_id`` at a commit after ``sequence`` was credited."""
+    for ref in w.credited:
+        table, _, credited = ref.rpartition(":")
+        if table == table_id and credited.isdigit() and int(credited) > sequence:
+            return True
+    return False
 
 
 # ---- decisions ----

@@ -93,6 +93,16 @@ def test_a_late_credit_of_an_earlier_seat_keeps_the_new_one() -> None:
     assert w.on_tables == 100
 
 
+def test_a_cash_out_credited_before_its_buy_in_confirmed_leaves_nothing_on_the_table() -> None:
+    """The table can seat a player, play its room limit out and close (commit 27) before the
+    buy-in saga confirms the seat (commit 4): the chips are back in the balance, on no table."""
+    w = registered()
+    w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 100, None, False, 2.0))
+    w = run(w, wallet.credit(w, "t1", 27, 130, 3.0))
+    w = run(w, wallet.confirm(w, "s1", 0, 100, 4, 4.0))
+    assert (w.balance, w.reserved, w.on_tables) == (1030, 0, 0)
+
+
 def test_states_survive_their_snapshot_encoding() -> None:
     w = registered()
     w = run(w, wallet.reserve(w, "s1", wallet.BUY_IN, "t1", 300, 3, True, 2.0))
