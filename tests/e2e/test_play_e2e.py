@@ -469,6 +469,10 @@ UNRELIABLE = pytest.mark.xfail(
 
 @UNRELIABLE
 @pytest.mark.slow
+@pytest.mark.skipif(
+    not (os.environ.get("HOLDEM_NIGHTLY") or os.environ.get("HOLDEM_E2E")),
+    reason="can stall until its timeout (issue 11): run with HOLDEM_E2E=1 until it is reliable",
+)
 def test_every_variant_and_structure_through_the_gateway_ci_sized(stack: GatewayStack) -> None:
     run_all(stack, hands=4)
 
