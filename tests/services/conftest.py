@@ -46,6 +46,11 @@ def launch_service(name: str, log_dir: Path, env: Mapping[str, str] = {}) -> Ser
         # a table started without an ai service decides its bots in-process (the same levels);
         # otherwise every bot decision would wait out its budget for a service nobody started
         env = {**env, "HOLDEM_TABLE_AI": "local"}
+    if name == "lobby" and "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER" not in env:
+        # every test client is the peer 127.0.0.1 and the tests share one redis-server: the
+        # per-peer count of failed logins would carry over from test to test (its window is
+        # minutes), so a test's result would depend on the ones before it
+        env = {**env, "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER": "100000"}
     return ServiceProcess(name, log_path, listen=listen, env=clean_env(env)).spawn()
 
 
