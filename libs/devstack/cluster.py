@@ -139,7 +139,18 @@ class NatsCluster:
         until it is back in the cluster."""
         node = self.nodes[index]
         node.restart(timeout)
-        self.wait_ready(time.monotonic() + timeout)
+        deadline = time.monotonic() + timeout
+        self.wait_ready(deadline)
+        # back means caught up: /healthz answers ok only once every stream and consumer replica
+        # on the node is current. Killing another node before that leaves a stream with one
+        # current replica, no quorum, and no leader until a third node returns.
+        while (_monitor_json(node, "healthz") or {}).get("status") != "ok":
+            if time.monotonic() >= deadline:
+                raise StartError(
+                    f"NATS node {node.name} did not catch up; last lines of {node.log_path}:\n"
+                    f"{node.log_tail()}"
+                )
+            time.sleep(0.1)
         return node
 
     def node(self, index: int) -> NatsServer:

@@ -32,7 +32,7 @@ from libs.poker.errors import IllegalAction, PokerError
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
 from libs.table import commands as tc
-from libs.table.automation import ClockDue, next_due
+from libs.table.automation import ClockDue, HandDue, next_due
 from libs.table.errors import NOT_ENOUGH_PLAYERS, TABLE_NOT_FOUND
 from libs.table.events import Event
 from libs.table.planning import start_hand_refusal
@@ -313,8 +313,7 @@ class TableApp:
         return done
 
     def _drive_later(self, table_id: str) -> None:
-        running = self._drivers.get(table_id)
-        if running is not None and not running.done():
+        if self._driving(table_id):
             return
 
         async def rest() -> None:
@@ -341,14 +340,28 @@ class TableApp:
         self._drivers[table_id] = asyncio.create_task(rest())
 
     async def tick(self) -> None:
-        """Let the clock act for players whose time ran out, at every table this process owns."""
+        """Let the clock act for players whose time ran out, at every table this process owns;
+        and drive on any table whose automatic steps are due with no driver running (its driver
+        stopped while the lease was lost, and a read took the lease back: nothing else would
+        wake it, and a table of bots would stand still for good)."""
         now = self.clock()
         for table_id, table in list(self._tables.items()):
-            if isinstance(next_due(table.state, now), ClockDue):
+            due = next_due(table.state, now)
+            if isinstance(due, ClockDue):
                 try:
                     await self._drive_now(table_id)
                 except (NotOwner, Conflict) as exc:
                     log.warning("tick_failed", table_id=table_id, error=str(exc))
+            elif (
+                due is not None
+                and not self._driving(table_id)
+                and (self.auto_start or not isinstance(due, HandDue))
+            ):
+                self._drive_later(table_id)
+
+    def _driving(self, table_id: str) -> bool:
+        running = self._drivers.get(table_id)
+        return running is not None and not running.done()
 
     # ------------------------------------------------------------------ ownership
 

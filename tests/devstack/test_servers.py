@@ -155,3 +155,20 @@ def test_a_server_restarted_from_a_thread_outlives_the_thread() -> None:
         assert server.running
     finally:
         server.stop()
+
+
+def test_the_virtualenvs_pinned_nats_server_comes_before_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    venv_bin, path_bin = tmp_path / "venv", tmp_path / "path"
+    for d in (venv_bin, path_bin):
+        d.mkdir()
+        binary = d / "nats-server"
+        binary.write_text("#!/bin/sh\n")
+        binary.chmod(0o755)
+    monkeypatch.delenv("HOLDEM_NATS_SERVER", raising=False)
+    monkeypatch.setenv("PATH", str(path_bin))
+    monkeypatch.setattr(binaries, "_venv_bin_dirs", lambda: [venv_bin])
+    assert find_nats_server() == str(venv_bin / "nats-server")
+    monkeypatch.setattr(binaries, "_venv_bin_dirs", lambda: [])
+    assert find_nats_server() == str(path_bin / "nats-server")
