@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -111,6 +112,8 @@ class TableApp:
         self._tables: dict[str, LoadedTable] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._drives: Counter[str] = Counter()  # drives in progress per table, inline or not
+        self._stood_still: dict[str, int] = {}  # the sequence a tick saw a due table idle at
 
     @property
     def ranking_fallbacks(self) -> int:
@@ -187,6 +190,7 @@ class TableApp:
     def forget(self, table_id: str) -> None:
         """Drop the cached state (the next command reloads from the store)."""
         self._tables.pop(table_id, None)
+        self._stood_still.pop(table_id, None)
         self.stream.forget(table_id)
 
     # ------------------------------------------------------------------ commands
@@ -281,9 +285,11 @@ class TableApp:
         """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
         how many were committed. The snapshots they made due are written when it returns
         (each commit only queues its own: ``TableStream.snapshot_if_due``)."""
+        self._drives[table_id] += 1
         try:
             return await self._drive(table_id, limit)
         finally:
+            self._drives[table_id] -= 1
             await self.stream.flush_snapshots(table_id)
 
     async def _drive(self, table_id: str, limit: int) -> int:
@@ -313,7 +319,8 @@ class TableApp:
         return done
 
     def _drive_later(self, table_id: str) -> None:
-        if self._driving(table_id):
+        running = self._drivers.get(table_id)
+        if running is not None and not running.done():
             return
 
         async def rest() -> None:
@@ -341,9 +348,9 @@ class TableApp:
 
     async def tick(self) -> None:
         """Let the clock act for players whose time ran out, at every table this process owns;
-        and drive on any table whose automatic steps are due with no driver running (its driver
-        stopped while the lease was lost, and a read took the lease back: nothing else would
-        wake it, and a table of bots would stand still for good)."""
+        and wake any table whose automatic steps stood due, with nothing driving it, since the
+        tick before (its driver stopped while the lease was lost and a read took the lease
+        back: nothing else would wake it, and a table of bots would stand still for good)."""
         now = self.clock()
         for table_id, table in list(self._tables.items()):
             due = next_due(table.state, now)
@@ -357,11 +364,19 @@ class TableApp:
                 and not self._driving(table_id)
                 and (self.auto_start or not isinstance(due, HandDue))
             ):
-                self._drive_later(table_id)
+                if self._stood_still.get(table_id) == table.sequence:
+                    del self._stood_still[table_id]
+                    log.warning("table_woken", table_id=table_id, due=type(due).__name__)
+                    self._drive_later(table_id)
+                else:
+                    self._stood_still[table_id] = table.sequence
+            else:
+                self._stood_still.pop(table_id, None)
 
     def _driving(self, table_id: str) -> bool:
+        """A drive of ``table_id`` is running (a command's inline steps or a background one)."""
         running = self._drivers.get(table_id)
-        return running is not None and not running.done()
+        return self._drives[table_id] > 0 or (running is not None and not running.done())
 
     # ------------------------------------------------------------------ ownership
 

@@ -83,8 +83,17 @@ def test_a_cluster_forms_and_a_killed_node_comes_back_with_its_data(
     async def publish_r3(nc: NATS) -> int:
         js = nc.jetstream()
         await js.add_stream(name="T", subjects=["t.>"], num_replicas=3)
-        ack = await js.publish("t.a", b"1")
-        return ack.seq
+        deadline = time.monotonic() + 30
+        while True:  # the new stream answers once its replicas elected a leader
+            try:
+                return (
+                    await nc.jetstream(timeout=2).publish(
+                        "t.a", b"1", headers={"Nats-Msg-Id": "first"}
+                    )
+                ).seq
+            except Exception:
+                assert time.monotonic() < deadline, "the new stream never elected a leader"
+                await asyncio.sleep(0.2)
 
     assert _run(nats_cluster.url, publish_r3) == 1
     leader = _stream_leader(nats_cluster.url, "T")

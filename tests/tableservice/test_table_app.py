@@ -150,6 +150,29 @@ class TableAppContract:
 
         self.run(body)
 
+    def test_a_table_due_with_nothing_driving_it_is_woken_by_the_tick_after_next(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            app = TableApp(events, snapshots, LocalDealer())
+            app.auto_start = False  # seated, nothing driving: as after a lost lease taken back
+            for i, command in enumerate(bots_table("t9", hand_limit=3)):
+                await app.execute("t9", command, f"t9-setup-{i}")
+            app.auto_start = True
+            before = (await app.table("t9")).sequence
+            await app.tick()  # the first tick only notes that the table stands still
+            await asyncio.sleep(0.05)
+            assert (await app.table("t9")).sequence == before
+            await app.tick()
+            for _ in range(400):  # the woken driver plays the hands out
+                if (await app.state("t9")).closed:
+                    break
+                await asyncio.sleep(0.05)
+            assert (await app.state("t9")).closed
+            await app.stop()
+
+        self.run(body)
+
     def test_a_retried_command_returns_its_first_outcome_and_appends_once(self) -> None:
         async def body(events: EventStore, snapshots: SnapshotStore) -> None:
             app = TableApp(events, snapshots, LocalDealer(), auto_start=False)
