@@ -56,7 +56,8 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
     status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir))
     assert status.returncode == 0, status.stdout + status.stderr
     report = json.loads(status.stdout)
-    assert set(report) == {"nats", "redis", "services"}
+    assert set(report) == {"nats", "redis", "restarts", "services"}
+    assert set(report["restarts"].values()) == {0}
     assert report["nats"] == state["nats"]["url"]
     assert report["redis"] == state["redis"]["url"]
     assert [{k: s[k] for k in ("name", "address", "status")} for s in report["services"]] == [
