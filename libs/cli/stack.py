@@ -40,6 +40,8 @@ from libs.platform import healthcheck
 STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
 DATA_DIR = "data"
+#: The stack's NATS and Redis users' passwords and the servers' user files (0600 each).
+SECRETS_DIR = "secrets"
 #: Seconds between two looks of the supervisor at the stack's processes.
 SUPERVISE_INTERVAL = 0.5
 
@@ -134,6 +136,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     stack = LocalStack(
         data_dir=None if _ephemeral(args) else state_dir / DATA_DIR,
+        secrets_dir=state_dir / SECRETS_DIR,
         service_argv=_service_argv_from_env(),
         keep_temp=args.keep_temp,
         log_level=args.log_level,
@@ -157,7 +160,9 @@ def _up_foreground(args: argparse.Namespace) -> int:
             from libs.cli.demo import play_demo_summary
 
             played, conserved = asyncio.run(
-                play_demo_summary(stack.address("table"), stack.nats_url, args.demo_hands)
+                play_demo_summary(
+                    stack.address("table"), stack.nats_url_for("spectator"), args.demo_hands
+                )
             )
             print(f"\n{played} hands played at table 'demo'", flush=True)
             if args.exit_after_demo:

@@ -36,6 +36,7 @@ from typing import Any, Self
 
 from libs.platform import healthcheck
 
+from .access import StackAccess
 from .cluster import NatsCluster
 from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
 from .servers import NatsServer, RedisServer
@@ -79,6 +80,8 @@ class LocalStack:
         nats_cluster: int = 1,
         data_dir: Path | None = None,
         on_restart: Callable[[RestartEvent], None] | None = None,
+        auth: bool = True,
+        secrets_dir: Path | None = None,
     ) -> None:
         if not 1 <= nats_cluster <= 5:
             raise ValueError("nats_cluster is the number of NATS nodes, 1..5")
@@ -89,6 +92,10 @@ class LocalStack:
         self.on_restart = on_restart
         self.supervisor: Supervisor | None = None
         self.started_at = 0.0
+        # per-service NATS and Redis users (libs.devstack.access), written to secrets_dir
+        # (default: the temp directory's "secrets"); None: open servers, as the test fixtures
+        self.access: StackAccess | None = StackAccess.generate() if auth else None
+        self.secrets_dir = secrets_dir
         self.nats_nodes = nats_cluster
         self.service_names = tuple(services)
         # How to run one service; tests substitute stand-ins.
@@ -141,18 +148,38 @@ class LocalStack:
         """nats-server (or the cluster) and redis-server. Their temp dirs live inside the
         stack's, so one rmtree cleans all; their data in ``data_dir`` if given."""
         assert self.workdir is not None
+        nats_args: list[str] = []
+        redis_args: list[str] = []
+        if self.access is not None:
+            if self.secrets_dir is None:
+                self.secrets_dir = self.workdir / "secrets"
+            files = self.access.write(self.secrets_dir)
+            nats_args = ["-c", str(files["nats.conf"])]
+            redis_args = ["--aclfile", str(files["redis-users.acl"])]
         if self.nats_nodes > 1:
             self.cluster = NatsCluster(
-                self.nats_nodes, self.host, keep_temp=True, parent_dir=self.workdir
+                self.nats_nodes,
+                self.host,
+                keep_temp=True,
+                parent_dir=self.workdir,
+                extra_args=nats_args,
             )
             self.cluster.start()
         else:
             self.nats = NatsServer(
-                self.host, keep_temp=True, parent_dir=self.workdir, data_dir=self._data("nats")
+                self.host,
+                keep_temp=True,
+                parent_dir=self.workdir,
+                data_dir=self._data("nats"),
+                extra_args=nats_args,
             )
             self.nats.start()
         self.redis = RedisServer(
-            self.host, keep_temp=True, parent_dir=self.workdir, data_dir=self._data("redis")
+            self.host,
+            keep_temp=True,
+            parent_dir=self.workdir,
+            data_dir=self._data("redis"),
+            extra_args=redis_args,
         )
         self.redis.start()
 
@@ -185,7 +212,12 @@ class LocalStack:
                 name,
                 self.workdir / "logs" / f"{name}.log",
                 listen=addresses[name],
-                env={**env, "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name]},
+                env={
+                    **env,
+                    "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name],
+                    "HOLDEM_NATS_URL": self.nats_url_for(name),
+                    "HOLDEM_REDIS_URL": self.redis_url_for(name),
+                },
                 argv=self.service_argv(name),
             )
             self.services.append(service.spawn())
@@ -273,6 +305,16 @@ class LocalStack:
         assert self.nats is not None, "stack not started"
         return self.nats.url
 
+    def nats_url_for(self, user: str) -> str:
+        """The NATS URL with ``user``'s credentials (a service's name, "spectator" or "admin";
+        the bare URL without auth, or for a service that has no NATS user)."""
+        return self.nats_url if self.access is None else self.access.nats_url(user, self.nats_url)
+
+    def redis_url_for(self, user: str) -> str:
+        """The Redis URL with ``user``'s credentials (as ``nats_url_for``)."""
+        url = self.redis_url
+        return url if self.access is None else self.access.redis_url(user, url)
+
     def nats_node(self, index: int) -> NatsServer:
         """Node ``index`` of the NATS cluster (0 without a cluster: the one server)."""
         if self.cluster is not None:
@@ -282,6 +324,7 @@ class LocalStack:
 
     @property
     def redis_url(self) -> str:
+        """Redis's URL, without credentials (``redis_url_for`` adds a user's)."""
         assert self.redis is not None, "stack not started"
         return self.redis.url
 
@@ -312,6 +355,8 @@ class LocalStack:
             "started_at": self.started_at,
             "workdir": str(self.workdir),
             "data_dir": None if self.data_dir is None else str(self.data_dir),
+            # the users' passwords (0600); the URLs below carry none
+            "secrets_dir": None if self.secrets_dir is None else str(self.secrets_dir),
             "keep_temp": self.keep_temp,
             "nats": {
                 "url": self.nats_url,

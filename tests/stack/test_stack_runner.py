@@ -212,7 +212,8 @@ def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
         assert [n["name"] for n in nodes] == ["nats-n0", "nats-n1", "nats-n2"]
         assert stack.nats_url == ",".join(n["url"] for n in nodes)
         env = stack.service("table").environment
-        assert env["HOLDEM_NATS_URL"] == stack.nats_url
+        assert env["HOLDEM_NATS_URL"] == stack.nats_url_for("table")
+        assert env["HOLDEM_NATS_URL"].count("://table:") == 3  # its own user, on every node
         assert env["HOLDEM_NATS_REPLICAS"] == "3"
         pids = stack.pids()
         assert len(pids) == 5  # three nodes, redis, the service
