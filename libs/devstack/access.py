@@ -36,10 +36,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from libs.platform.config import redact_url
@@ -143,6 +142,45 @@ REDIS_KEYS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+def nats_password_variable(user: str) -> str:
+    """The environment variable a deployed nats-server reads ``user``'s password from."""
+    return f"HOLDEM_NATS_{user.upper()}_PASSWORD"
+
+
+def nats_users_config(password: Callable[[str], str]) -> str:
+    """The ``authorization`` block of a nats-server configuration: every user of
+    ``NATS_PERMISSIONS`` with its permissions (and its own inbox), and ``admin``.
+    ``password(user)`` is the password as configuration text: a quoted string (the local stack)
+    or ``$VARIABLE`` (deploy/nats/holdem-users.conf, filled from the environment)."""
+    lines = ["authorization {", "  users = ["]
+    for name, perms in NATS_PERMISSIONS.items():
+        publish = json.dumps(list(dict.fromkeys(perms.publish)))
+        subscribe = json.dumps([*perms.subscribe, f"{inbox_prefix(name)}.>"])
+        lines.append(
+            f"    {{user: {json.dumps(name)}, password: {password(name)}, permissions: "
+            f"{{publish: {{allow: {publish}}}, subscribe: {{allow: {subscribe}}}}}}}"
+        )
+    lines.append(f"    {{user: {json.dumps(ADMIN)}, password: {password(ADMIN)}}}")
+    lines += ["  ]", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def nats_users_template() -> str:
+    """What deploy/nats/holdem-users.conf holds: the users, passwords from the environment."""
+    header = (
+        "# Generated from libs/devstack/access.py (nats_users_template); tests/deploy keeps it\n"
+        "# equal. Each password comes from the environment (HOLDEM_NATS_<USER>_PASSWORD).\n"
+    )
+    return header + nats_users_config(lambda user: f"${nats_password_variable(user)}")
+
+
+def redis_user_rule(user: str, password: str) -> str:
+    """The ACL rule of a service's Redis user (``user ...``, as in an ACL file; without the
+    leading "user " it is the value of redis-server's ``--user`` option)."""
+    keys = " ".join(f"~{p}" for p in REDIS_KEYS[user])
+    return f"user {user} on >{password} {keys} resetchannels +@all -@admin -@dangerous"
+
+
 def _password() -> str:
     return secrets.token_urlsafe(24)  # URL-safe: it goes into nats:// and redis:// URLs as is
 
@@ -176,33 +214,13 @@ class StackAccess:
     # -- what the servers load -------------------------------------------------------------
 
     def nats_config(self) -> str:
-        """nats-server configuration: the users and their permissions (JSON is valid NATS
-        configuration syntax, and quotes every subject safely)."""
-        users: list[dict[str, Any]] = []
-        for name, perms in NATS_PERMISSIONS.items():
-            inbox = f"{inbox_prefix(name)}.>"
-            users.append(
-                {
-                    "user": name,
-                    "password": self.nats_passwords[name],
-                    "permissions": {
-                        "publish": {"allow": list(dict.fromkeys(perms.publish))},
-                        "subscribe": {"allow": [*perms.subscribe, inbox]},
-                    },
-                }
-            )
-        users.append({"user": ADMIN, "password": self.nats_passwords[ADMIN]})
-        return json.dumps({"authorization": {"users": users}}, indent=2) + "\n"
+        """nats-server configuration: the users, their passwords and permissions."""
+        return nats_users_config(lambda user: json.dumps(self.nats_passwords[user]))
 
     def redis_acl(self) -> str:
         """A Redis ACL file: the default user off, one user per service on its key patterns."""
         lines = ["user default off"]
-        for name, patterns in REDIS_KEYS.items():
-            keys = " ".join(f"~{p}" for p in patterns)
-            lines.append(
-                f"user {name} on >{self.redis_passwords[name]} {keys} resetchannels "
-                "+@all -@admin -@dangerous"
-            )
+        lines += [redis_user_rule(name, self.redis_passwords[name]) for name in REDIS_KEYS]
         lines.append(f"user {ADMIN} on >{self.redis_passwords[ADMIN]} ~* &* +@all")
         return "\n".join(lines) + "\n"
 
