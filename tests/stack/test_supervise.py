@@ -89,12 +89,15 @@ def _wait_for(what: str, ready: Callable[[], Any]) -> Any:
     pytest.fail(f"{what}: not within {PROGRESS_TIMEOUT:.0f}s")
 
 
-def _wait_for_hands(stub: table_pb2_grpc.TableServiceStub, after: int, what: str) -> int:
-    """Wait until the table has played past hand ``after`` + 1 (a whole hand after it)."""
+def _wait_for_hands(stub: table_pb2_grpc.TableServiceStub, what: str) -> int:
+    """Wait until the table plays a whole hand from now: it is in hand N (0 reads "between
+    hands", so the first N read as more than 0), then in hand N + 2, so hand N + 1 was played
+    from start to end after this call began. Returns the last hand number seen."""
+    current = int(_wait_for(f"the table cannot be read {what}", lambda: _hand_number(stub)))
 
     def progressed() -> int | None:
         number = _hand_number(stub)
-        return number if number is not None and number >= after + 2 else None
+        return number if number is not None and number >= current + 2 else None
 
     return int(_wait_for(f"no hand played {what}", progressed))
 
@@ -118,7 +121,7 @@ def test_killing_any_one_process_keeps_the_table_playing(
     channel, stub = _table_stub(run.state)
     with channel:
         _open_bot_table(stub)
-        hand = _wait_for_hands(stub, 0, "before any kill")
+        hand = _wait_for_hands(stub, "before any kill")
         for name in [*SERVICE_NAMES, "nats", "redis"]:
             state = read_state(run.state_dir)
             assert state is not None
@@ -145,7 +148,7 @@ def test_killing_any_one_process_keeps_the_table_playing(
                 )
 
             _wait_for(f"not every service SERVING after {name} was killed", serving)
-            hand = _wait_for_hands(stub, hand, f"after {name} was killed")
+            hand = max(hand, _wait_for_hands(stub, f"after {name} was killed"))
 
         status = run_holdem("stack", "status", "--state-dir", str(run.state_dir))
         assert status.returncode == 0, status.stdout + status.stderr
@@ -158,4 +161,7 @@ def test_killing_any_one_process_keeps_the_table_playing(
     again = start_stack(state_dir=run.state_dir)
     channel, stub = _table_stub(again.state)
     with channel:
-        _wait_for_hands(stub, hand, "after the stack was started again")
+        # the same table, from its stored stream: it goes on from where it was
+        view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=TABLE_ID), timeout=30)
+        assert [s.player_id for s in view.view.seats] == ["bot0", "bot1", "bot2"]
+        assert _wait_for_hands(stub, "after the stack was started again") > hand
