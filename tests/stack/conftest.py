@@ -60,7 +60,8 @@ def start_stack(tmp_path: Path) -> Iterator[Callable[..., StackRun]]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.communicate()
-        if state is not None:
+        # only this run's state (a later run on the same state dir rewrote it)
+        if state is not None and state.get("pid") == proc.pid:
             run = StackRun(proc, state_dir, state)
             for pid in run.pids():
                 if pid_alive(pid):
