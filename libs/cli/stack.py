@@ -159,12 +159,23 @@ def _up_foreground(args: argparse.Namespace) -> int:
         if args.demo_hands:
             from libs.cli.demo import play_demo_summary
 
+            # it watches as a spectator; `holdem verify` reads the table's private stream, so
+            # its hints name the admin user (password: <state dir>/secrets/credentials.json)
             played, conserved = asyncio.run(
                 play_demo_summary(
-                    stack.address("table"), stack.nats_url_for("spectator"), args.demo_hands
+                    stack.address("table"),
+                    stack.nats_url_for("spectator"),
+                    args.demo_hands,
+                    verify_url=stack.nats_url_for("admin"),
                 )
             )
             print(f"\n{played} hands played at table 'demo'", flush=True)
+            if stack.secrets_dir is not None:
+                print(
+                    "(*** in the holdem verify hints: the NATS admin password, "
+                    f"{stack.secrets_dir / 'credentials.json'})",
+                    flush=True,
+                )
             if args.exit_after_demo:
                 return 0 if played == args.demo_hands and conserved else 1
             print("the stack keeps running: stop with Ctrl-C or `holdem stack down`", flush=True)

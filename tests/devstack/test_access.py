@@ -209,7 +209,10 @@ def test_only_the_table_service_reads_and_writes_private_table_subjects(
             )
         assert [c.data for c in await events.read("t1")] == [b"hole cards"]
 
-        for nc in (t, g, lb, s):
+        # the operator's admin user reads everything (`holdem verify --table` needs the stream)
+        admin = await Client().connect(servers.nats_url("admin"))
+        assert [c.data for c in await JetStreamEventStore(admin).read("t1")] == [b"hole cards"]
+        for nc in (t, g, lb, s, admin):
             await nc.close()
 
     asyncio.run(scenario())
