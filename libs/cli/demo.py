@@ -14,6 +14,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.platform.config import redact_url
 from libs.platform.natsconn import connect_nats
 from libs.poker.cards import format_cards
 from libs.poker.events import (
@@ -53,8 +54,8 @@ STREETS = {1: "flop", 2: "turn", 3: "river"}
 
 
 class _Printer:
-    def __init__(self, nats_url: str) -> None:
-        self.nats_url = nats_url
+    def __init__(self, verify_url: str) -> None:
+        self.verify_url = verify_url  # shown in the `holdem verify` hint: never a password
         self.seats: tuple[int, ...] = ()
         self.names: dict[int, str] = {}
         self.hands_done = 0
@@ -106,7 +107,7 @@ class _Printer:
         if isinstance(event, SeedRevealed) and event.seed:
             return (
                 f"   seed revealed {event.seed[:16]}... (check the deck: holdem verify "
-                f"--table {TABLE_ID} --hand {event.hand_id} --nats {self.nats_url})"
+                f"--table {TABLE_ID} --hand {event.hand_id} --nats {self.verify_url})"
             )
         if isinstance(event, RakeTaken):
             self.rake += event.amount
@@ -138,9 +139,13 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
     return played
 
 
-async def play_demo_summary(table_addr: str, nats_url: str, hands: int) -> tuple[int, bool]:
-    """``play_demo``, then print the summary; (hands played, chips conserved)."""
-    printer = _Printer(nats_url)
+async def play_demo_summary(
+    table_addr: str, nats_url: str, hands: int, verify_url: str | None = None
+) -> tuple[int, bool]:
+    """``play_demo``, then print the summary; (hands played, chips conserved). ``verify_url``
+    is the NATS URL the `holdem verify` hints name (default ``nats_url``); any password in it
+    is printed as ``***``."""
+    printer = _Printer(redact_url(verify_url or nats_url))
     done = asyncio.Event()
     broke: asyncio.Queue[int] = asyncio.Queue()
     rebuys = bought_again = 0

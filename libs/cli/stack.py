@@ -1,10 +1,13 @@
 """`holdem stack up|status|down`: the whole platform as local processes.
 
 ``up`` runs a ``LocalStack`` (nats-server, redis-server, the six services; see
-``libs.devstack``) in the foreground, writes a state file and waits; Ctrl-C, SIGTERM or
-``holdem stack down`` (from another terminal) stops it all. ``up --detach`` runs the same in the
-background and returns once everything is SERVING. ``status`` reads the state file and asks each
-service's gRPC health service.
+``libs.devstack``) in the foreground, writes a state file and supervises: a process that exits
+is restarted with backoff (logged with its exit status; the state file then holds its new pid
+and restart count) while the others keep running. Ctrl-C, SIGTERM or ``holdem stack down``
+(from another terminal) stops it all. The JetStream store and Redis's data live in
+``<state dir>/data`` and outlive the stack, unless ``--ephemeral``. ``up --detach`` runs the
+same in the background and returns once everything is SERVING. ``status`` reads the state file
+and asks each service's gRPC health service.
 
 The state file is ``$HOLDEM_STACK_DIR/state.json`` (default ``./.stack/state.json``), or under
 ``--state-dir DIR``; it holds the pid of ``stack up``, the temp directory, the NATS and Redis URLs
@@ -36,6 +39,11 @@ from libs.platform import healthcheck
 
 STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
+DATA_DIR = "data"
+#: The stack's NATS and Redis users' passwords and the servers' user files (0600 each).
+SECRETS_DIR = "secrets"
+#: Seconds between two looks of the supervisor at the stack's processes.
+SUPERVISE_INTERVAL = 0.5
 
 
 class _Shutdown(BaseException):
@@ -127,6 +135,8 @@ def _up_foreground(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     stack = LocalStack(
+        data_dir=None if _ephemeral(args) else state_dir / DATA_DIR,
+        secrets_dir=state_dir / SECRETS_DIR,
         service_argv=_service_argv_from_env(),
         keep_temp=args.keep_temp,
         log_level=args.log_level,
@@ -149,25 +159,36 @@ def _up_foreground(args: argparse.Namespace) -> int:
         if args.demo_hands:
             from libs.cli.demo import play_demo_summary
 
+            # it watches as a spectator; `holdem verify` reads the table's private stream, so
+            # its hints name the admin user (password: <state dir>/secrets/credentials.json)
             played, conserved = asyncio.run(
-                play_demo_summary(stack.address("table"), stack.nats_url, args.demo_hands)
+                play_demo_summary(
+                    stack.address("table"),
+                    stack.nats_url_for("spectator"),
+                    args.demo_hands,
+                    verify_url=stack.nats_url_for("admin"),
+                )
             )
             print(f"\n{played} hands played at table 'demo'", flush=True)
+            if stack.secrets_dir is not None:
+                print(
+                    "(*** in the holdem verify hints: the NATS admin password, "
+                    f"{stack.secrets_dir / 'credentials.json'})",
+                    flush=True,
+                )
             if args.exit_after_demo:
                 return 0 if played == args.demo_hands and conserved else 1
             print("the stack keeps running: stop with Ctrl-C or `holdem stack down`", flush=True)
         while True:
-            exited = stack.exited()
-            if exited:
-                for name in exited:
-                    print(
-                        f"{name} exited unexpectedly; last lines of {stack.log_path(name)}:\n"
-                        f"{log_tail(stack.log_path(name))}",
-                        file=sys.stderr,
-                    )
-                status = 1
-                break
-            time.sleep(0.5)
+            events = stack.supervise()
+            for event in events:
+                print(f"holdem stack: {event.describe()}", file=sys.stderr, flush=True)
+                if event.kind == "exited":
+                    path = stack.log_path(event.name)
+                    print(f"last lines of {path}:\n{log_tail(path, 15)}", file=sys.stderr)
+            if events:
+                write_state(state_dir, stack.state())  # new pids, restart counts
+            time.sleep(SUPERVISE_INTERVAL)
     except _Shutdown:
         pass
     finally:
@@ -182,6 +203,12 @@ def _up_foreground(args: argparse.Namespace) -> int:
         kept = f" (kept {stack.workdir})" if args.keep_temp and stack.workdir else ""
         print(f"holdem stack stopped{kept}", file=sys.stderr, flush=True)
     return status
+
+
+def _ephemeral(args: argparse.Namespace) -> bool:
+    """Whether this run's data goes with it: asked for, or a NATS cluster (its stores stay in
+    the temp directory), or the demo (its table id is fixed, so it wants a fresh store)."""
+    return bool(args.ephemeral or args.nats_cluster > 1 or args.demo_hands)
 
 
 def _play_in_terminal(stack: LocalStack, args: argparse.Namespace) -> int:
@@ -209,6 +236,8 @@ def _up_detached(args: argparse.Namespace) -> int:
     argv += ["--log-format", args.log_format, "--nats-cluster", str(args.nats_cluster)]
     if args.keep_temp:
         argv.append("--keep-temp")
+    if args.ephemeral:
+        argv.append("--ephemeral")
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             argv,
@@ -238,20 +267,30 @@ def _up_detached(args: argparse.Namespace) -> int:
 
 
 def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
-    """``{"nats": url, "redis": url, "services": [{"name", "address", "status", "metrics"}]}``
-    with each service's health as answered now over gRPC and its key metrics (libs.cli.
-    stack_metrics)."""
+    """``{"nats": url, "redis": url, "restarts": {process: n}, "services": [{"name",
+    "address", "status", "restarts", "metrics"}]}`` with each service's health as answered now
+    over gRPC and its key metrics (libs.cli.stack_metrics); ``restarts`` counts each process's
+    restarts after a crash (nats-server, or each cluster node, redis-server and the services)."""
     services: list[dict[str, Any]] = state.get("services", [])
     with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
         statuses = list(
             pool.map(lambda s: healthcheck.check(s["address"], timeout=timeout), services)
         )
     metrics = stack_metrics.collect(services, timeout)
+    nodes = state["nats"].get("nodes") or [{"name": "nats", **state["nats"]}]
+    servers = [*nodes, {"name": "redis", **state["redis"]}]
     return {
         "nats": state["nats"]["url"],
         "redis": state["redis"]["url"],
+        "restarts": {p["name"]: int(p.get("restarts", 0)) for p in [*servers, *services]},
         "services": [
-            {"name": s["name"], "address": s["address"], "status": status, "metrics": m}
+            {
+                "name": s["name"],
+                "address": s["address"],
+                "status": status,
+                "restarts": int(s.get("restarts", 0)),
+                "metrics": m,
+            }
             for s, status, m in zip(services, statuses, metrics, strict=True)
         ],
     }
@@ -270,10 +309,13 @@ def _cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(f"holdem stack (pid {state['pid']}): {'healthy' if healthy else 'NOT healthy'}")
-        print(f"  {'nats':<10} {report['nats']}")
-        print(f"  {'redis':<10} {report['redis']}")
+        restarts = report["restarts"]
+        nats_restarts = sum(n for name, n in restarts.items() if name.startswith("nats"))
+        print(f"  {'nats':<10} {report['nats']:<38} restarts {nats_restarts}")
+        print(f"  {'redis':<10} {report['redis']:<38} restarts {restarts.get('redis', 0)}")
         for s in report["services"]:
             print(f"  {s['name']:<10} {s['address']:<22} {s['status']:<15} "
+                  f"restarts {s['restarts']:<3} "
                   f"{stack_metrics.describe(s['metrics'])}")  # fmt: skip
     return 0 if healthy else 1
 
@@ -358,6 +400,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     up = commands.add_parser("up", help="start nats, redis and the six services; wait")
     add_state_dir(up)
     up.add_argument("--keep-temp", action="store_true", help="keep logs and data on exit")
+    up.add_argument(
+        "--ephemeral",
+        action="store_true",
+        help="keep the JetStream store and Redis data in the temp directory (gone on exit) "
+        "instead of <state dir>/data",
+    )
     up.add_argument("--detach", action="store_true", help="run in the background")
     up.add_argument("--timeout", type=float, default=60.0, help="startup timeout (seconds)")
     up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")

@@ -26,6 +26,7 @@ import shutil
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -48,6 +49,7 @@ class NatsCluster:
         keep_temp: bool = False,
         parent_dir: Path | None = None,
         attempts: int = 5,
+        extra_args: Sequence[str] = (),
     ) -> None:
         if size < 1:
             raise ValueError("a cluster needs at least one node")
@@ -55,6 +57,7 @@ class NatsCluster:
         self.host = host
         self.keep_temp = keep_temp
         self.attempts = attempts
+        self.extra_args = tuple(extra_args)  # every node's, e.g. a config file with users
         if parent_dir is not None:
             parent_dir.mkdir(parents=True, exist_ok=True)
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-nats-cluster-", dir=parent_dir))
@@ -75,6 +78,7 @@ class NatsCluster:
                 "--cluster_name", CLUSTER_NAME,
                 "--cluster", f"nats://{self.host}:{port}",
                 "--routes", routes,
+                *self.extra_args,
             ]  # fmt: skip
             self.nodes.append(
                 NatsServer(

@@ -4,7 +4,9 @@ Each server runs in its own temp directory (its log, and the JetStream store), o
 else uses, so every run gets its own servers and never shares state with another run or with a
 system-wide server. ``stop`` removes the directory unless ``keep_temp``; ``kill`` then ``restart``
 brings a crashed server back on the same port with the same directory (JetStream keeps its store,
-as a real node does; redis-server runs without persistence, so it comes back empty).
+as a real node does; redis-server runs without persistence, so it comes back empty). Given a
+``data_dir``, a server keeps its data there instead (the JetStream store; Redis with its
+append-only file on), never removed: the local stack's data outlives one run.
 
     >>> with start_nats() as nats, start_redis() as redis:  # doctest: +SKIP
     ...     print(nats.url, redis.url)
@@ -49,12 +51,17 @@ class LocalServer(ManagedProcess):
         port: int = 0,
         keep_temp: bool = False,
         parent_dir: Path | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         self.workdir = _make_workdir(name, parent_dir)
         super().__init__(name, self.workdir / f"{name}-server.log")
         self.host = host
         self.port = port  # 0 until known
         self.keep_temp = keep_temp
+        # where the data lives when it must outlive the temp directory (None: in the temp dir)
+        self.data_dir = data_dir
+        if data_dir is not None:
+            data_dir.mkdir(parents=True, exist_ok=True)
         self._closed = False
 
     @property
@@ -81,14 +88,15 @@ class NatsServer(LocalServer):
         parent_dir: Path | None = None,
         name: str = "nats",
         extra_args: Sequence[str] = (),
+        data_dir: Path | None = None,
     ) -> None:
         self.binary = find_nats_server()  # before making a directory: a missing binary leaks none
-        super().__init__(name, host, port, keep_temp, parent_dir)
+        super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
         self.extra_args = tuple(extra_args)
 
     @property
     def store_dir(self) -> Path:
-        return self.workdir / "jetstream"
+        return self.data_dir if self.data_dir is not None else self.workdir / "jetstream"
 
     def argv(self) -> list[str]:
         return [
@@ -136,8 +144,11 @@ class NatsServer(LocalServer):
 
 
 class RedisServer(LocalServer):
-    """redis-server without persistence (a restart comes back empty) on a free port, retrying
-    with another port if one is taken between choosing it and binding it."""
+    """redis-server on a free port, retrying with another port if one is taken between choosing
+    it and binding it. Without persistence (a restart comes back empty), unless given a
+    ``data_dir``: then with its append-only file there (every write reaches the file before it
+    is acknowledged, so a SIGKILL loses nothing acknowledged). ``extra_args`` add options
+    (``--aclfile``)."""
 
     scheme = "redis"
 
@@ -149,10 +160,13 @@ class RedisServer(LocalServer):
         parent_dir: Path | None = None,
         name: str = "redis",
         attempts: int = 5,
+        data_dir: Path | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.binary = find_redis_server()
-        super().__init__(name, host, port, keep_temp, parent_dir)
+        super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
         self.attempts = attempts
+        self.extra_args = tuple(extra_args)
 
     @property
     def url(self) -> str:
@@ -164,10 +178,11 @@ class RedisServer(LocalServer):
             "--port", str(self.port),
             "--bind", self.host,
             "--save", "",
-            "--appendonly", "no",
-            "--dir", str(self.workdir),
+            "--appendonly", "no" if self.data_dir is None else "yes",
+            "--dir", str(self.workdir if self.data_dir is None else self.data_dir),
             "--daemonize", "no",
             "--protected-mode", "no",
+            *self.extra_args,
         ]  # fmt: skip
 
     def start(self, timeout: float | None = None) -> Self:
@@ -195,7 +210,8 @@ def _nats_probe(sock: socket.socket) -> bool:
 
 def _redis_probe(sock: socket.socket) -> bool:
     sock.sendall(b"PING\r\n")
-    return sock.recv(7).startswith(b"+PONG")
+    # a server with ACL users and no default user answers an unauthenticated PING with NOAUTH
+    return sock.recv(7).startswith((b"+PONG", b"-NOAUTH"))
 
 
 def start_nats(

@@ -7,6 +7,13 @@ service as a ``ServiceProcess`` on its own free port (all at once: every address
 so each service knows its peers), and waits until every service's gRPC health check answers
 SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL after a timeout), then the servers,
 and removes the stack's temp directory (logs, JetStream store, Redis dir) unless ``keep_temp``.
+
+Given a ``data_dir``, the JetStream store (``data_dir/nats``) and Redis's data (``data_dir/redis``,
+append-only file on) live there instead and outlive the stack: the next stack on the same
+``data_dir`` finds every table again. ``supervise`` (called by its owner's loop) restarts any
+process that exited, with backoff (``libs.devstack.supervisor``), at the same address and on the
+same data, while the others keep running.
+
 ``holdem stack up`` is a thin CLI around it; end-to-end tests use it in-process:
 
     >>> with LocalStack() as stack:  # doctest: +SKIP
@@ -29,10 +36,12 @@ from typing import Any, Self
 
 from libs.platform import healthcheck
 
+from .access import StackAccess
 from .cluster import NatsCluster
 from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
 from .servers import NatsServer, RedisServer
 from .services import ServiceProcess, service_env
+from .supervisor import RestartEvent, Supervisor
 
 __all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 
@@ -69,9 +78,24 @@ class LocalStack:
         python: str = sys.executable,
         extra_env: Mapping[str, str] | None = None,
         nats_cluster: int = 1,
+        data_dir: Path | None = None,
+        on_restart: Callable[[RestartEvent], None] | None = None,
+        auth: bool = True,
+        secrets_dir: Path | None = None,
     ) -> None:
         if not 1 <= nats_cluster <= 5:
             raise ValueError("nats_cluster is the number of NATS nodes, 1..5")
+        if data_dir is not None and nats_cluster > 1:
+            raise ValueError("a NATS cluster keeps its stores in the temp directory only")
+        # where NATS and Redis keep their data between runs (None: in the temp dir, removed)
+        self.data_dir = data_dir
+        self.on_restart = on_restart
+        self.supervisor: Supervisor | None = None
+        self.started_at = 0.0
+        # per-service NATS and Redis users (libs.devstack.access), written to secrets_dir
+        # (default: the temp directory's "secrets"); None: open servers, as the test fixtures
+        self.access: StackAccess | None = StackAccess.generate() if auth else None
+        self.secrets_dir = secrets_dir
         self.nats_nodes = nats_cluster
         self.service_names = tuple(services)
         # How to run one service; tests substitute stand-ins.
@@ -111,17 +135,57 @@ class LocalStack:
         if self.workdir_parent is not None:
             self.workdir_parent.mkdir(parents=True, exist_ok=True)
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-stack-", dir=self.workdir_parent))
-        # The servers' own temp dirs live inside the stack's, so one rmtree cleans all.
+        self.started_at = time.time()
+        self._start_servers()
+        self._start_services()
+        self.wait_serving(self.startup_timeout)
+        self.supervisor = Supervisor(self._processes(), on_event=self.on_restart)
+
+    def _data(self, name: str) -> Path | None:
+        return None if self.data_dir is None else self.data_dir / name
+
+    def _start_servers(self) -> None:
+        """nats-server (or the cluster) and redis-server. Their temp dirs live inside the
+        stack's, so one rmtree cleans all; their data in ``data_dir`` if given."""
+        assert self.workdir is not None
+        nats_args: list[str] = []
+        redis_args: list[str] = []
+        if self.access is not None:
+            if self.secrets_dir is None:
+                self.secrets_dir = self.workdir / "secrets"
+            files = self.access.write(self.secrets_dir)
+            nats_args = ["-c", str(files["nats.conf"])]
+            redis_args = ["--aclfile", str(files["redis-users.acl"])]
         if self.nats_nodes > 1:
             self.cluster = NatsCluster(
-                self.nats_nodes, self.host, keep_temp=True, parent_dir=self.workdir
+                self.nats_nodes,
+                self.host,
+                keep_temp=True,
+                parent_dir=self.workdir,
+                extra_args=nats_args,
             )
             self.cluster.start()
         else:
-            self.nats = NatsServer(self.host, keep_temp=True, parent_dir=self.workdir)
+            self.nats = NatsServer(
+                self.host,
+                keep_temp=True,
+                parent_dir=self.workdir,
+                data_dir=self._data("nats"),
+                extra_args=nats_args,
+            )
             self.nats.start()
-        self.redis = RedisServer(self.host, keep_temp=True, parent_dir=self.workdir)
+        self.redis = RedisServer(
+            self.host,
+            keep_temp=True,
+            parent_dir=self.workdir,
+            data_dir=self._data("redis"),
+            extra_args=redis_args,
+        )
         self.redis.start()
+
+    def _start_services(self) -> None:
+        """Spawn every service at once (every address chosen first, so each knows its peers)."""
+        assert self.workdir is not None and self.redis is not None
         count = len(self.service_names)
         ports = free_ports(self.host, 2 * count)
         addresses = {
@@ -148,11 +212,20 @@ class LocalStack:
                 name,
                 self.workdir / "logs" / f"{name}.log",
                 listen=addresses[name],
-                env={**env, "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name]},
+                env={
+                    **env,
+                    "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name],
+                    "HOLDEM_NATS_URL": self.nats_url_for(name),
+                    "HOLDEM_REDIS_URL": self.redis_url_for(name),
+                },
                 argv=self.service_argv(name),
             )
             self.services.append(service.spawn())
-        self.wait_serving(self.startup_timeout)
+
+    def supervise(self) -> list[RestartEvent]:
+        """Restart what exited (after its backoff); what happened. Call it every half second
+        or so while the stack runs."""
+        return [] if self.supervisor is None else self.supervisor.poll()
 
     def wait_serving(self, timeout: float) -> None:
         """Wait until every service's health check says SERVING, else raise StackStartError
@@ -232,6 +305,16 @@ class LocalStack:
         assert self.nats is not None, "stack not started"
         return self.nats.url
 
+    def nats_url_for(self, user: str) -> str:
+        """The NATS URL with ``user``'s credentials (a service's name, "spectator" or "admin";
+        the bare URL without auth, or for a service that has no NATS user)."""
+        return self.nats_url if self.access is None else self.access.nats_url(user, self.nats_url)
+
+    def redis_url_for(self, user: str) -> str:
+        """The Redis URL with ``user``'s credentials (as ``nats_url_for``)."""
+        url = self.redis_url
+        return url if self.access is None else self.access.redis_url(user, url)
+
     def nats_node(self, index: int) -> NatsServer:
         """Node ``index`` of the NATS cluster (0 without a cluster: the one server)."""
         if self.cluster is not None:
@@ -241,6 +324,7 @@ class LocalStack:
 
     @property
     def redis_url(self) -> str:
+        """Redis's URL, without credentials (``redis_url_for`` adds a user's)."""
         assert self.redis is not None, "stack not started"
         return self.redis.url
 
@@ -249,8 +333,12 @@ class LocalStack:
         return [p.pid for p in self._processes() if p.started]
 
     def exited(self) -> list[str]:
-        """Names of processes that have exited (none should while the stack is up)."""
+        """Names of processes that have exited (and are not yet restarted by ``supervise``)."""
         return [p.name for p in self._processes() if p.returncode is not None]
+
+    def restarts(self) -> dict[str, int]:
+        """How often each process was restarted after a crash, by name."""
+        return {p.name: p.restarts for p in self._processes()}
 
     def log_path(self, name: str) -> Path:
         for process in self._processes():
@@ -264,15 +352,25 @@ class LocalStack:
         first = self.nats_node(0)
         return {
             "pid": os.getpid(),
-            "started_at": time.time(),
+            "started_at": self.started_at,
             "workdir": str(self.workdir),
+            "data_dir": None if self.data_dir is None else str(self.data_dir),
+            # the users' passwords (0600); the URLs below carry none
+            "secrets_dir": None if self.secrets_dir is None else str(self.secrets_dir),
             "keep_temp": self.keep_temp,
             "nats": {
                 "url": self.nats_url,
                 "pid": first.pid,
                 "log": str(first.log_path),
+                "restarts": first.restarts,
                 "nodes": [
-                    {"name": n.name, "url": n.url, "pid": n.pid, "log": str(n.log_path)}
+                    {
+                        "name": n.name,
+                        "url": n.url,
+                        "pid": n.pid,
+                        "log": str(n.log_path),
+                        "restarts": n.restarts,
+                    }
                     for n in (self.cluster.nodes if self.cluster else [first])
                 ],
             },
@@ -280,6 +378,7 @@ class LocalStack:
                 "url": self.redis.url,
                 "pid": self.redis.pid,
                 "log": str(self.redis.log_path),
+                "restarts": self.redis.restarts,
             },
             "services": [
                 {
@@ -288,6 +387,7 @@ class LocalStack:
                     "metrics": self.metrics_addresses.get(s.name),
                     "pid": s.pid,
                     "log": str(s.log_path),
+                    "restarts": s.restarts,
                 }
                 for s in self.services
             ],

@@ -181,16 +181,36 @@ OPTIONAL_ADDRESS: VarType[str | None] = VarType(
 )
 
 
+def redact_url(value: str) -> str:
+    """``value`` (one URL or a comma-separated list) with every password replaced by ``***``:
+    what logs, errors and status output show of a URL that may carry credentials
+    (``nats://user:password@host:port``)."""
+    out = []
+    for one in value.split(","):
+        try:
+            parts = urlsplit(one.strip())
+            password = parts.password
+        except ValueError:
+            password = None
+        if password is None:
+            out.append(one.strip())
+            continue
+        host = parts.netloc.rsplit("@", 1)[1]
+        out.append(parts._replace(netloc=f"{parts.username or ''}:***@{host}").geturl())
+    return ",".join(out)
+
+
 def url(*schemes: str) -> VarType[str]:
     def parse(raw: str) -> str:
         value = raw.strip()
+        shown = redact_url(value)  # an error never shows a password
         parts = urlsplit(value)
         if parts.scheme not in schemes or not parts.hostname:
-            raise ValueError(f"{raw!r} is not a {'|'.join(schemes)}:// URL with a host")
+            raise ValueError(f"{shown!r} is not a {'|'.join(schemes)}:// URL with a host")
         try:
             parts.port  # noqa: B018  (raises ValueError on a bad port)
         except ValueError:
-            raise ValueError(f"{raw!r} has an invalid port") from None
+            raise ValueError(f"{shown!r} has an invalid port") from None
         return value
 
     return VarType("|".join(f"{s}://" for s in schemes) + " URL", parse)

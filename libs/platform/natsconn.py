@@ -4,12 +4,18 @@
 ``connect_nats`` splits it. The client reconnects without end (a node that dies is replaced by
 another node of the pool, or by the same one when it is back) and tries again soon, so a
 killed node costs a few hundred milliseconds, not nats-py's default two seconds per round.
+
+Credentials come in the URL (``nats://user:password@host:port``, as the local stack, compose and
+k8s give each service its own user). A client with a user takes its reply inboxes under
+``_INBOX_<user>`` (``inbox_prefix``): servers with per-user permissions let each user subscribe
+only to its own inboxes, so no user can read another's JetStream deliveries or replies.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import nats
 import nats.errors
@@ -17,7 +23,7 @@ from nats.aio.client import Client as NATS
 
 from libs.platform.config import split_urls
 
-__all__ = ["connect_nats", "nats_servers"]
+__all__ = ["connect_nats", "inbox_prefix", "nats_servers", "nats_user"]
 
 RECONNECT_WAIT_SECONDS = 0.25
 log = logging.getLogger("holdem.nats")
@@ -29,6 +35,21 @@ def nats_servers(url: str) -> list[str]:
     if not servers:
         raise ValueError("no NATS server URL given")
     return servers
+
+
+def nats_user(url: str) -> str | None:
+    """The user named in ``HOLDEM_NATS_URL`` (its first URL), None without one."""
+    try:
+        user = urlsplit(nats_servers(url)[0]).username
+    except ValueError:
+        return None
+    return unquote(user) if user else None
+
+
+def inbox_prefix(user: str) -> str:
+    """The reply-inbox prefix of a NATS user: the only one its permissions let it subscribe
+    to (libs.devstack.access writes those permissions)."""
+    return f"_INBOX_{user}"
 
 
 async def _quiet_errors(exc: Exception) -> None:
@@ -49,5 +70,8 @@ async def connect_nats(url: str, **options: Any) -> NATS:
         "connect_timeout": 2,
         "error_cb": _quiet_errors,
     }
+    user = nats_user(url)
+    if user is not None:
+        settings["inbox_prefix"] = inbox_prefix(user)
     settings.update(options)
     return await nats.connect(servers=nats_servers(url), **settings)

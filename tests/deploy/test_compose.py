@@ -14,6 +14,13 @@ import jsonschema
 import pytest
 import yaml
 
+from libs.devstack.access import (
+    NATS_PERMISSIONS,
+    REDIS_KEYS,
+    nats_password_variable,
+    nats_users_template,
+    redis_user_rule,
+)
 from tests.deploy.expected import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, ROOT, SERVICES, variables
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -98,10 +105,40 @@ def test_compose_env_wires_every_service_to_the_others() -> None:
     services = _compose()["services"]
     for name in SERVICES:
         env = services[name]["environment"]
-        assert env["HOLDEM_NATS_URL"] == "nats://nats:4222"
-        assert env["HOLDEM_REDIS_URL"] == "redis://redis:6379/0"
+        nats_user = f"{name}:${{HOLDEM_NATS_{name.upper()}_PASSWORD:-dev-nats-{name}}}@"
+        redis_user = f"{name}:${{HOLDEM_REDIS_{name.upper()}_PASSWORD:-dev-redis-{name}}}@"
+        # its own user where it has one (libs/devstack/access.py), else none: it cannot connect
+        nats_auth = nats_user if name in NATS_PERMISSIONS else ""
+        redis_auth = redis_user if name in REDIS_KEYS else ""
+        assert env["HOLDEM_NATS_URL"] == f"nats://{nats_auth}nats:4222", name
+        assert env["HOLDEM_REDIS_URL"] == f"redis://{redis_auth}redis:6379/0", name
         for other in SERVICES:
             assert env[f"HOLDEM_{other.upper()}_ADDR"] == f"{other}:{DEFAULT_PORTS[other]}"
+
+
+def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:
+    """The same users and permissions as `holdem stack up` (libs/devstack/access.py): the NATS
+    users file is generated from it, its passwords come from the environment of the nats
+    container, and Redis has one --user rule per service with the default user off."""
+    services = _compose()["services"]
+    users_file = ROOT / "deploy" / "nats" / "holdem-users.conf"
+    assert users_file.read_text() == nats_users_template()
+    nats = services["nats"]
+    assert nats["command"][-2:] == ["-c", "/etc/nats/holdem-users.conf"]
+    assert "./deploy/nats/holdem-users.conf:/etc/nats/holdem-users.conf:ro" in nats["volumes"]
+    assert nats["environment"] == {
+        nats_password_variable(user): (f"${{{nats_password_variable(user)}:-dev-nats-{user}}}")
+        for user in [*NATS_PERMISSIONS, "admin"]
+    }
+    command = services["redis"]["command"]
+    rules = [rule.strip() for rule in command.split("--user")[1:]]
+    assert rules[0] == "default off"
+    assert rules[1:] == [
+        redis_user_rule(
+            user, f"${{HOLDEM_REDIS_{user.upper()}_PASSWORD:-dev-redis-{user}}}"
+        ).removeprefix("user ")
+        for user in REDIS_KEYS
+    ]
 
 
 def test_only_the_gateway_and_the_local_monitoring_are_published() -> None:

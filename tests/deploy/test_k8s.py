@@ -14,12 +14,20 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import kubernetes_validate
 import pytest
 import yaml
 
 from libs.devstack import find_nats_server
+from libs.devstack.access import (
+    NATS_PERMISSIONS,
+    REDIS_KEYS,
+    nats_password_variable,
+    nats_users_template,
+    redis_user_rule,
+)
 from tests.deploy.expected import (
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,
@@ -37,7 +45,11 @@ OVERLAYS = ("dev", "production")
 #: The oldest Kubernetes the manifests are validated for (gRPC probes are GA since 1.27).
 KUBERNETES_VERSION = "1.30"
 NAMESPACE = "holdem"
-SECRET = "holdem-secrets"
+
+
+def service_secret(name: str) -> str:
+    """The Secret with service ``name``'s credentials (its NATS and Redis URLs)."""
+    return f"holdem-{name}-secrets"
 
 
 @functools.cache
@@ -219,8 +231,8 @@ def test_production_runs_more_replicas_and_bigger_volumes_than_dev() -> None:
 # ---- configuration: one source of truth -------------------------------------------------------
 
 
-def _secret_keys() -> set[str]:
-    secret = find(rendered("dev"), "Secret", SECRET)
+def _secret_keys(name: str = "table") -> set[str]:
+    secret = find(rendered("dev"), "Secret", service_secret(name))
     return set(secret["stringData"])
 
 
@@ -230,8 +242,8 @@ def _environment(manifests: list[Manifest], container: dict[str, Any]) -> set[st
         if "configMapRef" in source:
             names |= set(find(manifests, "ConfigMap", source["configMapRef"]["name"])["data"])
         else:
-            assert source["secretRef"]["name"] == SECRET
-            names |= _secret_keys()
+            assert source["secretRef"]["name"] == service_secret(container["name"])
+            names |= _secret_keys(container["name"])
     return names
 
 
@@ -244,6 +256,40 @@ def test_each_service_gets_exactly_the_variables_it_validates(tree: str) -> None
     shared = set(find(manifests, "ConfigMap", "holdem-config")["data"])
     assert shared | _secret_keys() == shared_variables()
     assert not shared & _secret_keys()
+
+
+def test_each_service_connects_as_its_own_nats_and_redis_user() -> None:
+    """The users of `holdem stack up` (libs/devstack/access.py): each service's Secret names its
+    own user (none where it has none), nats-server loads the generated users file with the
+    passwords of holdem-nats-users, redis-server one --user rule per service."""
+    manifests = rendered("dev")
+    nats_passwords = find(manifests, "Secret", "holdem-nats-users")["stringData"]
+    redis_passwords = find(manifests, "Secret", "holdem-redis-users")["stringData"]
+    for name in SERVICES:
+        urls = find(manifests, "Secret", service_secret(name))["stringData"]
+        nats_user = urlsplit(urls["HOLDEM_NATS_URL"])
+        redis_user = urlsplit(urls["HOLDEM_REDIS_URL"])
+        assert nats_user.username == (name if name in NATS_PERMISSIONS else None), name
+        assert redis_user.username == (name if name in REDIS_KEYS else None), name
+        if nats_user.username:
+            assert nats_user.password == nats_passwords[nats_password_variable(name)]
+        if redis_user.username:
+            assert redis_user.password == redis_passwords[f"HOLDEM_REDIS_{name.upper()}_PASSWORD"]
+    config = find(manifests, "ConfigMap", "nats-config")["data"]
+    assert config["holdem-users.conf"] == nats_users_template()
+    assert "include ./holdem-users.conf" in config["nats.conf"]
+    nats = pod_spec(find(manifests, "StatefulSet", "nats"))["containers"][0]
+    assert {"secretRef": {"name": "holdem-nats-users"}} in nats["envFrom"]
+    redis = pod_spec(find(manifests, "Deployment", "redis"))["containers"][0]
+    assert {"secretRef": {"name": "holdem-redis-users"}} in redis["envFrom"]
+    rules = " ".join(redis["args"]).split(" --user ")[1:]
+    assert rules == [
+        "default off",
+        *(
+            redis_user_rule(user, f"$(HOLDEM_REDIS_{user.upper()}_PASSWORD)").removeprefix("user ")
+            for user in REDIS_KEYS
+        ),
+    ]
 
 
 def test_the_secret_comes_from_git_only_in_dev() -> None:
@@ -407,9 +453,12 @@ def test_nats_is_a_three_node_jetstream_cluster_with_a_valid_config(
     limits = find(manifests, "ConfigMap", "nats-limits")["data"]
     path = tmp_path / "nats.conf"
     path.write_text(conf.replace("store_dir: /data", f"store_dir: {tmp_path / 'data'}"))
+    users = find(manifests, "ConfigMap", "nats-config")["data"]["holdem-users.conf"]
+    (tmp_path / "holdem-users.conf").write_text(users)
+    passwords = {nats_password_variable(u): "x" for u in [*NATS_PERMISSIONS, "admin"]}
     result = subprocess.run(
         [find_nats_server(), "-t", "-c", str(path)],
-        env={**limits, "SERVER_NAME": "nats-0"},
+        env={**limits, **passwords, "SERVER_NAME": "nats-0"},
         capture_output=True,
         text=True,
         timeout=30,

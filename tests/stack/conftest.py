@@ -17,13 +17,17 @@ from tests.stack.stackrun import StackRun, holdem_argv, read_state
 
 @pytest.fixture
 def start_stack(tmp_path: Path) -> Iterator[Callable[..., StackRun]]:
-    """``start_stack(env=..., timeout=...)`` runs `holdem stack up --state-dir <tmp>` and returns
-    once the state file is written (everything SERVING). At teardown anything still alive is
-    killed, so a failing test leaks no process."""
+    """``start_stack(env=..., timeout=..., state_dir=...)`` runs `holdem stack up --state-dir
+    DIR` (a new temp dir unless given) and returns once the state file is written (everything
+    SERVING). At teardown anything still alive is killed, so a failing test leaks no process."""
     runs: list[tuple[subprocess.Popen[str], Path]] = []
 
-    def start(env: Mapping[str, str] | None = None, timeout: float = 90.0) -> StackRun:
-        state_dir = tmp_path / f"stack{len(runs)}"
+    def start(
+        env: Mapping[str, str] | None = None,
+        timeout: float = 90.0,
+        state_dir: Path | None = None,
+    ) -> StackRun:
+        state_dir = state_dir or tmp_path / f"stack{len(runs)}"
         proc = subprocess.Popen(
             holdem_argv("stack", "up", "--state-dir", str(state_dir), "--timeout", str(timeout)),
             stdout=subprocess.PIPE,
@@ -56,7 +60,8 @@ def start_stack(tmp_path: Path) -> Iterator[Callable[..., StackRun]]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.communicate()
-        if state is not None:
+        # only this run's state (a later run on the same state dir rewrote it)
+        if state is not None and state.get("pid") == proc.pid:
             run = StackRun(proc, state_dir, state)
             for pid in run.pids():
                 if pid_alive(pid):

@@ -3,6 +3,7 @@ service (cards from the dealer service), the hands are printed, and everything s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -44,3 +45,8 @@ def test_the_stack_shows_a_table_in_play_and_stops(tmp_path: Path) -> None:
     assert "hands played:    2" in out and "chips conserved: yes" in out
     assert "holdem stack stopped" in result.stderr
     assert not (tmp_path / "state.json").exists()
+    # the verify hints name the admin user without its password, which nothing prints
+    assert "--nats nats://admin:***@127.0.0.1:" in out
+    credentials = json.loads((tmp_path / "secrets" / "credentials.json").read_text())
+    passwords = [*credentials["nats"].values(), *credentials["redis"].values()]
+    assert [p for p in passwords if p in out or p in result.stderr] == []

@@ -5,6 +5,7 @@ reports it, and `holdem stack down` leaves no process and no temp directory behi
 from __future__ import annotations
 
 import json
+import stat
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -56,7 +57,8 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
     status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir))
     assert status.returncode == 0, status.stdout + status.stderr
     report = json.loads(status.stdout)
-    assert set(report) == {"nats", "redis", "services"}
+    assert set(report) == {"nats", "redis", "restarts", "services"}
+    assert set(report["restarts"].values()) == {0}
     assert report["nats"] == state["nats"]["url"]
     assert report["redis"] == state["redis"]["url"]
     assert [{k: s[k] for k in ("name", "address", "status")} for s in report["services"]] == [
@@ -68,6 +70,19 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
         services[name]["metrics"] for name in SERVICE_NAMES
     ]
     assert report["services"][0]["metrics"]["calls"] >= 3
+
+    # every service has its own NATS / Redis user; no password shows in the state file, the
+    # status output or any log
+    secrets = run.state_dir / "secrets"
+    assert stat.S_IMODE(secrets.stat().st_mode) == 0o700
+    credentials = json.loads((secrets / "credentials.json").read_text())
+    assert stat.S_IMODE((secrets / "credentials.json").stat().st_mode) == 0o600
+    passwords = [*credentials["nats"].values(), *credentials["redis"].values()]
+    text = run_holdem("stack", "status", "--state-dir", str(run.state_dir)).stdout
+    logs = [Path(p["log"]) for p in [state["nats"], state["redis"], *state["services"]]]
+    shown = [status.stdout, text, (run.state_dir / "state.json").read_text()]
+    shown += [log.read_text(errors="replace") for log in logs]
+    assert [p for p in passwords if any(p in out for out in shown)] == []
 
     down = run_holdem("stack", "down", "--state-dir", str(run.state_dir))
     assert down.returncode == 0, down.stdout + down.stderr

@@ -7,16 +7,42 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from libs.devstack import SERVICE_NAMES, LocalStack, StackStartError, pid_alive
 from libs.platform import healthcheck
-from tests.stack.stackrun import FAKE_SERVICE, StackRun, fake_services_env, run_holdem
+from tests.stack.stackrun import (
+    FAKE_SERVICE,
+    StackRun,
+    fake_services_env,
+    read_state,
+    run_holdem,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+
+def _entry(state: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(s for s in state["services"] if s["name"] == name)
+
+
+def _wait_for_state(
+    run: StackRun, ready: Callable[[dict[str, Any]], bool], timeout: float = 60
+) -> dict[str, Any]:
+    """The stack's state file once ``ready`` holds for it (fails at ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    state: dict[str, Any] | None = None
+    while time.monotonic() < deadline:
+        state = read_state(run.state_dir)
+        if state is not None and ready(state):
+            return state
+        time.sleep(0.1)
+    pytest.fail(f"the stack's state never got there: {state}")
 
 
 def _assert_all_gone(run: StackRun) -> None:
@@ -59,12 +85,48 @@ def test_sigterm_stops_everything(start_stack: Callable[..., StackRun]) -> None:
     _assert_all_gone(run)
 
 
-def test_a_service_that_dies_takes_the_stack_down(start_stack: Callable[..., StackRun]) -> None:
-    run = start_stack(env=fake_services_env())
-    lobby = next(s for s in run.state["services"] if s["name"] == "lobby")
-    os.kill(lobby["pid"], signal.SIGKILL)
-    assert run.proc.wait(timeout=30) == 1
-    assert "lobby exited unexpectedly" in run.output()
+def test_a_process_that_dies_is_restarted_and_the_others_keep_running(
+    start_stack: Callable[..., StackRun],
+) -> None:
+    env = fake_services_env()
+    run = start_stack(env=env)
+    before = {s["name"]: s["pid"] for s in run.state["services"]}
+    os.kill(before["lobby"], signal.SIGKILL)
+    os.kill(run.state["redis"]["pid"], signal.SIGKILL)
+    state = _wait_for_state(
+        run, lambda s: _entry(s, "lobby")["restarts"] == 1 and s["redis"]["restarts"] == 1
+    )
+    lobby = _entry(state, "lobby")
+    assert lobby["pid"] != before["lobby"] and pid_alive(lobby["pid"])
+    assert lobby["address"] == _entry(run.state, "lobby")["address"]  # where it was
+    assert pid_alive(state["redis"]["pid"]) and state["redis"]["url"] == run.state["redis"]["url"]
+    # nothing else was touched
+    others = {s["name"]: s["pid"] for s in state["services"] if s["name"] != "lobby"}
+    assert others == {name: pid for name, pid in before.items() if name != "lobby"}
+    assert run.proc.poll() is None
+    assert healthcheck.check(lobby["address"], timeout=5) == healthcheck.SERVING
+
+    status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir), env=env)
+    assert status.returncode == 0, status.stderr
+    report = json.loads(status.stdout)
+    assert report["restarts"] == {
+        "nats": 0,
+        "redis": 1,
+        **{name: int(name == "lobby") for name in SERVICE_NAMES},
+    }
+    assert [s["restarts"] for s in report["services"]] == [
+        int(name == "lobby") for name in SERVICE_NAMES
+    ]
+    text = run_holdem("stack", "status", "--state-dir", str(run.state_dir), env=env)
+    assert "restarts 1" in text.stdout
+
+    run.proc.send_signal(signal.SIGTERM)
+    assert run.proc.wait(timeout=30) == 0
+    out = run.output()
+    assert f"lobby exited with status {-signal.SIGKILL}" in out
+    assert f"redis exited with status {-signal.SIGKILL}" in out
+    assert "lobby restarted" in out
+    run.state = state
     _assert_all_gone(run)
 
 
@@ -150,7 +212,8 @@ def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
         assert [n["name"] for n in nodes] == ["nats-n0", "nats-n1", "nats-n2"]
         assert stack.nats_url == ",".join(n["url"] for n in nodes)
         env = stack.service("table").environment
-        assert env["HOLDEM_NATS_URL"] == stack.nats_url
+        assert env["HOLDEM_NATS_URL"] == stack.nats_url_for("table")
+        assert env["HOLDEM_NATS_URL"].count("://table:") == 3  # its own user, on every node
         assert env["HOLDEM_NATS_REPLICAS"] == "3"
         pids = stack.pids()
         assert len(pids) == 5  # three nodes, redis, the service
