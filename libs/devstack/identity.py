@@ -10,7 +10,9 @@ tools and tests call them as ``tools`` (or as another service, to test a policy)
         ...
 
 A stack started by ``holdem stack up`` in another process writes its key ring to
-``<stack dir>/service-keys`` (mode 0600); :func:`stack_service_keys` reads it back.
+``<stack dir>/service-keys`` (mode 0600); the CLI's commands call as ``tools`` with
+:func:`cli_service_keys`: HOLDEM_SERVICE_KEYS if set, else that file, else this process's own
+keys (services it started itself).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "SERVICE_KEYS_FILE",
     "aio_channel_as",
     "channel_as",
+    "cli_service_keys",
     "signer_as",
     "stack_service_keys",
     "write_service_keys",
@@ -76,3 +79,10 @@ def stack_service_keys(directory: Path) -> str | None:
         return (directory / SERVICE_KEYS_FILE).read_text().strip() or None
     except OSError:
         return None
+
+
+def cli_service_keys() -> str:
+    """The keys a CLI command signs with: HOLDEM_SERVICE_KEYS, else those of the stack in
+    $HOLDEM_STACK_DIR (default ./.stack), else this process's own (DEV_SERVICE_KEYS)."""
+    directory = Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
+    return stack_service_keys(directory) or DEV_SERVICE_KEYS

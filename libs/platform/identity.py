@@ -82,10 +82,7 @@ class ServiceSigner:
         lifetime_seconds: int = TOKEN_LIFETIME_SECONDS,
         clock: Clock = time.time,
     ) -> None:
-        if service not in IDENTITIES:
-            raise ValueError(
-                f"unknown service identity {service!r}; known: {', '.join(IDENTITIES)}"
-            )
+        _check_identity(service)
         if not 1 <= lifetime_seconds <= TOKEN_LIFETIME_SECONDS:
             raise ValueError(f"lifetime_seconds must be 1..{TOKEN_LIFETIME_SECONDS}")
         self.keys = keys
