@@ -5,11 +5,15 @@ to start."""
 from __future__ import annotations
 
 import base64
+import stat
 import time
+from pathlib import Path
 
 import pytest
 
 from libs.auth.keys import KeyRing
+from libs.devstack.identity import cli_service_keys, stack_service_keys, write_service_keys
+from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform.identity import (
     MAX_CLOCK_SKEW_SECONDS,
     TOKEN_LIFETIME_SECONDS,
@@ -119,3 +123,18 @@ def test_a_service_without_service_keys_refuses_to_start(
     assert run_service(DEALER_SPEC, argv=[], environ={}) == 2
     err = capsys.readouterr().err
     assert "HOLDEM_SERVICE_KEYS: is required but not set" in err
+
+
+def test_a_stack_keeps_its_service_keys_for_the_cli_owner_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HOLDEM_SERVICE_KEYS", raising=False)
+    monkeypatch.setenv("HOLDEM_STACK_DIR", str(tmp_path / "stack"))
+    assert stack_service_keys(tmp_path / "stack") is None
+    assert cli_service_keys() == DEV_SERVICE_KEYS  # no stack: this process's own keys
+    keys = "stack:" + base64.b64encode(b"s" * 32).decode()
+    path = write_service_keys(tmp_path / "stack", keys)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert cli_service_keys() == keys
+    monkeypatch.setenv("HOLDEM_SERVICE_KEYS", "env:" + "A" * 43)
+    assert cli_service_keys() == "env:" + "A" * 43  # the environment wins
