@@ -157,11 +157,11 @@ def _describe(name: str, latencies: list[float]) -> str:
 
 
 def rpc_results(count: int) -> list[Result]:
-    import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
     from libs.devstack import ServiceProcess, clean_environ, service_env, start_redis
+    from libs.devstack.identity import channel_as
     from services.dealer.app import deck_id_for
 
     table = f"bench-{uuid.uuid4().hex[:8]}"
@@ -169,7 +169,7 @@ def rpc_results(count: int) -> list[Result]:
         env = service_env(redis_url=redis.url, base=clean_environ())
         dealer_process = ServiceProcess("dealer", Path(tmp) / "dealer.log", env=env).start()
         try:
-            with grpc.insecure_channel(dealer_process.address) as channel:
+            with channel_as(dealer_process.address, "table") as channel:
                 dealer = dealer_pb2_grpc.DealerServiceStub(channel)
                 health = health_pb2_grpc.HealthStub(channel)
                 start = _latencies(

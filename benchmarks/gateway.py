@@ -26,6 +26,7 @@ from typing import Any
 
 from benchmarks import Result
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
+from libs.devstack.identity import aio_channel_as
 
 NAME = "gateway"
 DESCRIPTION = "Act round trip through the gateway (p50/p99, actions/s) vs a bare grpc.aio call"
@@ -86,7 +87,7 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
         min_buy_in=40,
     )
     gch = grpc.aio.insecure_channel(gateway)
-    tch = grpc.aio.insecure_channel(table)
+    tch = aio_channel_as(table, "gateway")  # per-viewer views are the gateway's
     bch = grpc.aio.insecure_channel(bare)
     gw = gateway_pb2_grpc.GatewayServiceStub(gch)
     tb = table_pb2_grpc.TableServiceStub(tch)

@@ -61,7 +61,9 @@ class RemotePlayer:
         from holdem.ai.v1 import ai_pb2_grpc
 
         self._grpc = grpc
-        self._channel = grpc.insecure_channel(self.address)
+        from libs.devstack.identity import channel_as, cli_service_keys
+
+        self._channel = channel_as(self.address, keys=cli_service_keys())
         try:
             grpc.channel_ready_future(self._channel).result(timeout=5)
         except grpc.FutureTimeoutError:

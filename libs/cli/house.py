@@ -19,6 +19,7 @@ from holdem.common.v1 import common_pb2 as pb
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.client import GatewayClient, GatewayError
+from libs.devstack.identity import aio_channel_as, cli_service_keys
 
 LEVEL_NAMES = {
     pb.BOT_DIFFICULTY_EASY: "easy",
@@ -54,7 +55,7 @@ async def seat_ais(
 ) -> list[str]:
     """Register one AI player per level and seat it through the lobby; their player ids."""
     ids = []
-    async with grpc.aio.insecure_channel(lobby_address) as channel:
+    async with aio_channel_as(lobby_address, keys=cli_service_keys()) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         for i, level in enumerate(levels):
             tag = secrets.token_hex(4)

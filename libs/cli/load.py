@@ -38,6 +38,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
+from libs.devstack.identity import aio_channel_as
 from libs.platform.natsconn import connect_nats
 
 SEATS = 6
@@ -87,7 +88,8 @@ class _Client:
     it last; UNAVAILABLE moves it to the next one."""
 
     def __init__(self, addresses: list[str]) -> None:
-        self.channels = [grpc.aio.insecure_channel(a) for a in addresses]
+        # per-viewer views are the gateway's to ask for: the load runs as the gateway would
+        self.channels = [aio_channel_as(a, "gateway") for a in addresses]
         self.stubs = [table_pb2_grpc.TableServiceStub(c) for c in self.channels]
         self.route: dict[str, int] = {}
 

@@ -35,6 +35,8 @@ from typing import Any
 
 from libs.cli import stack_metrics
 from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
+from libs.devstack.identity import write_service_keys
+from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform import healthcheck
 
 STATE_FILE = "state.json"
@@ -153,6 +155,8 @@ def _up_foreground(args: argparse.Namespace) -> int:
             return 1
         state = stack.state()
         write_state(state_dir, state)
+        # for the CLI's commands run later, which call the services as "tools"
+        write_service_keys(state_dir, DEV_SERVICE_KEYS)
         _print_summary(state, state_dir)
         if args.play:
             return _play_in_terminal(stack, args)

@@ -41,6 +41,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 #: lobby signs and the gateway verifies with it (contract-13 §4). New for each run, never a
 #: fixed secret.
 DEV_TOKEN_KEYS = "dev:" + base64.b64encode(secrets.token_bytes(32)).decode()
+#: The service-token key ring (libs.platform.identity) of the services this process starts, unless
+#: this process's environment names one in HOLDEM_SERVICE_KEYS: new for each run. Tools and tests
+#: of this process sign with the same (libs.devstack.identity.channel_as).
+DEV_SERVICE_KEYS = os.environ.get("HOLDEM_SERVICE_KEYS") or (
+    "dev:" + base64.b64encode(secrets.token_bytes(32)).decode()
+)
 
 
 def addr_env_var(name: str) -> str:
@@ -66,7 +72,8 @@ def service_env(
 ) -> dict[str, str]:
     """The environment of a service: ``base`` (default: this process's environment), the agreed
     ``HOLDEM_*`` variables for what is given (peer addresses, NATS, Redis, logging; metrics on
-    a free port; this run's token keys unless ``base`` has some), then ``extra``.
+    a free port; this run's token keys and service keys unless ``base`` has some), then
+    ``extra``.
     ``HOLDEM_LISTEN`` is the ``ServiceProcess``'s own."""
     env = dict(os.environ if base is None else base)
     env["HOLDEM_LOG_FORMAT"] = log_format
@@ -74,6 +81,7 @@ def service_env(
     env["HOLDEM_METRICS_LISTEN"] = f"{LOOPBACK}:0"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("HOLDEM_TOKEN_KEYS", DEV_TOKEN_KEYS)
+    env.setdefault("HOLDEM_SERVICE_KEYS", DEV_SERVICE_KEYS)
     if log_level is not None:
         env["HOLDEM_LOG_LEVEL"] = log_level
     if nats_url is not None:

@@ -1,27 +1,41 @@
 """Who is calling an RPC, and who may: the one place a service asks either question.
 
-Today a caller is known only by its network address (the peer's host, without the port, so a
-caller opening more connections is still one caller). When services authenticate each other
-(mutual TLS or signed service tokens: issue 9, a later part), :func:`caller_of` also fills
-``Caller.service`` with the verified identity, and a :class:`CallerPolicy` such as
-:class:`OnlyServices` restricts methods to it; servicers already ask through :func:`authorize`.
+A caller is known by its network address (the peer's host, without the port, so a caller opening
+more connections is still one caller) and, when it sent a valid signed service token
+(:mod:`libs.platform.identity`), by the service it is: the server's ``IdentityInterceptor``
+(libs.platform.server) verifies the token and binds the name for the call, and :func:`caller_of`
+puts it in ``Caller.service``. A :class:`CallerPolicy` such as :class:`OnlyServices` restricts
+methods to named services; servicers ask through :func:`authorize`. A call without a valid
+token has ``service`` None and is refused every restricted method.
+
+The gateway calls the lobby on behalf of players: it forwards the player's own address in
+``x-holdem-client-address`` (:data:`CLIENT_ADDRESS_HEADER`), which :func:`client_address`
+believes only when the caller is the authenticated gateway.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from libs.platform.errors import PermissionDenied
 
 CALLER_NOT_ALLOWED = "CALLER_NOT_ALLOWED"
+#: Set by the gateway on its calls: the address of the player it calls for.
+CLIENT_ADDRESS_HEADER = "x-holdem-client-address"
+MAX_CLIENT_ADDRESS_CHARS = 100
+
+#: The verified service identity of the call being served (bound by the server's identity
+#: interceptor around the handler; None when the caller sent no valid token).
+CALLER_SERVICE: ContextVar[str | None] = ContextVar("holdem_caller_service", default=None)
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
     """``address``: the peer without its port ("ipv4:127.0.0.1", "ipv6:[::1]", "unix:/path");
-    ``service``: the authenticated service calling, None until services authenticate."""
+    ``service``: the authenticated service calling, None for a caller without a valid token."""
 
     address: str
     service: str | None = None
@@ -40,7 +54,20 @@ def peer_address(peer: str) -> str:
 
 def caller_of(context: Any) -> Caller:
     """The caller of the call behind ``context`` (a ``grpc.aio.ServicerContext``)."""
-    return Caller(address=peer_address(str(context.peer() or "unknown")))
+    return Caller(
+        address=peer_address(str(context.peer() or "unknown")), service=CALLER_SERVICE.get()
+    )
+
+
+def client_address(context: Any) -> str:
+    """Whom a call is really for: the address the authenticated gateway forwards in
+    ``x-holdem-client-address``, else (any other caller, or no header) the caller's own."""
+    caller = caller_of(context)
+    if caller.service == "gateway":
+        for key, value in context.invocation_metadata() or ():
+            if key == CLIENT_ADDRESS_HEADER and isinstance(value, str) and value:
+                return "client:" + value[:MAX_CLIENT_ADDRESS_CHARS]
+    return caller.address
 
 
 class CallerPolicy(Protocol):
@@ -50,7 +77,7 @@ class CallerPolicy(Protocol):
 
 
 class AnyCaller:
-    """Everyone may call everything: the policy until services authenticate each other."""
+    """Everyone may call everything (the evaluator: pure compute, capped per call)."""
 
     def allows(self, caller: Caller, rpc: str) -> bool:
         return True
@@ -66,6 +93,35 @@ class OnlyServices:
     def allows(self, caller: Caller, rpc: str) -> bool:
         services = self.allowed.get(rpc)
         return services is None or (caller.service is not None and caller.service in services)
+
+
+@dataclass(frozen=True)
+class EveryMethod:
+    """Every method restricted to the authenticated ``services``."""
+
+    services: Collection[str]
+
+    def allows(self, caller: Caller, rpc: str) -> bool:
+        return caller.service is not None and caller.service in self.services
+
+
+# ---- who may call what: the one place ----------------------------------------------------------
+# ``tools`` is the identity of the CLI, tests and benchmarks (libs.devstack.identity).
+
+#: Decks, cards and seeds go to the table service only: nobody else can have a card (or the seed
+#: that yields every card) before the table deals or reveals it.
+DEALER_CALLERS = OnlyServices(
+    {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
+)
+#: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
+#: authenticated player; public reads and commands stay open (they show nothing hidden).
+TABLE_CALLERS = OnlyServices({"GetPlayerView": {"gateway"}})
+#: Bots' decisions are asked by the table (and the CLI's arena, as tools).
+AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
+#: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).
+LOBBY_CALLERS = EveryMethod(frozenset({"gateway", "tools"}))
+#: The evaluator is pure compute (capped per call): open to every caller.
+EVALUATOR_CALLERS = AnyCaller()
 
 
 def authorize(policy: CallerPolicy, context: Any, rpc: str) -> Caller:

@@ -4,18 +4,21 @@ Retries are done by gRPC itself from the channel's service config: only UNAVAILA
 (the call never reached a working server, so retrying cannot act twice), with exponential backoff
 and a capped number of attempts, all within the call's deadline. The default deadline is added by
 an interceptor to calls made without ``timeout=`` (a service-config timeout could only shorten a
-per-call one, never extend it). The caller's request id travels along as ``x-request-id``.
+per-call one, never extend it). The caller's request id travels along as ``x-request-id``, and
+the calling service's signed token as ``x-holdem-service`` (libs.platform.identity): the callee
+knows which service calls, and refuses it the methods it may not call.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, NamedTuple
 
 import grpc
 
 from libs.platform.config import PlatformConfig
+from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 
 MAX_ATTEMPTS_LIMIT = 5  # gRPC caps retry attempts at 5 anyway
@@ -43,13 +46,17 @@ def service_config(
 
 
 def _with_defaults(
-    details: grpc.aio.ClientCallDetails, timeout_seconds: float
+    details: grpc.aio.ClientCallDetails,
+    timeout_seconds: float | None,
+    signer: ServiceSigner | None = None,
 ) -> grpc.aio.ClientCallDetails:
     timeout = timeout_seconds if details.timeout is None else details.timeout
     metadata = grpc.aio.Metadata(*(details.metadata or ()))
     request_id = current_request_id()
     if request_id is not None and metadata.get(REQUEST_ID_HEADER) is None:
         metadata.add(REQUEST_ID_HEADER, request_id)
+    if signer is not None:
+        metadata.add(SERVICE_TOKEN_HEADER, signer.token())
     return grpc.aio.ClientCallDetails(
         details.method, timeout, metadata, details.credentials, details.wait_for_ready
     )
@@ -63,10 +70,12 @@ class CallDefaultsInterceptor(
 ):
     """Gives calls of every kind without ``timeout=`` the default deadline and propagates the
     request id bound in this context (see libs.platform.logging), so the logs of every service a
-    call passes through carry the same ``request_id``."""
+    call passes through carry the same ``request_id``. With a ``signer``, every call carries its
+    service token. (``timeout_seconds`` None: no default deadline.)"""
 
-    def __init__(self, timeout_seconds: float) -> None:
+    def __init__(self, timeout_seconds: float | None, signer: ServiceSigner | None = None) -> None:
         self.timeout_seconds = timeout_seconds
+        self.signer = signer
 
     async def intercept_unary_unary(
         self,
@@ -75,7 +84,7 @@ class CallDefaultsInterceptor(
         request: Any,
     ) -> Any:
         return await continuation(
-            _with_defaults(client_call_details, self.timeout_seconds), request
+            _with_defaults(client_call_details, self.timeout_seconds, self.signer), request
         )
 
     async def intercept_unary_stream(
@@ -85,7 +94,7 @@ class CallDefaultsInterceptor(
         request: Any,
     ) -> Any:
         return await continuation(
-            _with_defaults(client_call_details, self.timeout_seconds), request
+            _with_defaults(client_call_details, self.timeout_seconds, self.signer), request
         )
 
     async def intercept_stream_unary(
@@ -95,7 +104,7 @@ class CallDefaultsInterceptor(
         request_iterator: Any,
     ) -> Any:
         return await continuation(
-            _with_defaults(client_call_details, self.timeout_seconds), request_iterator
+            _with_defaults(client_call_details, self.timeout_seconds, self.signer), request_iterator
         )
 
     async def intercept_stream_stream(
@@ -105,7 +114,7 @@ class CallDefaultsInterceptor(
         request_iterator: Any,
     ) -> Any:
         return await continuation(
-            _with_defaults(client_call_details, self.timeout_seconds), request_iterator
+            _with_defaults(client_call_details, self.timeout_seconds, self.signer), request_iterator
         )
 
 
@@ -116,23 +125,97 @@ def connect(
     max_attempts: int = 3,
     initial_backoff_seconds: float = 0.05,
     max_backoff_seconds: float = 1.0,
+    signer: ServiceSigner | None = None,
 ) -> grpc.aio.Channel:
-    """An insecure (in-cluster) channel to ``target`` (host:port). Create it inside the running
-    event loop and ``await channel.close()`` when done."""
+    """An insecure (in-cluster) channel to ``target`` (host:port), its calls signed by
+    ``signer`` when given. Create it inside the running event loop and ``await channel.close()``
+    when done."""
     config = service_config(max_attempts, initial_backoff_seconds, max_backoff_seconds)
     return grpc.aio.insecure_channel(
         target,
         options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
-        interceptors=[CallDefaultsInterceptor(timeout_seconds)],
+        interceptors=[CallDefaultsInterceptor(timeout_seconds, signer)],
     )
 
 
 def connect_peer(platform: PlatformConfig, service: str) -> grpc.aio.Channel:
-    """A channel to another service at its HOLDEM_<SERVICE>_ADDR, with the shared RPC settings."""
+    """A channel to another service at its HOLDEM_<SERVICE>_ADDR, with the shared RPC settings,
+    every call signed as this service (``platform.service``)."""
     return connect(
         platform.peer(service),
         timeout_seconds=platform.rpc_timeout_seconds,
         max_attempts=platform.rpc_max_attempts,
+        signer=ServiceSigner(platform.service_keys, platform.service),
+    )
+
+
+# ---- blocking (non-asyncio) channels: tools and tests -----------------------------------------
+
+
+class _Details(NamedTuple):
+    method: str
+    timeout: float | None
+    metadata: Any
+    credentials: Any
+    wait_for_ready: bool | None
+    compression: Any
+
+
+class _SyncDetails(_Details, grpc.ClientCallDetails):
+    pass
+
+
+class SyncServiceTokenInterceptor(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Adds ``signer``'s token to every call of a blocking channel."""
+
+    def __init__(self, signer: ServiceSigner) -> None:
+        self.signer = signer
+
+    def _details(self, details: Any) -> _SyncDetails:
+        metadata = [*(details.metadata or ()), (SERVICE_TOKEN_HEADER, self.signer.token())]
+        return _SyncDetails(
+            details.method,
+            details.timeout,
+            metadata,
+            details.credentials,
+            getattr(details, "wait_for_ready", None),
+            getattr(details, "compression", None),
+        )
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_stream_unary(
+        self, continuation: Any, details: Any, request_iterator: Iterator[Any]
+    ) -> Any:
+        return continuation(self._details(details), request_iterator)
+
+    def intercept_stream_stream(
+        self, continuation: Any, details: Any, request_iterator: Iterator[Any]
+    ) -> Any:
+        return continuation(self._details(details), request_iterator)
+
+
+def signed_channel(target: str, signer: ServiceSigner, **kwargs: Any) -> grpc.Channel:
+    """A blocking insecure channel to ``target`` whose calls carry ``signer``'s token."""
+    return grpc.intercept_channel(
+        grpc.insecure_channel(target, **kwargs), SyncServiceTokenInterceptor(signer)
+    )
+
+
+def signed_aio_channel(target: str, signer: ServiceSigner, **kwargs: Any) -> grpc.aio.Channel:
+    """An asyncio insecure channel to ``target`` whose calls carry ``signer``'s token (no
+    default deadline, no retries: a plain channel plus the identity)."""
+    return grpc.aio.insecure_channel(
+        target, interceptors=[CallDefaultsInterceptor(None, signer)], **kwargs
     )
 
 

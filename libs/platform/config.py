@@ -305,6 +305,18 @@ TOKEN_KEYS: Var[KeyRing] = Var(
 )
 
 
+#: Keys of service tokens (libs.platform.identity): every service signs its calls to other
+#: services with the first and verifies its callers' with any. Required: a service without keys
+#: refuses to start (it could neither prove who it is nor know who calls). A secret.
+SERVICE_KEYS: Var[KeyRing] = Var(
+    "HOLDEM_SERVICE_KEYS",
+    VarType("kid:base64secret[,kid:base64secret...]", _parse_token_keys),
+    None,
+    "keys of service tokens, a secret shared by every service: the first signs this service's "
+    "calls, every one verifies callers (docs/hardening.md); secrets of at least 32 bytes",
+)
+
+
 # ---- variables shared by every service ----------------------------------------------------------
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -400,6 +412,7 @@ def platform_vars(service: str) -> tuple[Var[Any], ...]:
         SHUTDOWN_GRACE_SECONDS,
         RPC_TIMEOUT_SECONDS,
         RPC_MAX_ATTEMPTS,
+        SERVICE_KEYS,
     )
 
 
@@ -419,6 +432,7 @@ class PlatformConfig:
     shutdown_grace_seconds: float
     rpc_timeout_seconds: float
     rpc_max_attempts: int
+    service_keys: KeyRing  # signs this service's calls, verifies its callers'
 
     def peer(self, service: str) -> str:
         return self.peers[service]
@@ -438,6 +452,7 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
         shutdown_grace_seconds=values[SHUTDOWN_GRACE_SECONDS],
         rpc_timeout_seconds=values[RPC_TIMEOUT_SECONDS],
         rpc_max_attempts=values[RPC_MAX_ATTEMPTS],
+        service_keys=values[SERVICE_KEYS],
     )
 
 

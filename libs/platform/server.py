@@ -33,9 +33,18 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from libs.platform.callers import caller_of
+from libs.platform.callers import (
+    CALLER_NOT_ALLOWED,
+    CALLER_SERVICE,
+    AnyCaller,
+    Caller,
+    CallerPolicy,
+    caller_of,
+    peer_address,
+)
 from libs.platform.config import ConfigError, PlatformConfig, Var, documentation, markdown_table
-from libs.platform.errors import ErrorMapper, InvalidArgument
+from libs.platform.errors import ErrorMapper, InvalidArgument, PermissionDenied
+from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceVerifier
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import (
     REQUEST_ID_HEADER,
@@ -355,6 +364,77 @@ def _request_type_name(deserializer: Any) -> str:
     return str(getattr(descriptor, "full_name", "request"))
 
 
+class IdentityInterceptor(grpc.aio.ServerInterceptor):
+    """Verifies the caller's signed service token (``x-holdem-service``,
+    :mod:`libs.platform.identity`) and binds the service it proves for the call, where
+    :func:`libs.platform.callers.caller_of` finds it; a call without a valid token runs with no
+    identity. A method of ``services`` that ``policy`` does not open to the caller is refused
+    PERMISSION_DENIED (code ``CALLER_NOT_ALLOWED``) before its request is even validated."""
+
+    def __init__(
+        self,
+        verifier: ServiceVerifier | None,
+        policy: CallerPolicy | None = None,
+        services: Sequence[str] = (),
+    ) -> None:
+        self.verifier = verifier
+        self.policy = policy or AnyCaller()
+        self.services = frozenset(services)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        token: str | None = None
+        for key, value in handler_call_details.invocation_metadata or ():
+            if key == SERVICE_TOKEN_HEADER and isinstance(value, str):
+                token = value
+                break
+        service = None if self.verifier is None else self.verifier.verify(token)
+        owner, _, rpc = handler_call_details.method.lstrip("/").rpartition("/")
+        policy = self.policy if owner in self.services else AnyCaller()
+
+        def admit(context: Any) -> None:
+            caller = Caller(peer_address(str(context.peer() or "unknown")), service)
+            if not policy.allows(caller, rpc):
+                raise PermissionDenied(
+                    CALLER_NOT_ALLOWED,
+                    f"{rpc} is only for other holdem services; this caller has "
+                    + ("no valid service token" if service is None else f"identity {service}"),
+                )
+
+        def unary(behaviour: Behaviour) -> Behaviour:
+            async def identified(request: Any, context: Any) -> Any:
+                admit(context)
+                bound = CALLER_SERVICE.set(service)
+                try:
+                    return await behaviour(request, context)
+                finally:
+                    CALLER_SERVICE.reset(bound)
+
+            return identified
+
+        def streaming(behaviour: Behaviour) -> Behaviour:
+            async def identified(request: Any, context: Any) -> AsyncIterator[Any]:
+                admit(context)
+                bound = CALLER_SERVICE.set(service)
+                try:
+                    async for item in _stream_of(behaviour, request, context):
+                        yield item
+                finally:
+                    CALLER_SERVICE.reset(bound)
+
+            return identified
+
+        return _wrap_handler(handler, unary, streaming)
+
+
 class CallerLimitInterceptor(grpc.aio.ServerInterceptor):
     """At most ``limiter.limit`` calls of one caller in flight (``libs.platform.limits``); a call
     beyond it is answered RESOURCE_EXHAUSTED at once, with trailing metadata
@@ -436,6 +516,8 @@ class Mount:
     cleanups: Sequence[Callable[[], Awaitable[None]]] = ()
     # At most this many calls of one caller in flight (0 = no limit): see libs.platform.limits.
     max_calls_per_caller: int = 0
+    # Who may call which of the endpoints' methods (libs.platform.callers; default: anyone).
+    policy: CallerPolicy | None = None
     # Why the service cannot serve now (a dependency it needs is down), or None: polled while it
     # runs; health says NOT_SERVING while there is a reason, SERVING again once there is none.
     readiness: Callable[[], str | None] | None = None
@@ -465,15 +547,22 @@ async def start_server(
     error_mapper: ErrorMapper | None = None,
     options: Sequence[tuple[str, Any]] = (),
     max_calls_per_caller: int = 0,
+    verifier: ServiceVerifier | None = None,
+    policy: CallerPolicy | None = None,
 ) -> RunningServer:
     """Start serving ``endpoints`` plus health and reflection on ``listen`` (port 0 = any free
     port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns.
     Every request is validated (:class:`ValidationInterceptor`); ``max_calls_per_caller`` > 0
-    limits each caller's calls in flight (:class:`CallerLimitInterceptor`)."""
+    limits each caller's calls in flight (:class:`CallerLimitInterceptor`); callers are
+    identified by their service tokens with ``verifier`` and refused what ``policy`` does not
+    open to them (:class:`IdentityInterceptor`; without a verifier no caller has an identity, so
+    every restricted method refuses everyone)."""
+    names = [endpoint.name for endpoint in endpoints]
     interceptors: list[grpc.aio.ServerInterceptor] = [
         LoggingInterceptor(),
         MetricsInterceptor(),
         ErrorInterceptor(error_mapper),
+        IdentityInterceptor(verifier, policy, names),
         ValidationInterceptor(),
     ]
     if max_calls_per_caller > 0:
@@ -487,7 +576,6 @@ async def start_server(
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     for endpoint in endpoints:
         endpoint.add_to_server(server)
-    names = [endpoint.name for endpoint in endpoints]
     reflection.enable_server_reflection([*names, HEALTH_SERVICE, reflection.SERVICE_NAME], server)
     try:
         port = server.add_insecure_port(listen)
@@ -551,6 +639,8 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
             mount.endpoints,
             error_mapper=mount.error_mapper,
             max_calls_per_caller=mount.max_calls_per_caller,
+            verifier=ServiceVerifier(platform.service_keys),
+            policy=mount.policy,
         )
         log.info(
             "serving",

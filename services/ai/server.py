@@ -12,6 +12,7 @@ import asyncio
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 
 from libs.ai.wire import read_request, response_from_decision
+from libs.platform.callers import AI_CALLERS
 from libs.platform.server import Context, Endpoint, Mount
 from services.ai import app
 from services.ai.config import AiConfig
@@ -32,10 +33,11 @@ async def build(config: AiConfig) -> Mount:
     await asyncio.to_thread(app.warm_up)
     servicer = AiServiceServicer()
     return Mount(
+        policy=AI_CALLERS,
         endpoints=[
             Endpoint(
                 SERVICE_NAME,
                 lambda s: ai_pb2_grpc.add_AiServiceServicer_to_server(servicer, s),
             )
-        ]
+        ],
     )

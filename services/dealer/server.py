@@ -3,8 +3,9 @@ cases in app.py. Seeds are kept in Redis (``HOLDEM_REDIS_URL``), connected lazil
 starts without Redis and answers UNAVAILABLE until it can reach it.
 
 Every call first asks the servicer's caller policy (``libs.platform.callers``) whether its caller
-may make it: today :class:`~libs.platform.callers.AnyCaller`; once services authenticate each
-other, ``DEALER_CALLERS`` (DealCards and RevealSeed for the table service only) is the policy."""
+may make it: ``DEALER_CALLERS`` (StartDeck, DealCards and RevealSeed for the authenticated table
+service only; the server's identity interceptor refuses others before this, from the same
+policy)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
-from libs.platform.callers import AnyCaller, CallerPolicy, OnlyServices, authorize
+from libs.platform.callers import DEALER_CALLERS, CallerPolicy, authorize
 from libs.platform.server import Context, Endpoint, Mount
 from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
@@ -24,9 +25,6 @@ from services.dealer.store import RedisSeedStore, SeedStoreUnavailable
 SERVICE_NAME = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
 
 T = TypeVar("T")
-
-#: Who may call what once callers are authenticated: cards and seeds go to the table only.
-DEALER_CALLERS = OnlyServices({"DealCards": {"table"}, "RevealSeed": {"table"}})
 
 
 def card_to_proto(card: int) -> common_pb2.Card:
@@ -53,7 +51,7 @@ async def _unless_unavailable(call: Awaitable[T], context: Context) -> T:
 class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     def __init__(self, dealer: Dealer, policy: CallerPolicy | None = None) -> None:
         self.dealer = dealer
-        self.policy: CallerPolicy = policy or AnyCaller()
+        self.policy: CallerPolicy = policy or DEALER_CALLERS
 
     async def StartDeck(
         self, request: dealer_pb2.StartDeckRequest, context: Context
@@ -95,6 +93,7 @@ async def build(config: DealerConfig) -> Mount:
     store = RedisSeedStore.from_url(config.platform.redis_url)
     servicer = DealerServicer(Dealer(store))
     return Mount(
+        policy=DEALER_CALLERS,
         endpoints=[
             Endpoint(
                 SERVICE_NAME,

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from holdem.common.v1 import common_pb2
 from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 
+from libs.platform.callers import EVALUATOR_CALLERS
 from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.config import Variant
@@ -185,6 +186,7 @@ async def build(config: EvaluatorConfig) -> Mount:
     await asyncio.to_thread(app.warm_up)
     servicer = EvaluatorServiceServicer(config.limits)
     return Mount(
+        policy=EVALUATOR_CALLERS,
         endpoints=[
             Endpoint(
                 SERVICE_NAME,

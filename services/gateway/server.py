@@ -31,7 +31,7 @@ from libs.auth.revocation import REVOKED_BUCKET, RevokedTokens
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.projection import JetStreamProjection, Projected
 from libs.history import HandHistory, hands_of_player
-from libs.platform.callers import caller_of
+from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
 from libs.platform.clients import call_timeout, connect_peer, service_config
 from libs.platform.config import PlatformConfig
 from libs.platform.errors import (
@@ -42,6 +42,7 @@ from libs.platform.errors import (
     PermissionDenied,
     Unauthenticated,
 )
+from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import connect_nats
@@ -124,6 +125,21 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
         self.watches: Counter[str] = Counter()
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
+        # The table channel has no interceptor (see _fast_channel): calls carry this by hand.
+        self.signer = ServiceSigner(config.platform.service_keys, "gateway")
+
+    def _meta(self) -> tuple[tuple[str, str], ...]:
+        """The gateway's service token, and the request id of the call being served (for the
+        table's logs)."""
+        token = ((SERVICE_TOKEN_HEADER, self.signer.token()),)
+        request_id = current_request_id()
+        return (*token, (REQUEST_ID_HEADER, request_id)) if request_id else token
+
+    @staticmethod
+    def _for_client(context: Context) -> tuple[tuple[str, str], ...]:
+        """Tells the lobby whose login this is (it limits failed logins per client address and
+        believes this header only from the authenticated gateway)."""
+        return ((CLIENT_ADDRESS_HEADER, caller_of(context).address),)
 
     # ---- who, and how often ---------------------------------------------------------------
 
@@ -187,6 +203,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 display_name=request.display_name,
             ),
             timeout=self._timeout(context),
+            metadata=self._for_client(context),
         )
         return gateway_pb2.RegisterResponse(player=_player(response.player))
 
@@ -197,6 +214,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         response = await self.lobby.Login(
             lobby_pb2.LoginRequest(username=request.username, password=request.password),
             timeout=self._timeout(context),
+            metadata=self._for_client(context),
         )
         return gateway_pb2.LoginResponse(
             token=response.token, expires_at=response.expires_at, player=_player(response.player)
@@ -209,6 +227,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         response = await self.lobby.GuestLogin(
             lobby_pb2.GuestLoginRequest(display_name=request.display_name),
             timeout=self._timeout(context),
+            metadata=self._for_client(context),
         )
         return gateway_pb2.LoginResponse(
             token=response.token, expires_at=response.expires_at, player=_player(response.player)
@@ -363,7 +382,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         )
         getattr(request, field).CopyFrom(message)
         return await self._seat_call(
-            self.table.SubmitCommand(request, timeout=self._timeout(context), metadata=_meta())
+            self.table.SubmitCommand(request, timeout=self._timeout(context), metadata=self._meta())
         )
 
     async def SitOut(
@@ -407,12 +426,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         )
         timeout = self._timeout(context)
         done = await self._seat_call(
-            self.table.SubmitCommand(request, timeout=timeout, metadata=_meta())
+            self.table.SubmitCommand(request, timeout=timeout, metadata=self._meta())
         )
         view = await self.table.GetPlayerView(
             table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=claims.player_id),
             timeout=timeout,
-            metadata=_meta(),
+            metadata=self._meta(),
         )
         return done.sequence, view.view
 
@@ -447,7 +466,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     idempotency_key=scoped_key("act", claims.player_id, request.idempotency_key),
                 ),
                 timeout=self._timeout(context),
-                metadata=_meta(),
+                metadata=self._meta(),
             )
         )
         return gateway_pb2.ActResponse(sequence=response.sequence, view=response.view)
@@ -459,7 +478,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         response = await self.table.GetPlayerView(
             table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=player_id),
             timeout=timeout,
-            metadata=_meta(),
+            metadata=self._meta(),
         )
         if not response.view.HasField("config"):
             raise NotFound(TABLE_NOT_FOUND, "no such table")
@@ -624,18 +643,12 @@ def raise_behind(last: int) -> None:
 def _fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
     """The channel to the table, on every Act's path: the shared retry settings, but no client
     interceptor (grpc.aio's Python interceptors cost more than the rest of the hop); the gateway
-    passes each call's deadline and request id itself (``_meta``)."""
+    passes each call's deadline, request id and service token itself (``_meta``)."""
     config = service_config(platform.rpc_max_attempts)
     return grpc.aio.insecure_channel(
         platform.peer("table"),
         options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
     )
-
-
-def _meta() -> tuple[tuple[str, str], ...]:
-    """The request id of the call being served, for the table's logs."""
-    request_id = current_request_id()
-    return ((REQUEST_ID_HEADER, request_id),) if request_id else ()
 
 
 async def build(config: GatewayConfig) -> Mount:
@@ -681,4 +694,3 @@ async def build(config: GatewayConfig) -> Mount:
         ],
         cleanups=[close],
     )
-

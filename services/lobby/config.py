@@ -58,7 +58,8 @@ LOGIN_FAILURES_PER_PEER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER",
     integer(minimum=1, maximum=100000),
     "20",
-    "failed logins from one peer (the calling address) per window before RESOURCE_EXHAUSTED",
+    "failed logins from one peer (the calling address, or the client address the authenticated "
+    "gateway forwards) per window before RESOURCE_EXHAUSTED",
 )
 LOGIN_WINDOW_SECONDS = Var(
     "HOLDEM_LOBBY_LOGIN_WINDOW_SECONDS",

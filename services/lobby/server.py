@@ -30,7 +30,7 @@ from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.lobby import catalogue
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
-from libs.platform.callers import caller_of
+from libs.platform.callers import LOBBY_CALLERS, client_address
 from libs.platform.clients import connect_peer
 from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
@@ -205,7 +205,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 request.username,
                 request.password,
                 request.display_name,
-                peer=caller_of(context).address,
+                peer=client_address(context),
                 bot=request.is_bot,
             )
         except TooManyAttempts as refusal:
@@ -218,7 +218,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.LoginResponse:
         try:
             session = await self.lobby.login(
-                request.username, request.password, caller_of(context).address
+                request.username, request.password, client_address(context)
             )
         except TooManyAttempts as refusal:
             await _exhausted(context, refusal)
@@ -438,6 +438,7 @@ async def build(config: LobbyConfig) -> Mount:
         await redis.aclose()
 
     return Mount(
+        policy=LOBBY_CALLERS,
         endpoints=[
             Endpoint(
                 SERVICE_NAME,

@@ -20,6 +20,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
+from libs.platform.callers import TABLE_CALLERS
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.metrics import table as metrics
@@ -246,6 +247,7 @@ async def build(config: TableServiceConfig) -> Mount:
         await redis.aclose()
 
     return Mount(
+        policy=TABLE_CALLERS,
         endpoints=[
             Endpoint(
                 SERVICE_NAME,

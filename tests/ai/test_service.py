@@ -15,6 +15,7 @@ from holdem.common.v1 import common_pb2 as pb
 from libs.ai import Level, is_legal
 from libs.ai.wire import decide_request, decision_from_response
 from libs.cli.main import main
+from libs.devstack.identity import channel_as
 from libs.poker import BettingStructure, Variant
 from services.ai.app import DEADLINE_MARGIN_SECONDS, DEFAULT_TIME_BUDGET_MS, budget_seconds
 from tests.ai.spots import Hand
@@ -34,7 +35,7 @@ def ai(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
 
 @pytest.fixture(scope="module")
 def stub(ai: ServiceProcess) -> Iterator[ai_pb2_grpc.AiServiceStub]:
-    with grpc.insecure_channel(ai.address) as channel:
+    with channel_as(ai.address) as channel:
         yield ai_pb2_grpc.AiServiceStub(channel)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import grpc
 import pytest
 from holdem.dealer.v1 import dealer_pb2_grpc
 
+from libs.devstack.identity import channel_as
 from tests.services.conftest import ServiceProcess, start_service
 
 StartDealer = Callable[..., ServiceProcess]
@@ -43,5 +43,5 @@ def dealer_process(
 
 @pytest.fixture(scope="session")
 def dealer(dealer_process: ServiceProcess) -> Iterator[dealer_pb2_grpc.DealerServiceStub]:
-    with grpc.insecure_channel(dealer_process.address) as channel:
+    with channel_as(dealer_process.address, "table") as channel:
         yield dealer_pb2_grpc.DealerServiceStub(channel)

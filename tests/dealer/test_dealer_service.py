@@ -11,6 +11,7 @@ import pytest
 import redis
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
+from libs.devstack.identity import channel_as
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
 from services.dealer.app import deck_id_for
 from services.dealer.server import card_from_proto
@@ -136,13 +137,13 @@ def test_start_deck_refuses_bad_ids_and_stores_nothing(
 def test_a_restarted_dealer_deals_the_same_deck(start_dealer: StartDealer) -> None:
     table = fresh_table()
     before = start_dealer()
-    with grpc.insecure_channel(before.address) as channel:
+    with channel_as(before.address, "table") as channel:
         stub = Stub(channel)
         started = start(stub, table)
         cards = deal(stub, started.deck_id, list(range(50)))
     assert before.stop() == 0
     after = start_dealer()
-    with grpc.insecure_channel(after.address) as channel:
+    with channel_as(after.address, "table") as channel:
         stub = Stub(channel)
         assert deal(stub, started.deck_id, list(range(50))) == cards
         assert start(stub, table) == started
@@ -203,6 +204,6 @@ def test_another_idempotency_key_for_a_started_hand_already_exists(dealer: Stub)
 
 def test_without_redis_the_dealer_answers_unavailable(start_dealer: StartDealer) -> None:
     dealer = start_dealer(redis_url="redis://127.0.0.1:1/0")
-    with grpc.insecure_channel(dealer.address) as channel, pytest.raises(grpc.RpcError) as caught:
+    with channel_as(dealer.address, "table") as channel, pytest.raises(grpc.RpcError) as caught:
         start(Stub(channel), fresh_table())
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE

@@ -26,6 +26,7 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from libs.cli.house import seat_ais
 from libs.client import GatewayClient, GatewayError, RetryPolicy, new_key
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
+from libs.devstack.identity import aio_channel_as
 from tests.gateway.stack import GatewayStack, start_gateway_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1500)]
@@ -396,7 +397,7 @@ async def run_table(
 async def settle(stack: GatewayStack, player_ids: list[str]) -> dict[str, lobby_pb2.Wallet]:
     """Every wallet once nothing is on a table or reserved any more (cash-outs are credited
     from the table's commits, a moment after the close)."""
-    async with grpc.aio.insecure_channel(stack.lobby.address) as channel:
+    async with aio_channel_as(stack.lobby.address) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         for _ in range(300):
             wallets = {
@@ -410,7 +411,7 @@ async def settle(stack: GatewayStack, player_ids: list[str]) -> dict[str, lobby_
 
 
 async def audit(stack: GatewayStack) -> lobby_pb2.AuditChipsResponse:
-    async with grpc.aio.insecure_channel(stack.lobby.address) as channel:
+    async with aio_channel_as(stack.lobby.address) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         return await lobby.AuditChips(lobby_pb2.AuditChipsRequest(), timeout=30)
 

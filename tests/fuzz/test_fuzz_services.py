@@ -36,6 +36,16 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from libs.devstack.identity import channel_as
+from libs.platform.callers import (
+    AI_CALLERS,
+    DEALER_CALLERS,
+    EVALUATOR_CALLERS,
+    LOBBY_CALLERS,
+    TABLE_CALLERS,
+    Caller,
+    CallerPolicy,
+)
 from tests.fuzz.strategies import Known, requests
 from tests.services.conftest import ServiceProcess, start_service
 
@@ -77,6 +87,8 @@ class Target:
     needs_lobby: bool = False
     needs_table: bool = False
     ok_codes: frozenset[grpc.StatusCode] = field(default_factory=frozenset)
+    # The service identity the fuzzer calls with (libs.platform.callers: who may call what).
+    identity: str = "tools"
 
 
 def fresh(prefix: str) -> str:
@@ -254,7 +266,10 @@ def _table_env(infra: Infra) -> dict[str, str]:
 
 TARGETS: Mapping[str, Target] = {
     "dealer": Target(
-        dealer_pb2.DESCRIPTOR.services_by_name["DealerService"], _infra("redis"), dealer_call
+        dealer_pb2.DESCRIPTOR.services_by_name["DealerService"],
+        _infra("redis"),
+        dealer_call,
+        identity="table",
     ),
     "evaluator": Target(
         evaluator_pb2.DESCRIPTOR.services_by_name["EvaluatorService"],
@@ -265,7 +280,12 @@ TARGETS: Mapping[str, Target] = {
         ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
     ),
     "ai": Target(ai_pb2.DESCRIPTOR.services_by_name["AiService"], lambda infra: {}, ai_call),
-    "table": Target(table_pb2.DESCRIPTOR.services_by_name["TableService"], _table_env, table_call),
+    "table": Target(
+        table_pb2.DESCRIPTOR.services_by_name["TableService"],
+        _table_env,
+        table_call,
+        identity="gateway",
+    ),
     "lobby": Target(
         lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
         # the gateway fuzzed after it logs in through this lobby from the same peer: the lobby's
@@ -308,7 +328,8 @@ CASES = [(name, m.name) for name in _services() for m in TARGETS[name].service.m
 @dataclass
 class Running:
     process: ServiceProcess
-    channel: grpc.Channel
+    channel: grpc.Channel  # calls carry the target's identity
+    anonymous: grpc.Channel  # calls carry none (restricted methods must refuse them)
     known: dict[str, list[Any]]
 
 
@@ -329,14 +350,16 @@ def running(
             if target.needs_table:
                 infra["table"] = get("table").process.address
             process = start_service(name, log_dir, target.env(infra))
-            channel = grpc.insecure_channel(process.address)
+            channel = channel_as(process.address, target.identity)
+            anonymous = grpc.insecure_channel(process.address)
             known = {k: list(v) for k, v in target.normal_call(channel).items()}
-            started[name] = Running(process, channel, known)
+            started[name] = Running(process, channel, anonymous, known)
         return started[name]
 
     yield get
     for entry in started.values():
         entry.channel.close()
+        entry.anonymous.close()
         entry.process.stop()
 
 
@@ -378,6 +401,25 @@ def call(
     return Outcome(grpc.StatusCode.OK, "")
 
 
+POLICIES: Mapping[str, CallerPolicy] = {
+    "dealer": DEALER_CALLERS,
+    "evaluator": EVALUATOR_CALLERS,
+    "ai": AI_CALLERS,
+    "table": TABLE_CALLERS,
+    "lobby": LOBBY_CALLERS,
+}
+
+
+def name_of(service: str) -> str:
+    return next(name for name, target in TARGETS.items() if target.service.full_name == service)
+
+
+def _restricted(name: str, rpc: str) -> bool:
+    """Is ``rpc`` of service ``name`` closed to a caller without identity?"""
+    policy = POLICIES.get(name)
+    return policy is not None and not policy.allows(Caller("anyone"), rpc)
+
+
 def healthy(channel: grpc.Channel, service: str) -> int:
     health = health_pb2_grpc.HealthStub(channel)
     reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=CALL_TIMEOUT)  # type: ignore[attr-defined]
@@ -399,7 +441,13 @@ def _fuzz(entry: Running, target: Target, method: MethodDescriptor, seen: dict[s
     def run(payload: st.DataObject) -> None:
         request = payload.draw(requests(method.input_type, entry.known), label="request")
         metadata = payload.draw(st.sampled_from([(), *entry.known.get(METADATA, [])]))
-        outcome = call(entry.channel, service, method, request, metadata)
+        # mostly as the identity that may call everything; sometimes as no service at all
+        anonymous = payload.draw(st.integers(0, 3), label="anonymous") == 0
+        outcome = call(
+            entry.anonymous if anonymous else entry.channel, service, method, request, metadata
+        )
+        if anonymous and _restricted(name_of(service), method.name):
+            assert outcome.code == grpc.StatusCode.PERMISSION_DENIED, (method.full_name, outcome)
         seen[outcome.code.name] = seen.get(outcome.code.name, 0) + 1
         assert outcome.code not in broken, (
             f"{method.full_name} answered {outcome.code.name}: {outcome.details[:200]!r} "

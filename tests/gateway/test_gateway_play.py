@@ -20,6 +20,7 @@ from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from pokerkit.notation import HandHistory as PokerKitHistory
 
+from libs.devstack.identity import aio_channel_as
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.poker.cards import DECK
 from libs.poker.events import HandShown, HoleCardsDealt
@@ -123,7 +124,7 @@ async def drive(
     used: dict[str, int] = {}
     async with (
         grpc.aio.insecure_channel(stack.gateway.address) as gch,
-        grpc.aio.insecure_channel(stack.table.address) as tch,
+        aio_channel_as(stack.table.address, "gateway") as tch,
     ):
         gw = gateway_pb2_grpc.GatewayServiceStub(gch)
         table = table_pb2_grpc.TableServiceStub(tch)

@@ -18,6 +18,9 @@ from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
 from libs.platform.server import Endpoint, start_server
 
+#: Every service needs its service-token keys (libs.platform.identity).
+KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+
 pytestmark = pytest.mark.timeout(60)
 
 SERVICE = "holdem.test.v1.Meter"
@@ -29,7 +32,7 @@ HEALTH = "grpc.health.v1.Health"
 
 @pytest.mark.parametrize("service", sorted(DEFAULT_METRICS_PORTS))
 def test_each_service_has_its_own_default_metrics_port(service: str) -> None:
-    platform, _ = load_platform_config(service, {})
+    platform, _ = load_platform_config(service, KEYED)
     assert platform.metrics_listen == f"127.0.0.1:{DEFAULT_METRICS_PORTS[service]}"
 
 
@@ -42,13 +45,13 @@ def test_default_metrics_ports_are_distinct_from_each_other() -> None:
     [("off", None), ("OFF", None), ("0.0.0.0:9090", "0.0.0.0:9090"), ("[::1]:0", "[::1]:0")],
 )
 def test_metrics_listen_takes_an_address_or_off(raw: str, expected: str | None) -> None:
-    platform, _ = load_platform_config("table", {"HOLDEM_METRICS_LISTEN": raw})
+    platform, _ = load_platform_config("table", {**KEYED, "HOLDEM_METRICS_LISTEN": raw})
     assert platform.metrics_listen == expected
 
 
 def test_a_bad_metrics_address_names_the_variable() -> None:
     with pytest.raises(ConfigError) as caught:
-        load_platform_config("dealer", {"HOLDEM_METRICS_LISTEN": "9090"})
+        load_platform_config("dealer", {**KEYED, "HOLDEM_METRICS_LISTEN": "9090"})
     ((name, problem),) = caught.value.problems
     assert name == "HOLDEM_METRICS_LISTEN"
     assert "is not host:port" in problem and "host:port or off" in problem

@@ -8,11 +8,15 @@ import pytest
 from libs.platform.config import ConfigError, load_platform_config
 from libs.platform.natsconn import nats_servers
 
+#: Every service needs its service-token keys (libs.platform.identity).
+KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+
 
 def test_a_cluster_url_lists_every_node() -> None:
     platform, _ = load_platform_config(
         "table",
         {
+            **KEYED,
             "HOLDEM_NATS_URL": "nats://a:4222, nats://b:4222,nats://c:4222",
             "HOLDEM_NATS_REPLICAS": "3",
         },
@@ -23,7 +27,7 @@ def test_a_cluster_url_lists_every_node() -> None:
 
 
 def test_one_url_and_one_replica_by_default() -> None:
-    platform, _ = load_platform_config("table", {})
+    platform, _ = load_platform_config("table", KEYED)
     assert nats_servers(platform.nats_url) == ["nats://127.0.0.1:4222"]
     assert platform.nats_replicas == 1
 
@@ -39,5 +43,5 @@ def test_one_url_and_one_replica_by_default() -> None:
 )
 def test_bad_values_are_named(name: str, value: str) -> None:
     with pytest.raises(ConfigError) as err:
-        load_platform_config("table", {name: value})
+        load_platform_config("table", {**KEYED, name: value})
     assert [n for n, _ in err.value.problems] == [name]

@@ -26,6 +26,9 @@ from services.lobby.config import VARIABLES as LOBBY_VARS
 from services.lobby.config import load_config as load_lobby_config
 from services.table.config import VARIABLES as TABLE_VARS
 
+#: Every service needs its service-token keys (libs.platform.identity).
+KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "platform.md"
 SERVICE_VARS = {
     "gateway": GATEWAY_VARS,
@@ -39,12 +42,12 @@ SERVICE_VARS = {
 
 def problems(environ: dict[str, str], service: str = "lobby") -> dict[str, str]:
     with pytest.raises(ConfigError) as caught:
-        load_platform_config(service, environ, SERVICE_VARS[service])
+        load_platform_config(service, {**KEYED, **environ}, SERVICE_VARS[service])
     return dict(caught.value.problems)
 
 
 def test_defaults_need_no_environment() -> None:
-    platform, _ = load_platform_config("table", {})
+    platform, _ = load_platform_config("table", KEYED)
     assert platform.listen == "127.0.0.1:50053"
     assert platform.peer("lobby") == "127.0.0.1:50052"
     assert platform.nats_url == "nats://127.0.0.1:4222"
@@ -54,13 +57,14 @@ def test_defaults_need_no_environment() -> None:
 
 @pytest.mark.parametrize("service", sorted(DEFAULT_PORTS))
 def test_each_service_listens_on_its_own_default_port(service: str) -> None:
-    platform, _ = load_platform_config(service, {})
+    platform, _ = load_platform_config(service, KEYED)
     assert platform.listen == f"127.0.0.1:{DEFAULT_PORTS[service]}"
 
 
 def test_values_are_read_and_normalised() -> None:
     config = load_lobby_config(
         {
+            **KEYED,
             "HOLDEM_LISTEN": "0.0.0.0:7000",
             "HOLDEM_GATEWAY_ADDR": "[::1]:7001",
             "HOLDEM_LOG_LEVEL": "DEBUG",
@@ -76,7 +80,7 @@ def test_values_are_read_and_normalised() -> None:
 
 
 def test_empty_value_means_default() -> None:
-    platform, _ = load_platform_config("ai", {"HOLDEM_LISTEN": ""})
+    platform, _ = load_platform_config("ai", {**KEYED, "HOLDEM_LISTEN": ""})
     assert platform.listen == "127.0.0.1:50056"
 
 

@@ -18,6 +18,7 @@ from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.devstack.identity import channel_as
 from tests import infra
 from tests.services.conftest import ServiceProcess, launch_service
 
@@ -97,12 +98,12 @@ class LobbyStack:
     # ---- calls ----
 
     def lobby_call(self, method: str, request: Any, timeout: float = 15.0) -> Any:
-        with grpc.insecure_channel(f"127.0.0.1:{self.lobby_port}") as channel:
+        with channel_as(f"127.0.0.1:{self.lobby_port}") as channel:
             stub = lobby_pb2_grpc.LobbyServiceStub(channel)
             return getattr(stub, method)(request, timeout=timeout)
 
     def table_call(self, method: str, request: Any, timeout: float = 15.0) -> Any:
-        with grpc.insecure_channel(f"127.0.0.1:{self.table_port}") as channel:
+        with channel_as(f"127.0.0.1:{self.table_port}", "gateway") as channel:
             stub = table_pb2_grpc.TableServiceStub(channel)
             return getattr(stub, method)(request, timeout=timeout)
 

@@ -12,6 +12,7 @@ from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.devstack.identity import channel_as
 from tests.services.conftest import ServiceProcess, start_service, stop_all
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -87,7 +88,7 @@ def test_bad_table_ids_and_a_1_mb_idempotency_key_leave_the_table_service_workin
 ) -> None:
     """Issue 9: GetTableState(table_id="Z"*5000) or a 1 MB idempotency key broke the table
     service's NATS connection, and every table call was INTERNAL from then on."""
-    with grpc.insecure_channel(services["table"].address) as channel:
+    with channel_as(services["table"].address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         for table_id in BAD_IDS:
             refused(
@@ -133,7 +134,7 @@ def test_a_rake_of_2_32_minus_1_basis_points_or_an_overflowing_big_blind_is_refu
 ) -> None:
     """Issue 9: a big blind of 2**60 answered INTERNAL but stored the table, and ListTables was
     INTERNAL for everyone from then on; a rake of 2**32-1 basis points gave INTERNAL."""
-    with grpc.insecure_channel(services["lobby"].address) as channel:
+    with channel_as(services["lobby"].address) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         player = lobby.RegisterPlayer(
             lobby_pb2.RegisterPlayerRequest(username="rake", password="correct horse"), timeout=10

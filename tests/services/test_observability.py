@@ -21,6 +21,7 @@ from prometheus_client.samples import Sample
 from libs.cli.stack import stack_status
 from libs.cli.stack_metrics import parse
 from libs.devstack import LocalStack, free_port
+from libs.devstack.identity import channel_as
 from libs.platform.logging import REQUEST_ID_HEADER
 from tests.services.conftest import ServiceProcess, Starter, launch_service
 
@@ -68,7 +69,7 @@ def finished_calls(service: ServiceProcess, request_id: str) -> set[str]:
 def test_the_dealer_exports_call_and_deck_metrics(start: Starter, redis_url: str) -> None:
     dealer = start("dealer", {"HOLDEM_REDIS_URL": redis_url})
     hand = uuid.uuid4().hex
-    with grpc.insecure_channel(dealer.address) as channel:
+    with channel_as(dealer.address, "table") as channel:
         stub = dealer_pb2_grpc.DealerServiceStub(channel)
         request = dealer_pb2.StartDeckRequest(table_id="t", hand_id=hand, idempotency_key="k")
         deck = stub.StartDeck(request)
@@ -132,7 +133,7 @@ def test_a_request_id_follows_player_actions_to_the_dealer_and_the_evaluator(
         action_clock_seconds=30,
     )
     seat_id, call_id = f"seat-{uuid.uuid4().hex}", f"call-{uuid.uuid4().hex}"
-    with grpc.insecure_channel(table.address) as channel:
+    with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(
@@ -209,7 +210,7 @@ def test_stack_status_shows_each_services_key_metrics() -> None:
         state = stack.state()
         dealer_metrics = next(s["metrics"] for s in state["services"] if s["name"] == "dealer")
         assert dealer_metrics not in (None, stack.address("dealer"))
-        with grpc.insecure_channel(stack.address("dealer")) as channel:
+        with channel_as(stack.address("dealer"), "table") as channel:
             dealer_pb2_grpc.DealerServiceStub(channel).StartDeck(
                 dealer_pb2.StartDeckRequest(table_id="t", hand_id="h", idempotency_key="k")
             )

@@ -18,6 +18,7 @@ from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+from libs.devstack.identity import channel_as
 from tests.services.conftest import (
     ROOT,
     ServiceProcess,
@@ -204,7 +205,7 @@ def test_ai_refuses_an_empty_request_with_invalid_argument(
     stack: dict[str, ServiceProcess],
 ) -> None:
     with (
-        grpc.insecure_channel(stack["ai"].address) as channel,
+        channel_as(stack["ai"].address) as channel,
         pytest.raises(grpc.RpcError) as caught,
     ):
         ai_pb2_grpc.AiServiceStub(channel).Decide(ai_pb2.DecideRequest(), timeout=5)

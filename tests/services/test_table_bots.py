@@ -28,6 +28,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.ai import Level, decide
 from libs.ai.wire import read_request, response_from_decision
+from libs.devstack.identity import channel_as
 from libs.poker.events import HandEnded, HandVoided, HoleCardsDealt, StreetDealt
 from libs.table.config import BotDifficulty
 from libs.table.events import Event, HandBegan, PlayerSeated, TableClosed
@@ -87,7 +88,7 @@ def _play(
     limit, or closed here once a bot went broke (no hand can start with fewer bots than
     seats). Return its id."""
     table_id = f"b{uuid.uuid4().hex[:8]}"
-    with grpc.insecure_channel(table.address) as channel:
+    with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(

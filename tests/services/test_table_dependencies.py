@@ -16,6 +16,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
+from libs.devstack.identity import channel_as
 from libs.platform import healthcheck
 from tests.conditions import wait_until_sync
 from tests.services.conftest import ServiceProcess, Starter
@@ -118,7 +119,7 @@ def test_an_unknown_table_reads_as_not_found(
     start: Starter, own_nats: NatsServer, own_redis: RedisServer
 ) -> None:
     table = _table(start, own_nats, own_redis)
-    with grpc.insecure_channel(table.address) as channel:
+    with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         for call in (
             lambda: stub.GetTableState(table_pb2.GetTableStateRequest(table_id="never-opened")),
@@ -136,7 +137,7 @@ def test_the_table_metrics_count_what_was_played(
 ) -> None:
     table = _table(start, own_nats, own_redis)
     table_id = f"m{uuid.uuid4().hex[:8]}"
-    with grpc.insecure_channel(table.address) as channel:
+    with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         _open_bots(stub, table_id, hands=3)
         wait_until_sync(lambda: _closed(stub, table_id), "three bot hands played")
@@ -166,7 +167,7 @@ def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
     def health() -> str:
         return healthcheck.check(table.address, "", 2.0)
 
-    with grpc.insecure_channel(table.address) as channel:
+    with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         _open_bots(stub, table_id, hands=2)
         wait_until_sync(lambda: _closed(stub, table_id), "two bot hands played")

@@ -16,6 +16,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 
+from libs.devstack.identity import channel_as
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.projection import JetStreamProjection, read_public
 from libs.poker.events import HoleCardsDealt
@@ -62,7 +63,7 @@ def _call(address: str, request: table_pb2.SubmitCommandRequest) -> None:
     """Submit, retrying while the service restarts (same key: a retry gets the first outcome)."""
     for _ in range(200):
         try:
-            with grpc.insecure_channel(address) as channel:
+            with channel_as(address, "gateway") as channel:
                 table_pb2_grpc.TableServiceStub(channel).SubmitCommand(request, timeout=10)
             return
         except grpc.RpcError as exc:

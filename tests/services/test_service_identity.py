@@ -1,0 +1,201 @@
+"""Issue 9, least privilege inside: no card or seed can be had before its time from any service
+without the right identity (services as real processes, callers with and without signed service
+tokens: libs.platform.identity, policies in libs.platform.callers).
+
+- the dealer starts decks, deals and reveals seeds only for the table service;
+- the table serves per-viewer views (hole cards) only to the gateway;
+- the lobby answers only the gateway and tools; the ai decides only for the table and tools;
+- a missing, forged, tampered or expired token is no identity at all;
+- the lobby believes a forwarded client address only from the authenticated gateway.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
+from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from holdem.table.v1 import table_pb2, table_pb2_grpc
+
+from libs.auth.keys import KeyRing
+from libs.devstack.identity import channel_as
+from libs.devstack.services import DEV_SERVICE_KEYS
+from libs.platform.callers import CALLER_NOT_ALLOWED, CLIENT_ADDRESS_HEADER
+from libs.platform.identity import IDENTITIES, SERVICE_TOKEN_HEADER, sign
+from libs.platform.server import ERROR_CODE_HEADER
+from tests.services.conftest import ServiceProcess, start_service, stop_all
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+KEYS = KeyRing.parse(DEV_SERVICE_KEYS)
+FORGER = KeyRing.parse(f"{KEYS.signing.kid}:{base64.b64encode(b'f' * 32).decode()}")
+PER_PEER = 3  # the lobby's failed logins per client before RESOURCE_EXHAUSTED
+
+
+def bad_tokens(service: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Ways to claim ``service`` without proving it: metadata for a plain channel."""
+    expiry = int(time.time()) + 60
+    good = sign(KEYS, service, expiry)
+    return {
+        "no token": (),
+        "forged": ((SERVICE_TOKEN_HEADER, sign(FORGER, service, expiry)),),
+        "expired": ((SERVICE_TOKEN_HEADER, sign(KEYS, service, int(time.time()) - 1)),),
+        "tampered": ((SERVICE_TOKEN_HEADER, good.replace(f".{expiry}.", f".{expiry + 1}.")),),
+        "garbage": ((SERVICE_TOKEN_HEADER, "v1." + "x" * 300),),
+    }
+
+
+def denied(call: Callable[[], object]) -> str:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    error = caught.value
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error
+    metadata: Any = error.trailing_metadata()
+    trailing = {key: value for key, value in metadata or ()}
+    assert trailing.get(ERROR_CODE_HEADER) == CALLER_NOT_ALLOWED
+    details = str(error.details())
+    assert "only for other holdem services" in details and len(details) < 200
+    return details
+
+
+@pytest.fixture(scope="module")
+def services(
+    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
+) -> Iterator[dict[str, ServiceProcess]]:
+    log_dir = tmp_path_factory.mktemp("identity")
+    infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url}
+    running: dict[str, ServiceProcess] = {}
+    try:
+        running["dealer"] = start_service("dealer", log_dir, infra)
+        running["ai"] = start_service("ai", log_dir, infra)
+        running["table"] = start_service(
+            "table",
+            log_dir,
+            {
+                **infra,
+                "HOLDEM_DEALER_ADDR": running["dealer"].address,
+                "HOLDEM_TABLE_EVALUATOR": "local",
+                "HOLDEM_TABLE_AI": "local",
+            },
+        )
+        running["lobby"] = start_service(
+            "lobby",
+            log_dir,
+            {
+                **infra,
+                "HOLDEM_TABLE_ADDR": running["table"].address,
+                "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER": str(PER_PEER),
+                "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER": "1000",
+            },
+        )
+        yield running
+    finally:
+        stop_all(list(running.values()))
+
+
+def test_only_the_table_gets_decks_cards_and_seeds_from_the_dealer(
+    services: dict[str, ServiceProcess],
+) -> None:
+    address = services["dealer"].address
+    table_id = f"id-{uuid.uuid4().hex[:8]}"
+    start = dealer_pb2.StartDeckRequest(table_id=table_id, hand_id="1", idempotency_key="k")
+    with channel_as(address, "table") as channel:
+        deck = dealer_pb2_grpc.DealerServiceStub(channel).StartDeck(start, timeout=10)
+    deal = dealer_pb2.DealCardsRequest(deck_id=deck.deck_id, indexes=[0, 1])
+    reveal = dealer_pb2.RevealSeedRequest(deck_id=deck.deck_id)
+    others = [name for name in IDENTITIES if name != "table"]
+    for name in others:  # every other service, and tools, with a valid token of its own
+        with channel_as(address, name) as channel:
+            stub = dealer_pb2_grpc.DealerServiceStub(channel)
+            denied(lambda: stub.DealCards(deal, timeout=10))  # noqa: B023
+            denied(lambda: stub.RevealSeed(reveal, timeout=10))  # noqa: B023
+            denied(lambda: stub.StartDeck(start, timeout=10))  # noqa: B023
+    with grpc.insecure_channel(address) as channel:  # claiming "table" without proving it
+        stub = dealer_pb2_grpc.DealerServiceStub(channel)
+        for how, metadata in bad_tokens("table").items():
+            assert "no valid service token" in denied(
+                lambda: stub.RevealSeed(reveal, timeout=10, metadata=metadata)  # noqa: B023
+            ), how
+            denied(lambda: stub.DealCards(deal, timeout=10, metadata=metadata))  # noqa: B023
+    # the table itself still gets its cards: nothing above consumed or revealed the deck
+    with channel_as(address, "table") as channel:
+        dealt = dealer_pb2_grpc.DealerServiceStub(channel).DealCards(deal, timeout=10)
+    assert len(dealt.cards) == 2
+
+
+def test_only_the_gateway_gets_a_players_view_from_the_table(
+    services: dict[str, ServiceProcess],
+) -> None:
+    address = services["table"].address
+    view = table_pb2.GetPlayerViewRequest(table_id="nosuchtable", player_id="p1")
+    for name in (n for n in IDENTITIES if n != "gateway"):
+        with channel_as(address, name) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            denied(lambda: stub.GetPlayerView(view, timeout=10))  # noqa: B023
+    with grpc.insecure_channel(address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for metadata in bad_tokens("gateway").values():
+            denied(lambda: stub.GetPlayerView(view, timeout=10, metadata=metadata))  # noqa: B023
+        # public reads stay open to anyone (they show no hidden card)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetTableState(table_pb2.GetTableStateRequest(table_id="nosuchtable"), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    with channel_as(address, "gateway") as channel, pytest.raises(grpc.RpcError) as caught:
+        table_pb2_grpc.TableServiceStub(channel).GetPlayerView(view, timeout=10)
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND  # past the policy: no such table
+
+
+def test_the_lobby_and_the_ai_answer_only_their_callers(
+    services: dict[str, ServiceProcess],
+) -> None:
+    audit = lobby_pb2.AuditChipsRequest()
+    with grpc.insecure_channel(services["lobby"].address) as channel:
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        for metadata in bad_tokens("gateway").values():
+            denied(lambda: lobby.AuditChips(audit, timeout=10, metadata=metadata))  # noqa: B023
+    for name in ("table", "dealer", "ai"):
+        with channel_as(services["lobby"].address, name) as channel:
+            denied(lambda: lobby_pb2_grpc.LobbyServiceStub(channel).AuditChips(audit, timeout=10))
+    with channel_as(services["lobby"].address) as channel:  # tools
+        assert lobby_pb2_grpc.LobbyServiceStub(channel).AuditChips(audit, timeout=30) is not None
+    decide = ai_pb2.DecideRequest()
+    with grpc.insecure_channel(services["ai"].address) as channel:
+        ai = ai_pb2_grpc.AiServiceStub(channel)
+        for metadata in bad_tokens("table").values():
+            denied(lambda: ai.Decide(decide, timeout=10, metadata=metadata))  # noqa: B023
+    with channel_as(services["ai"].address, "gateway") as channel:
+        denied(lambda: ai_pb2_grpc.AiServiceStub(channel).Decide(decide, timeout=10))
+
+
+def test_the_lobby_believes_a_forwarded_client_address_only_from_the_gateway(
+    services: dict[str, ServiceProcess],
+) -> None:
+    address = services["lobby"].address
+    tag = uuid.uuid4().hex[:8]
+
+    def login(channel: grpc.Channel, client: str) -> grpc.StatusCode:
+        request = lobby_pb2.LoginRequest(username=f"nobody{tag}", password="wrong password!")
+        try:
+            lobby_pb2_grpc.LobbyServiceStub(channel).Login(
+                request, timeout=30, metadata=((CLIENT_ADDRESS_HEADER, client),)
+            )
+        except grpc.RpcError as error:
+            return error.code()
+        return grpc.StatusCode.OK
+
+    with channel_as(address, "gateway") as gateway:
+        codes = [login(gateway, f"ipv4:10.0.0.1-{tag}") for _ in range(PER_PEER + 1)]
+        assert codes[:PER_PEER] == [grpc.StatusCode.UNAUTHENTICATED] * PER_PEER
+        assert codes[PER_PEER] == grpc.StatusCode.RESOURCE_EXHAUSTED  # that client is limited
+        # ... and only that client: another one behind the same gateway may still try
+        assert login(gateway, f"ipv4:10.0.0.2-{tag}") == grpc.StatusCode.UNAUTHENTICATED
+    with channel_as(address) as tools:  # not the gateway: the header is ignored, its peer counts
+        codes = [login(tools, f"ipv4:10.9.{n}.1-{tag}") for n in range(PER_PEER + 1)]
+        assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED, codes
