@@ -17,6 +17,7 @@ from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
+from libs.cli.house import open_house_table
 from libs.eventstore.projection import read_public
 from libs.platform.natsconn import connect_nats
 from libs.table.config import BotDifficulty
@@ -220,6 +221,53 @@ def test_a_person_plays_ais_created_through_the_gateway_and_every_chip_is_accoun
             assert end.balance == before.balance - 200 + left.cash_out
         checked = audit(stack)
         assert checked.holds and checked.open_sagas == 0, checked
+
+        # the creator closes the table: the AIs' chips go back to their wallets
+        def close() -> bool:
+            try:
+                lobby(
+                    stack,
+                    "CloseTable",
+                    lobby_pb2.CloseTableRequest(table_id=table.table_id, requested_by_player_id=me),
+                )
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # a hand in progress
+                    raise
+                return False
+            return True
+
+        eventually(close)
+        assert_ais_cashed_out(stack, table.table_id, ["ai-easy-1", "ai-hard-1", "ai-hard-2"])
+
+
+def assert_ais_cashed_out(stack: GatewayStack, table_id: str, ais: list[str]) -> None:
+    """Every AI seated at the (closed) table got its chips back: its entries for the table end
+    with a cash-out, and together the AIs' entries there are what they won or lost."""
+
+    def cashed_out() -> bool:
+        for ai in ais:
+            mine = [e for e in ledger(stack, ai) if e.table_id == table_id]
+            if mine[-1].kind != lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT:
+                return False
+        return True
+
+    eventually(cashed_out)
+    checked = audit(stack)
+    assert checked.holds and checked.open_sagas == 0, checked
+    assert all(t.on_table == 0 for t in checked.tables if t.table_id == table_id), checked
+
+
+def test_make_runs_house_table_is_created_through_the_gateway(gateway_stack: GatewayStack) -> None:
+    stack = gateway_stack
+    table_id = asyncio.run(
+        open_house_table(stack.gateway.address, levels=(EASY, EASY), hand_limit=1)
+    )
+    assert seated_levels(stack, table_id) == {
+        "ai-easy-1": BotDifficulty.EASY,
+        "ai-easy-2": BotDifficulty.EASY,
+    }
+    # its hand limit closes it after one hand between the two AIs: both are cashed out
+    assert_ais_cashed_out(stack, table_id, ["ai-easy-1", "ai-easy-2"])
 
 
 def test_bad_ai_seats_are_refused_and_change_nothing(gateway_stack: GatewayStack) -> None:
