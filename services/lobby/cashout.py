@@ -68,7 +68,6 @@ class CashOuts:
         self.lobby = lobby
         self.gate = gate
         self.applied = 0  # public commits applied by this process
-        self._unseating: set[asyncio.Task[None]] = set()  # busted bots leaving
 
     async def _subscription(self) -> object:
         config = ConsumerConfig(
@@ -166,8 +165,9 @@ class CashOuts:
     async def _bust(self, player_id: str, commit: PublicCommit, now: float) -> None:
         """A player the table sat out with no chips: their buy-in there is closed (a cash-out of
         0). A bot (it cannot buy in again by itself) also leaves, so its seat is free: the
-        table's leave_seat, keyed by this commit, sent without waiting (its PlayerLeft of 0
-        comes back here like anyone's)."""
+        table's leave_seat, keyed by this commit, before the commit is acknowledged (a lobby
+        stopped in between sends it again; the table applies it once). Its PlayerLeft of 0
+        comes back here like anyone's."""
         player = await self.lobby.players.get(player_id)
         if not player.registered:
             return
@@ -179,15 +179,11 @@ class CashOuts:
             msg_id=f"bust-{commit.table_id}-{commit.sequence}",
         )
         if player.bot:
-            task = asyncio.create_task(self._unseat(commit.table_id, commit.sequence, player_id))
-            self._unseating.add(task)
-            task.add_done_callback(self._unseating.discard)
-
-    async def _unseat(self, table_id: str, sequence: int, player_id: str) -> None:
-        try:
-            await self.lobby.tables.leave(table_id, f"bust-{table_id}-{sequence}", player_id)
-        except Exception as exc:  # closed, left already, or away: it stays sat out with 0
-            log.info("busted bot stays seated", table_id=table_id, error=str(exc)[:200])
+            key = f"bust-{commit.table_id}-{commit.sequence}"
+            try:
+                await self.lobby.tables.leave(commit.table_id, key, player_id)
+            except Exception as exc:  # closed, left already, or away: it stays sat out with 0
+                log.info("busted bot stays seated", table_id=commit.table_id, error=str(exc)[:200])
 
     async def ack_floor(self) -> int:
         """Stream position up to which every public commit was applied (0: none yet)."""
