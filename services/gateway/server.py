@@ -71,6 +71,9 @@ MAX_HANDS = 100
 MAX_HISTORY_COMMITS = 20_000
 #: Display names kept (then forgotten all at once and asked again).
 MAX_NAMES = 100_000
+#: How long a view waits for the lobby to name a player, and when to ask again after a failure.
+NAME_TIMEOUT_SECONDS = 1.0
+NAME_RETRY_SECONDS = 10.0
 
 T = TypeVar("T")
 M = TypeVar("M", bound=Message)
@@ -148,6 +151,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.watches: Counter[str] = Counter()
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
         self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
+        self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
 
     # ---- who, and how often ---------------------------------------------------------------
 
@@ -474,7 +478,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         """Fill the seats' display names (the table knows players by id only): each player's name
         from the lobby, asked once per player and kept. A player the lobby does not know (seated
         at the table directly, by tools and tests) is named by their id ("AI" for a bot)."""
-        missing = {s.player_id for s in view.seats if s.player_id and s.player_id not in self.names}
+        now = self.clock()
+        missing = {
+            s.player_id
+            for s in view.seats
+            if s.player_id
+            and s.player_id not in self.names
+            and self.name_retry.get(s.player_id, 0.0) <= now
+        }
         if missing:
             await asyncio.gather(*(self._learn_name(p) for p in missing))
         for seat in view.seats:
@@ -486,11 +497,17 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     async def _learn_name(self, player_id: str) -> None:
         try:
             found = await self.lobby.GetPlayer(
-                lobby_pb2.GetPlayerRequest(player_id=player_id), timeout=self.rpc_timeout
+                lobby_pb2.GetPlayerRequest(player_id=player_id),
+                timeout=min(self.rpc_timeout, NAME_TIMEOUT_SECONDS),
             )
         except grpc.aio.AioRpcError as exc:
             if exc.code() != grpc.StatusCode.NOT_FOUND:
-                return  # the lobby is away: the id this time, the name next time
+                # the lobby is away: the id for now, asked again in a while (views never wait
+                # long for a name)
+                if len(self.name_retry) >= MAX_NAMES:
+                    self.name_retry.clear()
+                self.name_retry[player_id] = self.clock() + NAME_RETRY_SECONDS
+                return
             name = ""
         else:
             name = found.player.display_name
