@@ -6,11 +6,22 @@ every wallet) and the table asks the ai service for their decisions at their lev
 
 from __future__ import annotations
 
+import asyncio
+import secrets
 from collections.abc import Sequence
 
+import grpc
 from holdem.common.v1 import common_pb2 as pb
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.client import GatewayClient
+
+LEVEL_NAMES = {
+    pb.BOT_DIFFICULTY_EASY: "easy",
+    pb.BOT_DIFFICULTY_NORMAL: "normal",
+    pb.BOT_DIFFICULTY_HARD: "hard",
+}
+AI_NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 MIXED = (
     pb.BOT_DIFFICULTY_HARD,
@@ -30,6 +41,50 @@ def house_config(seats: int = 6, hand_limit: int = 0) -> pb.TableConfig:
         big_blind=2,
         hand_limit=hand_limit,
     )
+
+
+async def seat_ais(
+    lobby_address: str,
+    table_id: str,
+    levels: Sequence[pb.BotDifficulty.ValueType],
+    buy_in: int,
+) -> list[str]:
+    """Register one AI player per level and seat it at an existing table through the lobby's
+    internal API (RegisterPlayer with is_bot, then the JoinTable saga); their player ids. For
+    tests and tools that add AIs to a table already running (the gateway seats AIs only when it
+    creates a table). The table plays them at NORMAL: the level is in their names only."""
+    ids = []
+    async with grpc.aio.insecure_channel(lobby_address) as channel:
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        for i, level in enumerate(levels):
+            tag = secrets.token_hex(4)
+            name = f"{AI_NAMES[i % len(AI_NAMES)]} ({LEVEL_NAMES.get(level, 'ai')})"
+            request = lobby_pb2.RegisterPlayerRequest(
+                username=f"ai-{tag}",
+                password=secrets.token_urlsafe(24),
+                display_name=name,
+                is_bot=True,
+            )
+            for attempt in range(30):  # account creation is rate limited per caller
+                try:
+                    registered = await lobby.RegisterPlayer(request, timeout=30)
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == 29:
+                        raise
+                    await asyncio.sleep(1.0)
+            player_id = registered.player.player_id
+            await lobby.JoinTable(
+                lobby_pb2.JoinTableRequest(
+                    player_id=player_id,
+                    table_id=table_id,
+                    buy_in=buy_in,
+                    idempotency_key=f"ai-seat-{tag}",
+                ),
+                timeout=60,
+            )
+            ids.append(player_id)
+    return ids
 
 
 async def open_house_table(
