@@ -1,7 +1,7 @@
 """The gateway's Act round trip: client -> gateway (token check, rate limit) -> table service
 (decide, guarded JetStream append, the public projection) -> back, with the actor's view. Real
 processes: nats-server, redis-server, the table service (in-process dealer and evaluator) and the
-gateway (plus a lobby, which Act never calls).
+gateway (plus a lobby, which Act calls only to learn a player's display name, once).
 
 Each client owns a heads-up table and plays both seats (check or call, show at showdown): every
 Act is a real decision that commits. Measured with 1 and ``--clients`` concurrent clients for

@@ -1,11 +1,7 @@
 """The table ``make run`` opens on a terminal: a 6-seat no-limit hold'em table with AI opponents of
-mixed levels, created through the gateway, the AIs seated as lobby players (each with a wallet and
-its grant, so the chip audit stays one sum over every wallet).
-
-The gateway's CreateTable seats bots itself once it can (contract 13 §5); until then it answers
-UNIMPLEMENTED for ``bots`` and the AIs are registered and seated here through the lobby's internal
-API, exactly as the lobby would (RegisterPlayer with is_bot, then the JoinTable saga). The level
-is in the AI's name only: the lobby's JoinTable carries no difficulty yet.
+mixed levels, created through the gateway's CreateTable with ``bots``: the lobby seats house AIs
+(bot players with wallets of their own, bought in by its saga, so the chip audit stays one sum over
+every wallet) and the table asks the ai service for their decisions at their levels.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ import grpc
 from holdem.common.v1 import common_pb2 as pb
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
-from libs.client import GatewayClient, GatewayError
+from libs.client import GatewayClient
 from libs.devstack.identity import aio_channel_as, cli_service_keys
 
 LEVEL_NAMES = {
@@ -27,6 +23,7 @@ LEVEL_NAMES = {
     pb.BOT_DIFFICULTY_HARD: "hard",
 }
 AI_NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
+
 MIXED = (
     pb.BOT_DIFFICULTY_HARD,
     pb.BOT_DIFFICULTY_NORMAL,
@@ -53,7 +50,10 @@ async def seat_ais(
     levels: Sequence[pb.BotDifficulty.ValueType],
     buy_in: int,
 ) -> list[str]:
-    """Register one AI player per level and seat it through the lobby; their player ids."""
+    """Register one AI player per level and seat it at an existing table through the lobby's
+    internal API (RegisterPlayer with is_bot, then the JoinTable saga); their player ids. For
+    tests and tools that add AIs to a table already running (the gateway seats AIs only when it
+    creates a table). The table plays them at NORMAL: the level is in their names only."""
     ids = []
     async with aio_channel_as(lobby_address, keys=cli_service_keys()) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
@@ -90,23 +90,14 @@ async def seat_ais(
 
 async def open_house_table(
     gateway_address: str,
-    lobby_address: str,
     *,
     levels: Sequence[pb.BotDifficulty.ValueType] = MIXED,
     seats: int = 6,
-    buy_in: int = 200,
     hand_limit: int = 0,
 ) -> str:
-    """Create the table (by a "house" guest) with its AIs seated; its id."""
-    config = house_config(seats, hand_limit)
+    """Create the table (by a "house" guest) with its AIs seated (each bought in with the
+    table's max buy-in, 200 here); its id."""
     async with GatewayClient(gateway_address) as house:
         await house.guest_login("house")
-        try:
-            table = await house.create_table(config, "make run", list(levels))
-            return table.table_id
-        except GatewayError as error:
-            if error.status != grpc.StatusCode.UNIMPLEMENTED:
-                raise
-        table = await house.create_table(config, "make run")
-    await seat_ais(lobby_address, table.table_id, levels, buy_in)
+        table = await house.create_table(house_config(seats, hand_limit), "make run", list(levels))
     return table.table_id

@@ -221,9 +221,9 @@ def _play_in_terminal(stack: LocalStack, args: argparse.Namespace) -> int:
     from libs.cli.house import open_house_table
     from libs.tui.app import PlayApp
 
-    gateway, lobby = stack.address("gateway"), stack.address("lobby")
+    gateway = stack.address("gateway")
     print("opening a table with five AI opponents...", flush=True)
-    table_id = asyncio.run(open_house_table(gateway, lobby, buy_in=200))
+    table_id = asyncio.run(open_house_table(gateway))
     PlayApp(gateway, guest=args.player_name, table_id=table_id, buy_in=200).run()
     print(f"table {table_id}: watch it again with `holdem watch {table_id}` while the stack runs")
     return 0

@@ -4,48 +4,15 @@ players named by their player ids, and ``finishing_stacks`` from ``HandEnded``."
 
 from __future__ import annotations
 
-from libs.poker.cards import format_cards
-from libs.poker.events import (
-    ActionKind,
-    ActionTaken,
-    HandEnded,
-    HandMucked,
-    HandShown,
-    HandStarted,
-    HoleCardsDealt,
-    StreetDealt,
-)
-from libs.poker.phh import PhhHand, dumps
+from libs.poker.events import HandEnded, HandStarted
+from libs.poker.phh import PhhHand, actions_from_events, dumps
 
 from .hands import PlayedHand
 
 
 def phh_actions(hand: PlayedHand) -> list[str]:
-    count = 0
-    out: list[str] = []
-    shown: set[int] = set()
-    for event in hand.events:
-        if isinstance(event, HandStarted):
-            count = event.config.variant.hole_card_count
-        elif isinstance(event, HoleCardsDealt):
-            cards = format_cards(event.cards) if event.cards else "??" * count
-            out.append(f"d dh p{event.player + 1} {cards}")
-        elif isinstance(event, StreetDealt):
-            out.append(f"d db {format_cards(event.cards)}")
-        elif isinstance(event, ActionTaken):
-            p = f"p{event.player + 1}"
-            if event.kind is ActionKind.FOLD:
-                out.append(f"{p} f")
-            elif event.kind in (ActionKind.CHECK, ActionKind.CALL):
-                out.append(f"{p} cc")
-            else:
-                out.append(f"{p} cbr {event.to}")
-        elif isinstance(event, HandShown) and event.player not in shown:
-            shown.add(event.player)
-            out.append(f"p{event.player + 1} sm {format_cards(event.cards)}")
-        elif isinstance(event, HandMucked):
-            out.append(f"p{event.player + 1} sm")
-    return out
+    """The hand's PHH action lines as the viewer saw it (libs.poker.phh writes them)."""
+    return actions_from_events(hand.events)
 
 
 def to_phh(hand: PlayedHand) -> str:

@@ -6,8 +6,11 @@ Money moves in three ways, each an idempotent step of a saga (services/lobby/sag
   ``Released`` (the table refused) gives them back (ledger REFUND). Deciding either for a saga
   that is not open decides nothing, so a retried step is harmless.
 - ``CashedOut``: chips back from a table (PlayerLeft or TableClosed), keyed by the table commit
-  ``<table>:<seq>``: the same commit is never credited twice.
-- ``Granted``: the starting grant of a new player.
+  ``<table>:<seq>``: the same commit is never credited twice. A player the table sat out with no
+  chips (busted) gets one of 0 (``bust``): that buy-in is closed, nothing is left on the table.
+- ``Granted``: the starting grant of a new player; for a house AI (``bot_level`` set), also a
+  refill when its wallet cannot cover an AI seat's buy-in (``house_grant``): the audit counts it
+  as a grant like any other.
 
 ``balance`` + the open reservations + what the tables hold for this player is what the player
 owns; the audit (libs/lobby/audit.py) sums it over every player against the grants.
@@ -48,6 +51,7 @@ class Registered:
     guest: bool
     bot: bool
     at: float
+    level: str = ""  # a house AI's level (easy, normal, hard): the table plays its seats so
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,7 @@ class Wallet:
     display_name: str = ""
     guest: bool = False
     bot: bool = False
+    bot_level: str = ""  # house AIs (seated by CreateTable with bots): their level
     created_at: float = 0.0
     granted: int = 0
     balance: int = 0
@@ -202,6 +207,7 @@ def evolve(state: Wallet, event: Event) -> Wallet:
         case Registered():
             w.username, w.display_name = event.username, event.display_name
             w.guest, w.bot, w.created_at = event.guest, event.bot, event.at
+            w.bot_level = event.level
         case Granted():
             w.granted += event.amount
             w.balance += event.amount
@@ -273,16 +279,32 @@ def _require(w: Wallet) -> None:
 
 
 def register(
-    w: Wallet, username: str, display_name: str, guest: bool, bot: bool, grant: int, now: float
+    w: Wallet,
+    username: str,
+    display_name: str,
+    guest: bool,
+    bot: bool,
+    grant: int,
+    now: float,
+    level: str = "",
 ) -> list[Event]:
     if w.registered:
         if w.username == username:
             return []  # a retry of the same registration
         raise PreconditionFailed(ALREADY_REGISTERED, "this player id is taken")
-    events: list[Event] = [Registered(username, display_name, guest, bot, now)]
+    events: list[Event] = [Registered(username, display_name, guest, bot, now, level)]
     if grant > 0:
         events.append(Granted(grant, now))
     return events
+
+
+def house_grant(w: Wallet, needed: int, grant: int, now: float) -> list[Event]:
+    """A house AI about to buy in ``needed`` chips: a grant when its balance is short (at least
+    ``grant``); nothing for anyone else or when the balance covers it (so a retry grants once)."""
+    _require(w)
+    if not w.bot_level or w.balance >= needed:
+        return []
+    return [Granted(max(grant, needed - w.balance), now)]
 
 
 def reserve(
@@ -324,6 +346,16 @@ def credit(w: Wallet, table_id: str, sequence: int, amount: int, now: float) -> 
     if not w.registered or ref in w.credited:
         return []
     return [CashedOut(ref, table_id, sequence, amount, now)]
+
+
+def bust(w: Wallet, table_id: str, sequence: int, now: float) -> list[Event]:
+    """The player lost every chip at ``table_id`` (commit ``sequence`` sat them out): their
+    buy-in there is closed with a cash-out of 0 (ledger CASH_OUT 0, nothing on that table any
+    more). Nothing when no buy-in there is open (already closed, or a retry)."""
+    seating = w.seatings.get(table_id)
+    if seating is None or seating.since >= sequence or f"{table_id}:{sequence}" in w.credited:
+        return []
+    return [CashedOut(f"{table_id}:{sequence}", table_id, sequence, 0, now)]
 
 
 # ---- storage ----

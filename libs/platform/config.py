@@ -304,6 +304,25 @@ TOKEN_KEYS: Var[KeyRing] = Var(
     "docs/operations.md); secrets of at least 32 bytes",
 )
 
+#: HOLDEM_TOKEN_KEYS for a service that may run without it: ``ephemeral`` (or unset) reads as None.
+EPHEMERAL_KEYS = "ephemeral"
+
+
+def _optional_keys(raw: str) -> KeyRing | None:
+    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
+
+
+#: HOLDEM_TOKEN_KEYS as the lobby (signs with the first key) and the gateway (verifies with every
+#: key) read it. ``ephemeral``: the lobby signs with a random key of its own process, which no
+#: gateway can verify (tests, a lone lobby); a gateway then verifies no token, so every call that
+#: needs one is UNAUTHENTICATED (both log a warning at start).
+OPTIONAL_TOKEN_KEYS: Var[KeyRing | None] = Var(
+    TOKEN_KEYS.name,
+    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
+    EPHEMERAL_KEYS,
+    TOKEN_KEYS.help,
+)
+
 
 #: Keys of service tokens (libs.platform.identity): every service signs its calls to other
 #: services with the first and verifies its callers' with any. Required: a service without keys

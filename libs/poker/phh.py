@@ -198,12 +198,17 @@ def dumps(hand: PhhHand) -> str:
 
 
 def actions_from_events(events: Iterable[Event]) -> list[str]:
-    """PHH action lines for a hand's events (forced bets are implied by the header)."""
+    """PHH action lines for a hand's events (forced bets are implied by the header). Hole cards
+    dealt with no cards (a viewer's projection: someone else's hand) are written ``??`` each."""
     out: list[str] = []
     runout_shown: set[int] = set()
+    hole_cards = 0
     for event in events:
-        if isinstance(event, HoleCardsDealt):
-            out.append(f"d dh p{event.player + 1} {format_cards(event.cards)}")
+        if isinstance(event, HandStarted):
+            hole_cards = event.config.variant.hole_card_count
+        elif isinstance(event, HoleCardsDealt):
+            cards = format_cards(event.cards) if event.cards else "??" * hole_cards
+            out.append(f"d dh p{event.player + 1} {cards}")
         elif isinstance(event, StreetDealt):
             out.append(f"d db {format_cards(event.cards)}")
         elif isinstance(event, ActionTaken):

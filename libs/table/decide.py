@@ -197,7 +197,7 @@ def _sit_out(x: _Scratch, c: tc.SitOut) -> None:
     number = _require_seated(x.s, c.player_id)
     if x.s.seats[number].sitting_out:
         raise IllegalAction(TE.ALREADY_SITTING_OUT, "you are already sitting out")
-    x.emit(PlayerSatOut(number, "asked"))
+    x.emit(PlayerSatOut(number, "asked", c.player_id))
 
 
 def _sit_in(x: _Scratch, c: tc.SitIn) -> None:
@@ -392,7 +392,7 @@ def _tick(x: _Scratch, c: tc.Tick) -> None:
         and not s.seats[number].sitting_out
         and s.seats[number].timeouts >= s.config.timeouts_before_sit_out
     ):
-        x.emit(PlayerSatOut(number, "timed out"))
+        x.emit(PlayerSatOut(number, "timed out", s.seats[number].player_id))
 
 
 def _reveal(x: _Scratch, c: tc.RevealSeed) -> None:
@@ -454,7 +454,7 @@ def _after_hand(x: _Scratch, now: float) -> None:
         if seat.leaving:
             x.emit(PlayerLeft(number, seat.player_id, seat.stack))
         elif seat.stack <= 0 and not seat.sitting_out:
-            x.emit(PlayerSatOut(number, "no chips"))
+            x.emit(PlayerSatOut(number, "no chips", seat.player_id))
     limit = room_limit_reached(s, now)
     if limit is not None:
         _emit_close(x, limit)

@@ -40,7 +40,8 @@ class PlayerLeft:
 @dataclass(frozen=True, slots=True)
 class PlayerSatOut:
     seat: int
-    reason: str = ""
+    reason: str = ""  # "asked", "timed out", "no chips" (busted: the lobby closes the buy-in)
+    player_id: str = ""  # the seat's player (empty in commits written before it was recorded)
 
 
 @dataclass(frozen=True, slots=True)

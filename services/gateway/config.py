@@ -9,10 +9,9 @@ from typing import Any
 
 from libs.auth import KeyRing
 from libs.platform.config import (
-    TOKEN_KEYS,
+    OPTIONAL_TOKEN_KEYS,
     PlatformConfig,
     Var,
-    VarType,
     integer,
     load_platform_config,
     number,
@@ -22,22 +21,6 @@ from services.table.config import STREAM as TABLE_STREAM  # hand histories read 
 SERVICE = "gateway"
 
 
-EPHEMERAL_KEYS = "ephemeral"
-
-
-def _optional_keys(raw: str) -> KeyRing | None:
-    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
-
-
-#: The same variable as the lobby's, declared the same way (the lobby signs, the gateway
-#: verifies). ``ephemeral`` (the lobby's own random key): no token verifies here, so every call
-#: that needs one is UNAUTHENTICATED (logged as a warning at start).
-GATEWAY_TOKEN_KEYS: Var[KeyRing | None] = Var(
-    TOKEN_KEYS.name,
-    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
-    EPHEMERAL_KEYS,
-    TOKEN_KEYS.help,
-)
 RATE_PER_SECOND = Var(
     "HOLDEM_GATEWAY_RATE_PER_SECOND",
     number(minimum=0.1, maximum=100000),
@@ -64,7 +47,7 @@ WATCHES_PER_PLAYER = Var(
     "WatchTable streams one player (or peer) may have open at once",
 )
 VARIABLES: tuple[Var[Any], ...] = (
-    GATEWAY_TOKEN_KEYS,
+    OPTIONAL_TOKEN_KEYS,
     TABLE_STREAM,
     RATE_PER_SECOND,
     RATE_BURST,
@@ -88,7 +71,7 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
     platform, values = load_platform_config(SERVICE, environ, VARIABLES)
     return GatewayConfig(
         platform=platform,
-        token_keys=values[GATEWAY_TOKEN_KEYS],
+        token_keys=values[OPTIONAL_TOKEN_KEYS],
         rate_per_second=values[RATE_PER_SECOND],
         rate_burst=values[RATE_BURST],
         watch_buffer=values[WATCH_BUFFER],

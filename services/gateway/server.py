@@ -9,6 +9,7 @@ Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import time
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
+from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.events.v1 import events_pb2
@@ -65,22 +67,46 @@ INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 #: Table codes that, for a call about the caller's own seat, mean "you have no seat here".
 _NOT_SEATED_CODES = frozenset({"NOT_SEATED"})
-BOTS_LATER = "bots are seated by the lobby (contract-13 §5), not through the gateway yet"
 #: Hands one GetHandHistory answers at most, and commits of a table it reads at most.
 MAX_HANDS = 100
 MAX_HISTORY_COMMITS = 20_000
+#: Display names kept (then forgotten all at once and asked again).
+MAX_NAMES = 100_000
+#: How long a view waits for the lobby to name a player, and when to ask again after a failure.
+NAME_TIMEOUT_SECONDS = 1.0
+NAME_RETRY_SECONDS = 10.0
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Message)
 
 
-def _player(claims: TokenClaims | lobby_pb2.Player) -> gateway_pb2.Player:
-    if isinstance(claims, TokenClaims):
-        return gateway_pb2.Player(
-            player_id=claims.player_id, username=claims.username, display_name=claims.display_name
-        )
-    return gateway_pb2.Player(
-        player_id=claims.player_id, username=claims.username, display_name=claims.display_name
-    )
+def copy_fields(source: Message, target: M) -> M:
+    """``source``'s set fields into ``target``'s fields of the same names (nested messages and
+    lists of them recursively, enums by number); fields ``target`` lacks are left out. How the
+    gateway turns its requests into the lobby's and the lobby's answers into its own."""
+    fields = target.DESCRIPTOR.fields_by_name
+    for field, value in source.ListFields():
+        into = fields.get(field.name)
+        if into is None:
+            continue
+        slot = getattr(target, field.name)
+        if into.message_type is None:
+            if field.is_repeated:
+                slot.extend(value)
+            else:
+                setattr(target, field.name, value)
+        elif into.message_type is field.message_type:  # the same type: a plain copy
+            if field.is_repeated:
+                slot.extend(value)
+            else:
+                slot.CopyFrom(value)
+        elif field.is_repeated:
+            for item in value:
+                copy_fields(item, slot.add())
+        else:
+            slot.SetInParent()
+            copy_fields(value, slot)
+    return target
 
 
 def scoped_key(kind: str, player_id: str, key: str) -> str:
@@ -125,6 +151,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
         self.watches: Counter[str] = Counter()
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
+        self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
+        self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
         # The table channel has no interceptor (see _fast_channel): calls carry this by hand.
         self.signer = ServiceSigner(config.platform.service_keys, "gateway")
 
@@ -190,47 +218,68 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 ) from None
             raise
 
-    # ---- accounts ----------------------------------------------------------------------------
+    # ---- calls the lobby answers -------------------------------------------------------------
+
+    async def _forward(
+        self,
+        context: Context,
+        call: Callable[..., Awaitable[Message]],
+        request: Message,
+        lobby_request: type[Message],
+        response: type[M],
+        *,
+        player_field: str | None = "player_id",
+        calls: int = 1,
+    ) -> M:
+        """One lobby call for a client call: ``request``'s fields to the lobby request's fields of
+        the same names, the caller's player id in ``player_field`` (None: an open call, limited
+        per peer), and the lobby's answer back field by field (``copy_fields``). Gateway requests
+        carry no player id, so a client acts only for itself. ``calls``: how many downstream
+        calls' time the lobby may take (within the client's own deadline)."""
+        forwarded = copy_fields(request, lobby_request())
+        if player_field is None:
+            await self._open(context)
+        else:
+            claims = await self._caller(context)
+            setattr(forwarded, player_field, claims.player_id)
+        timeout = call_timeout(context, self.rpc_timeout * calls)
+        answer = await call(forwarded, timeout=timeout, metadata=self._for_client(context))
+        return copy_fields(answer, response())
 
     async def Register(
         self, request: gateway_pb2.RegisterRequest, context: Context
     ) -> gateway_pb2.RegisterResponse:
-        await self._open(context)
-        response = await self.lobby.RegisterPlayer(
-            lobby_pb2.RegisterPlayerRequest(
-                username=request.username,
-                password=request.password,
-                display_name=request.display_name,
-            ),
-            timeout=self._timeout(context),
-            metadata=self._for_client(context),
+        return await self._forward(
+            context,
+            self.lobby.RegisterPlayer,
+            request,
+            lobby_pb2.RegisterPlayerRequest,
+            gateway_pb2.RegisterResponse,
+            player_field=None,
         )
-        return gateway_pb2.RegisterResponse(player=_player(response.player))
 
     async def Login(
         self, request: gateway_pb2.LoginRequest, context: Context
     ) -> gateway_pb2.LoginResponse:
-        await self._open(context)
-        response = await self.lobby.Login(
-            lobby_pb2.LoginRequest(username=request.username, password=request.password),
-            timeout=self._timeout(context),
-            metadata=self._for_client(context),
-        )
-        return gateway_pb2.LoginResponse(
-            token=response.token, expires_at=response.expires_at, player=_player(response.player)
+        return await self._forward(
+            context,
+            self.lobby.Login,
+            request,
+            lobby_pb2.LoginRequest,
+            gateway_pb2.LoginResponse,
+            player_field=None,
         )
 
     async def GuestLogin(
         self, request: gateway_pb2.GuestLoginRequest, context: Context
     ) -> gateway_pb2.LoginResponse:
-        await self._open(context)
-        response = await self.lobby.GuestLogin(
-            lobby_pb2.GuestLoginRequest(display_name=request.display_name),
-            timeout=self._timeout(context),
-            metadata=self._for_client(context),
-        )
-        return gateway_pb2.LoginResponse(
-            token=response.token, expires_at=response.expires_at, player=_player(response.player)
+        return await self._forward(
+            context,
+            self.lobby.GuestLogin,
+            request,
+            lobby_pb2.GuestLoginRequest,
+            gateway_pb2.LoginResponse,
+            player_field=None,
         )
 
     async def Logout(
@@ -247,129 +296,83 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.logged_out[claims.jti] = float(claims.expires_at)
         return gateway_pb2.LogoutResponse()
 
-    # ---- wallet -----------------------------------------------------------------------------
-
     async def GetWallet(
         self, request: gateway_pb2.GetWalletRequest, context: Context
     ) -> gateway_pb2.GetWalletResponse:
-        claims = await self._caller(context)
-        response = await self.lobby.GetWallet(
-            lobby_pb2.GetWalletRequest(player_id=claims.player_id), timeout=self._timeout(context)
-        )
-        w = response.wallet
-        return gateway_pb2.GetWalletResponse(
-            wallet=gateway_pb2.Wallet(balance=w.balance, on_tables=w.on_tables, reserved=w.reserved)
+        return await self._forward(
+            context,
+            self.lobby.GetWallet,
+            request,
+            lobby_pb2.GetWalletRequest,
+            gateway_pb2.GetWalletResponse,
         )
 
     async def ListLedger(
         self, request: gateway_pb2.ListLedgerRequest, context: Context
     ) -> gateway_pb2.ListLedgerResponse:
-        claims = await self._caller(context)
-        response = await self.lobby.ListLedger(
-            lobby_pb2.ListLedgerRequest(
-                player_id=claims.player_id,
-                page_size=request.page_size,
-                page_token=request.page_token,
-            ),
-            timeout=self._timeout(context),
+        return await self._forward(
+            context,
+            self.lobby.ListLedger,
+            request,
+            lobby_pb2.ListLedgerRequest,
+            gateway_pb2.ListLedgerResponse,
         )
-        return gateway_pb2.ListLedgerResponse(
-            entries=[
-                gateway_pb2.LedgerEntry(
-                    index=e.index,
-                    kind=int(e.kind),  # type: ignore[arg-type]  # the same numbers
-                    amount=e.amount,
-                    balance_after=e.balance_after,
-                    table_id=e.table_id,
-                    at=e.at,
-                )
-                for e in response.entries
-            ],
-            next_page_token=response.next_page_token,
-        )
-
-    # ---- tables -----------------------------------------------------------------------------
 
     async def ListTables(
         self, request: gateway_pb2.ListTablesRequest, context: Context
     ) -> gateway_pb2.ListTablesResponse:
-        await self._open(context)
-        response = await self.lobby.ListTables(
-            lobby_pb2.ListTablesRequest(
-                variant=request.variant,
-                betting_structure=request.betting_structure,
-                include_closed=request.include_closed,
-                page_size=request.page_size,
-                page_token=request.page_token,
-            ),
-            timeout=self._timeout(context),
-        )
-        return gateway_pb2.ListTablesResponse(
-            tables=response.tables, next_page_token=response.next_page_token
+        return await self._forward(
+            context,
+            self.lobby.ListTables,
+            request,
+            lobby_pb2.ListTablesRequest,
+            gateway_pb2.ListTablesResponse,
+            player_field=None,
         )
 
     async def CreateTable(
         self, request: gateway_pb2.CreateTableRequest, context: Context
     ) -> gateway_pb2.CreateTableResponse:
-        claims = await self._caller(context)
-        if request.bots:
-            raise NotImplementedYet("GatewayService.CreateTable with bots", BOTS_LATER)
-        response = await self.lobby.CreateTable(
-            lobby_pb2.CreateTableRequest(
-                name=request.name, config=request.config, created_by_player_id=claims.player_id
-            ),
-            timeout=self._timeout(context),
+        return await self._forward(
+            context,
+            self.lobby.CreateTable,
+            request,
+            lobby_pb2.CreateTableRequest,
+            gateway_pb2.CreateTableResponse,
+            player_field="created_by_player_id",
+            calls=1 + len(request.bots),  # each AI is bought in by a saga of its own
         )
-        return gateway_pb2.CreateTableResponse(table=response.table)
 
     async def JoinTable(
         self, request: gateway_pb2.JoinTableRequest, context: Context
     ) -> gateway_pb2.JoinTableResponse:
-        claims = await self._caller(context)
-        join = lobby_pb2.JoinTableRequest(
-            player_id=claims.player_id,
-            table_id=request.table_id,
-            buy_in=request.buy_in,
-            wait_for_big_blind=request.wait_for_big_blind,
-            idempotency_key=request.idempotency_key,
-        )
-        if request.HasField("seat"):
-            join.seat = request.seat
-        response = await self.lobby.JoinTable(join, timeout=self._timeout(context))
-        return gateway_pb2.JoinTableResponse(
-            seat=response.seat, stack=response.stack, sequence=response.sequence
+        return await self._forward(
+            context,
+            self.lobby.JoinTable,
+            request,
+            lobby_pb2.JoinTableRequest,
+            gateway_pb2.JoinTableResponse,
         )
 
     async def LeaveTable(
         self, request: gateway_pb2.LeaveTableRequest, context: Context
     ) -> gateway_pb2.LeaveTableResponse:
-        claims = await self._caller(context)
-        response = await self.lobby.LeaveTable(
-            lobby_pb2.LeaveTableRequest(
-                player_id=claims.player_id,
-                table_id=request.table_id,
-                idempotency_key=request.idempotency_key,
-            ),
-            timeout=self._timeout(context),
-        )
-        return gateway_pb2.LeaveTableResponse(
-            cash_out=response.cash_out, sequence=response.sequence
+        return await self._forward(
+            context,
+            self.lobby.LeaveTable,
+            request,
+            lobby_pb2.LeaveTableRequest,
+            gateway_pb2.LeaveTableResponse,
         )
 
     async def TopUp(
         self, request: gateway_pb2.TopUpRequest, context: Context
     ) -> gateway_pb2.TopUpResponse:
-        claims = await self._caller(context)
-        response = await self.lobby.TopUp(
-            lobby_pb2.TopUpRequest(
-                player_id=claims.player_id,
-                table_id=request.table_id,
-                amount=request.amount,
-                idempotency_key=request.idempotency_key,
-            ),
-            timeout=self._timeout(context),
+        return await self._forward(
+            context, self.lobby.TopUp, request, lobby_pb2.TopUpRequest, gateway_pb2.TopUpResponse
         )
-        return gateway_pb2.TopUpResponse(stack=response.stack, sequence=response.sequence)
+
+    # ---- calls the table answers --------------------------------------------------------------
 
     async def _command(
         self, context: Context, table_id: str, kind: str, key: str, **command: Any
@@ -433,6 +436,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             timeout=timeout,
             metadata=self._meta(),
         )
+        await self._name_seats(view.view)
         return done.sequence, view.view
 
     async def Show(
@@ -469,6 +473,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 metadata=self._meta(),
             )
         )
+        await self._name_seats(response.view)
         return gateway_pb2.ActResponse(sequence=response.sequence, view=response.view)
 
     # ---- watching ---------------------------------------------------------------------------
@@ -482,7 +487,49 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         )
         if not response.view.HasField("config"):
             raise NotFound(TABLE_NOT_FOUND, "no such table")
+        await self._name_seats(response.view)
         return response.view
+
+    async def _name_seats(self, view: common_pb2.PlayerView) -> None:
+        """Fill the seats' display names (the table knows players by id only): each player's name
+        from the lobby, asked once per player and kept. A player the lobby does not know (seated
+        at the table directly, by tools and tests) is named by their id ("AI" for a bot)."""
+        now = self.clock()
+        missing = {
+            s.player_id
+            for s in view.seats
+            if s.player_id
+            and s.player_id not in self.names
+            and self.name_retry.get(s.player_id, 0.0) <= now
+        }
+        if missing:
+            await asyncio.gather(*(self._learn_name(p) for p in missing))
+        for seat in view.seats:
+            if seat.player_id and not seat.display_name:
+                seat.display_name = self.names.get(seat.player_id) or (
+                    "AI" if seat.is_bot else seat.player_id
+                )
+
+    async def _learn_name(self, player_id: str) -> None:
+        try:
+            found = await self.lobby.GetPlayer(
+                lobby_pb2.GetPlayerRequest(player_id=player_id),
+                timeout=min(self.rpc_timeout, NAME_TIMEOUT_SECONDS),
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                # the lobby is away: the id for now, asked again in a while (views never wait
+                # long for a name)
+                if len(self.name_retry) >= MAX_NAMES:
+                    self.name_retry.clear()
+                self.name_retry[player_id] = self.clock() + NAME_RETRY_SECONDS
+                return
+            name = ""
+        else:
+            name = found.player.display_name
+        if len(self.names) >= MAX_NAMES:
+            self.names.clear()
+        self.names[player_id] = name
 
     async def WatchTable(
         self, request: gateway_pb2.WatchTableRequest, context: Context

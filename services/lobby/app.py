@@ -13,7 +13,7 @@ import contextlib
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from holdem.common.v1 import common_pb2
@@ -40,6 +40,7 @@ INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 INVALID_TOKEN = "INVALID_TOKEN"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+INVALID_BOTS = "INVALID_BOTS"
 PLAYER_NOT_FOUND = wallet.PLAYER_NOT_FOUND
 TABLE_NOT_FOUND = catalogue.TABLE_NOT_FOUND
 USERNAME_TAKEN = account.USERNAME_TAKEN
@@ -50,6 +51,39 @@ MAX_TABLE_NAME = 64
 MAX_PAGE_SIZE = 100
 
 Clock = Callable[[], float]
+
+#: CreateTable's AI seats: level (the proto's BotDifficulty) -> the house AI's level name.
+AI_LEVELS = {
+    common_pb2.BOT_DIFFICULTY_EASY: "easy",
+    common_pb2.BOT_DIFFICULTY_NORMAL: "normal",
+    common_pb2.BOT_DIFFICULTY_HARD: "hard",
+}
+
+
+def ai_levels(bots: Sequence[int], seats: int) -> list[str]:
+    """The level names of a table's AI seats; INVALID_ARGUMENT for an unknown level or more AIs
+    than seats less one (a seat stays free for a person)."""
+    levels = []
+    for bot in bots:
+        level = AI_LEVELS.get(bot)  # type: ignore[call-overload]
+        if level is None:
+            raise InvalidArgument(
+                INVALID_BOTS, f"bots: unknown level {int(bot)} (EASY, NORMAL or HARD)"
+            )
+        levels.append(level)
+    if len(levels) > seats - 1:
+        raise InvalidArgument(
+            INVALID_BOTS,
+            f"bots: at most {seats - 1} AIs at a {seats}-seat table (one seat stays free), "
+            f"{len(levels)} asked",
+        )
+    return levels
+
+
+def house_ai_id(level: str, number: int) -> str:
+    """The player id of the ``number``-th house AI of ``level`` (1, 2, ...): a table's AIs of
+    one level are different players, the same ones at every table."""
+    return f"ai-{level}-{number}"
 
 PLAYERS: Kind[Wallet, wallet.Event] = Kind(
     "player",
@@ -283,11 +317,32 @@ class Lobby:
             )
         return config
 
+    async def house_ai(self, level: str, number: int, buy_in: int, key: str) -> Wallet:
+        """The house AI ``house_ai_id(level, number)``, registered on first use (a bot player
+        with a wallet and the grant, no account: nobody logs in as it), its balance granted up
+        to ``buy_in`` when short (the grant's commit id ``grant-<key>``)."""
+        player_id = house_ai_id(level, number)
+        now = self.clock()
+        if not (await self.players.get(player_id)).registered:
+            await self.stores.player_index.put(player_id)  # findable before its first commit
+            name = f"{level.capitalize()} AI {number}"
+            await self.players.execute(
+                player_id,
+                lambda w: wallet.register(w, player_id, name, False, True, self.grant, now, level),
+                msg_id="registered",
+            )
+        return await self.players.execute(
+            player_id,
+            lambda w: wallet.house_grant(w, buy_in, self.grant, now),
+            msg_id=f"grant-{key}",
+        )
+
     async def create_table(
-        self, name: str, config: common_pb2.TableConfig, created_by: str
+        self, name: str, config: common_pb2.TableConfig, created_by: str, bots: Sequence[int] = ()
     ) -> Listing:
         await self.player(created_by)
-        config_from_proto(config)  # refuses bad settings before anything is written
+        checked = config_from_proto(config)  # refuses bad settings before anything is written
+        ai_levels(bots, checked.seats)
         name = name.strip() or f"Table {len(self.listings) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(

@@ -145,6 +145,8 @@ class CashOuts:
                 ),
                 msg_id=f"credit-{commit.table_id}-{commit.sequence}",
             )
+        for player_id in money.busts:
+            await self._bust(player_id, commit, now)
         if money.credits:
             async with self.lobby.credited:
                 self.lobby.credited.notify_all()
@@ -159,6 +161,29 @@ class CashOuts:
                 money.rake,
                 money.closed_reason,
             )
+
+    async def _bust(self, player_id: str, commit: PublicCommit, now: float) -> None:
+        """A player the table sat out with no chips: their buy-in there is closed (a cash-out of
+        0). A bot (it cannot buy in again by itself) also leaves, so its seat is free: the
+        table's leave_seat, keyed by this commit, before the commit is acknowledged (a lobby
+        stopped in between sends it again; the table applies it once). Its PlayerLeft of 0
+        comes back here like anyone's."""
+        player = await self.lobby.players.get(player_id)
+        if not player.registered:
+            return
+        await self.lobby.players.execute(
+            player_id,
+            functools.partial(
+                wallet.bust, table_id=commit.table_id, sequence=commit.sequence, now=now
+            ),
+            msg_id=f"bust-{commit.table_id}-{commit.sequence}",
+        )
+        if player.bot:
+            key = f"bust-{commit.table_id}-{commit.sequence}"
+            try:
+                await self.lobby.tables.leave(commit.table_id, key, player_id)
+            except Exception as exc:  # closed, left already, or away: it stays sat out with 0
+                log.info("busted bot stays seated", table_id=commit.table_id, error=str(exc)[:200])
 
     async def ack_floor(self) -> int:
         """Stream position up to which every public commit was applied (0: none yet)."""

@@ -8,10 +8,9 @@ from typing import Any
 
 from libs.auth import KeyRing
 from libs.platform.config import (
-    TOKEN_KEYS,
+    OPTIONAL_TOKEN_KEYS,
     PlatformConfig,
     Var,
-    VarType,
     integer,
     load_platform_config,
     number,
@@ -33,21 +32,6 @@ TOKEN_TTL_SECONDS = Var(
 )
 
 
-EPHEMERAL_KEYS = "ephemeral"
-
-
-def _optional_keys(raw: str) -> KeyRing | None:
-    return None if raw.strip() in ("", EPHEMERAL_KEYS) else TOKEN_KEYS.type.parse(raw)
-
-
-#: The lobby signs with the first key. ``ephemeral`` (tests, a lone lobby): a random key for
-#: this process only, which no gateway can verify (logged as a warning).
-LOBBY_TOKEN_KEYS: Var[KeyRing | None] = Var(
-    TOKEN_KEYS.name,
-    VarType(f"{TOKEN_KEYS.type.description} or {EPHEMERAL_KEYS}", _optional_keys),
-    EPHEMERAL_KEYS,
-    TOKEN_KEYS.help,
-)
 LOGIN_FAILURES_PER_USER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER",
     integer(minimum=1, maximum=1000),
@@ -82,7 +66,7 @@ LEAVE_WAIT_SECONDS = Var(
 VARIABLES: tuple[Var[Any], ...] = (
     STARTING_CHIPS,
     TOKEN_TTL_SECONDS,
-    LOBBY_TOKEN_KEYS,
+    OPTIONAL_TOKEN_KEYS,
     LOGIN_FAILURES_PER_USER,
     LOGIN_FAILURES_PER_PEER,
     LOGIN_WINDOW_SECONDS,
@@ -110,7 +94,7 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         platform=platform,
         starting_chips=values[STARTING_CHIPS],
         token_ttl_seconds=values[TOKEN_TTL_SECONDS],
-        token_keys=values[LOBBY_TOKEN_KEYS],
+        token_keys=values[OPTIONAL_TOKEN_KEYS],
         login_failures_per_user=values[LOGIN_FAILURES_PER_USER],
         login_failures_per_peer=values[LOGIN_FAILURES_PER_PEER],
         login_window_seconds=values[LOGIN_WINDOW_SECONDS],

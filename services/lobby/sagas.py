@@ -170,6 +170,30 @@ class Seating:
         """Buy in and take a seat; a retry with the same key answers the first outcome."""
         return await self._run(BUY_IN, player_id, table_id, seat, buy_in, wait_for_big_blind, key)
 
+    async def seat_ais(
+        self, table_id: str, levels: list[str], buy_in: int
+    ) -> list[Outcome | None]:
+        """Seat one house AI per level at a new table (CreateTable with bots), each bought in
+        with ``buy_in`` from its own wallet by the same saga as anyone (keys from the table id
+        and the AI's place, so a retry seats nobody twice); all at once. An AI whose seat the
+        table has not confirmed in time (None) is seated by the process manager when it does:
+        the table exists either way, so the call does not fail for it."""
+        numbers: dict[str, int] = {}
+        places = []
+        for index, level in enumerate(levels):
+            numbers[level] = numbers.get(level, 0) + 1
+            places.append((level, numbers[level], f"ai-{table_id}-{index}"))
+
+        async def seat(level: str, number: int, key: str) -> Outcome | None:
+            ai = await self.lobby.house_ai(level, number, buy_in, key)
+            try:
+                return await self.join(ai.player_id, table_id, None, buy_in, False, key)
+            except Pending:  # the table is slow: the process manager seats it when it answers
+                log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
+                return None
+
+        return await asyncio.gather(*(seat(*place) for place in places))
+
     async def top_up(self, player_id: str, table_id: str, amount: int, key: str) -> Outcome:
         """More chips to the player's seat, between their hands; same saga as a buy-in."""
         return await self._run(TOP_UP, player_id, table_id, None, amount, False, key)
@@ -252,6 +276,7 @@ class Seating:
                 held.amount,
                 held.wait_for_big_blind,
                 player.bot,
+                player.bot_level,
             )
 
         if held.kind == TOP_UP:

@@ -46,6 +46,7 @@ from services.lobby.app import (
     Lobby,
     Session,
     Stores,
+    ai_levels,
     decode_config,
 )
 from services.lobby.audit import audit_chips
@@ -299,8 +300,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         listing = await self.lobby.create_table(
-            request.name, request.config, request.created_by_player_id
+            request.name, request.config, request.created_by_player_id, request.bots
         )
+        if request.bots:
+            config = self.lobby.config_of(listing)
+            levels = ai_levels(request.bots, config.seats)
+            await self.seating.seat_ais(listing.table_id, levels, config.max_buy_in)
+            listing = await self.lobby.table(listing.table_id)
         return lobby_pb2.CreateTableResponse(table=table_to_proto(listing))
 
     async def ListTables(

@@ -12,6 +12,13 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from libs.platform.errors import ErrorKind
 from libs.platform.server import ERROR_CODE_HEADER
 
+#: A house AI's level (libs.lobby.wallet.Wallet.bot_level) as the table's bot difficulty.
+BOT_LEVELS = {
+    "easy": common_pb2.BOT_DIFFICULTY_EASY,
+    "normal": common_pb2.BOT_DIFFICULTY_NORMAL,
+    "hard": common_pb2.BOT_DIFFICULTY_HARD,
+}
+
 
 @dataclass(frozen=True)
 class TableRefusal(Exception):
@@ -108,6 +115,7 @@ class TableClient:
         buy_in: int,
         wait_for_big_blind: bool,
         is_bot: bool,
+        bot_level: str = "",
     ) -> int:
         command = table_pb2.SeatPlayer(
             player_id=player_id,
@@ -115,6 +123,7 @@ class TableClient:
             buy_in=buy_in,
             wait_for_big_blind=wait_for_big_blind,
             is_bot=is_bot,
+            bot_difficulty=BOT_LEVELS.get(bot_level, common_pb2.BOT_DIFFICULTY_UNSPECIFIED),
         )
         if seat is not None:
             command.seat = seat

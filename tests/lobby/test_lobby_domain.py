@@ -188,3 +188,63 @@ def test_a_refused_password_is_never_echoed(password: str) -> None:
     with pytest.raises(RequestInvalid) as caught:
         validate(request)
     assert "hunter2" not in caught.value.message and "hidden" in caught.value.message
+
+
+def test_a_bust_closes_the_buy_in_once_with_a_cash_out_of_0() -> None:
+    w = _registered_with_seat("t1", since=5, amount=200)
+    assert w.on_tables == 200
+    events = wallet.bust(w, "t1", 40, 1.0)
+    assert events == [wallet.CashedOut("t1:40", "t1", 40, 0, 1.0)]
+    after = _apply(w, events)
+    assert after.on_tables == 0 and after.balance == w.balance and after.reserved == 0
+    last = after.ledger[-1]
+    assert (last.kind, last.amount, last.table_id) == (wallet.CASH_OUT, 0, "t1")
+    assert wallet.bust(after, "t1", 40, 2.0) == []  # the same commit again: nothing
+    assert wallet.bust(w, "t1", 3, 1.0) == []  # a commit before this buy-in: not this one
+    assert wallet.bust(w, "t2", 40, 1.0) == []  # no buy-in at that table
+
+
+def test_a_house_ai_is_granted_chips_only_when_short_and_only_once() -> None:
+    ai = _apply(
+        wallet.initial("ai-hard-1"),
+        wallet.register(
+            wallet.initial("ai-hard-1"), "ai-hard-1", "Hard AI 1", False, True, 100, 0.0, "hard"
+        ),
+    )
+    assert ai.bot and ai.bot_level == "hard" and ai.balance == 100
+    assert wallet.house_grant(ai, 100, 100, 1.0) == []  # covered
+    events = wallet.house_grant(ai, 350, 100, 1.0)
+    assert events == [wallet.Granted(250, 1.0)]
+    topped = _apply(ai, events)
+    assert topped.balance == 350 and topped.granted == 350
+    assert wallet.house_grant(topped, 350, 100, 2.0) == []  # a retry grants nothing
+    person = _apply(
+        wallet.initial("p"), wallet.register(wallet.initial("p"), "p", "P", False, False, 0, 0.0)
+    )
+    assert wallet.house_grant(person, 350, 100, 1.0) == []  # only house AIs
+
+
+def _apply(w: wallet.Wallet, events: list[wallet.Event]) -> wallet.Wallet:
+    for event in events:
+        w = wallet.evolve(w, event)
+    return w
+
+
+def _registered_with_seat(table_id: str, since: int, amount: int) -> wallet.Wallet:
+    w = wallet.initial("p1")
+    w = _apply(w, wallet.register(w, "p1", "P1", False, False, 1000, 0.0))
+    w = _apply(w, wallet.reserve(w, "s1", wallet.BUY_IN, table_id, amount, None, False, 0.0))
+    return _apply(w, wallet.confirm(w, "s1", 1, amount, since, 0.0))
+
+
+def test_a_player_sat_out_with_no_chips_is_a_bust_and_other_sit_outs_are_not() -> None:
+    from libs.table.events import PlayerSatOut
+
+    money = money_of(
+        [
+            PlayerSatOut(1, "no chips", "p1"),
+            PlayerSatOut(2, "asked", "p2"),
+            PlayerSatOut(3, "no chips"),  # written before sit-outs named the player
+        ]
+    )
+    assert money.busts == ["p1"] and money.relevant and not money.credits

@@ -98,6 +98,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "WEAK_PASSWORD": INVALID,
             "INVALID_DISPLAY_NAME": INVALID,
             "INVALID_TABLE_NAME": INVALID,
+            "INVALID_BOTS": INVALID,
             "INVALID_TABLE_CONFIG": INVALID,
             "INVALID_PAGE_TOKEN": INVALID,
             "USERNAME_TAKEN": S.ALREADY_EXISTS,

@@ -174,7 +174,8 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     assert PlayerTimedOut(big_blind) in events
     assert ActionTaken(1, ActionKind.CHECK, 0, 2, False) in events
     assert state.hand is not None and not state.hand.folded[1] and state.hand_in_progress
-    assert PlayerSatOut(big_blind, "timed out") not in events  # one time-out of the two allowed
+    # one time-out of the two allowed
+    assert PlayerSatOut(big_blind, "timed out", f"p{big_blind}") not in events
     assert not state.seats[big_blind].sitting_out
     # on the flop the big blind times out again (time bank spent): a second time-out in a row
     state, _ = when(state, tc.Deal((DealBoard(tuple(DECK[20:23])),), now=140.0))
@@ -183,7 +184,7 @@ def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -
     state, events = when(state, tc.Tick(151.5))
     assert PlayerTimedOut(big_blind) in events
     assert ActionTaken(1, ActionKind.CHECK, 0, 0, False) in events  # checking is free: check
-    assert PlayerSatOut(big_blind, "timed out") in events
+    assert PlayerSatOut(big_blind, "timed out", f"p{big_blind}") in events
     assert state.seats[big_blind].sitting_out
 
 
@@ -194,7 +195,7 @@ def test_repeated_timeouts_sit_the_player_out() -> None:
     state = deal_hole(state)
     seat = state.hand_seats[2]
     state, events = when(state, tc.Tick(20.0))
-    assert PlayerSatOut(seat, "timed out") in events
+    assert PlayerSatOut(seat, "timed out", f"p{seat}") in events
 
 
 def test_a_player_who_leaves_mid_hand_folds_on_their_turn_and_leaves_at_the_end() -> None:

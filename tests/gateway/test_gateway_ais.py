@@ -1,0 +1,410 @@
+"""AI opponents and busting, through the gateway with real processes: CreateTable with bots seats
+house AIs (bought in from their own wallets by the lobby's saga, played by the table through the
+ai levels); people see every seat's display name; a player who loses every chip has their buy-in
+closed in the lobby (a cash-out of 0), a busted AI leaves its seat; the chip audit holds."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from holdem.gateway.v1 import gateway_pb2
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+
+from libs.cli.house import open_house_table
+from libs.eventstore.projection import read_public
+from libs.platform.natsconn import connect_nats
+from libs.table.config import BotDifficulty
+from libs.table.events import PlayerSeated
+from libs.tableproto.public import decode_public
+from tests.gateway.stack import CONFIG, GatewayStack, bearer, gateway_stack
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+__all__ = ["gateway_stack"]
+
+PASSWORD = "correct horse battery"
+EASY, NORMAL, HARD = (
+    common_pb2.BOT_DIFFICULTY_EASY,
+    common_pb2.BOT_DIFFICULTY_NORMAL,
+    common_pb2.BOT_DIFFICULTY_HARD,
+)
+Choose = Callable[[common_pb2.LegalActions], Any]
+
+
+def person(gw, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """A registered player: (player id, token)."""
+    name = f"{name}{uuid.uuid4().hex[:6]}"
+    player = gw.Register(
+        gateway_pb2.RegisterRequest(username=name, password=PASSWORD, display_name=name.title()),
+        timeout=30,
+    ).player
+    token = gw.Login(gateway_pb2.LoginRequest(username=name, password=PASSWORD), timeout=30).token
+    return str(player.player_id), str(token)
+
+
+def lobby(stack: GatewayStack, method: str, request: object) -> object:
+    with grpc.insecure_channel(stack.lobby.address) as channel:
+        return getattr(lobby_pb2_grpc.LobbyServiceStub(channel), method)(request, timeout=60)
+
+
+def audit(stack: GatewayStack) -> lobby_pb2.AuditChipsResponse:
+    found = lobby(stack, "AuditChips", lobby_pb2.AuditChipsRequest())
+    assert isinstance(found, lobby_pb2.AuditChipsResponse)
+    return found
+
+
+def ledger(stack: GatewayStack, player_id: str) -> list[lobby_pb2.LedgerEntry]:
+    found = lobby(stack, "ListLedger", lobby_pb2.ListLedgerRequest(player_id=player_id))
+    assert isinstance(found, lobby_pb2.ListLedgerResponse)
+    return list(found.entries)
+
+
+def snapshot(gw, table_id: str, token: str) -> common_pb2.PlayerView:  # type: ignore[no-untyped-def]
+    """The caller's view as WatchTable's first update sends it."""
+    stream = gw.WatchTable(
+        gateway_pb2.WatchTableRequest(table_id=table_id), metadata=bearer(token), timeout=30
+    )
+    try:
+        first = next(stream)
+    finally:
+        stream.cancel()
+    assert first.HasField("snapshot")
+    return first.snapshot  # type: ignore[no-any-return]
+
+
+def seated_levels(stack: GatewayStack, table_id: str) -> dict[str, BotDifficulty | None]:
+    async def read() -> dict[str, BotDifficulty | None]:
+        nc = await connect_nats(stack.nats_url)
+        try:
+            commits = [decode_public(p) for p in await read_public(nc, table_id)]
+        finally:
+            await nc.close()
+        return {
+            e.player_id: e.bot_difficulty
+            for c in commits
+            for e in c.events
+            if isinstance(e, PlayerSeated)
+        }
+
+    return asyncio.run(read())
+
+
+def call_or_check(legal: common_pb2.LegalActions) -> Any:
+    return common_pb2.ACTION_TYPE_CHECK if legal.can_check else common_pb2.ACTION_TYPE_CALL
+
+
+def shove(legal: common_pb2.LegalActions) -> Any:
+    if legal.can_bet_or_raise:
+        return common_pb2.ACTION_TYPE_ALL_IN
+    return common_pb2.ACTION_TYPE_CALL if legal.can_call else common_pb2.ACTION_TYPE_CHECK
+
+
+def play(  # type: ignore[no-untyped-def]
+    stack: GatewayStack,
+    gw,
+    table_id: str,
+    tokens: dict[str, str],
+    choose: Choose,
+    done: Callable[[common_pb2.PlayerView], bool],
+    seconds: float = 180,
+) -> common_pb2.PlayerView:
+    """People (``tokens``: player id -> token) act through the gateway whenever it is their turn
+    (the AIs by themselves) until ``done(table view)``; that view."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        view = stack.view(table_id)
+        if done(view):
+            return view
+        actor = next((s.player_id for s in view.seats if s.seat == view.acting_seat), "")
+        if not view.HasField("acting_seat") or actor not in tokens:
+            time.sleep(0.02)
+            continue
+        mine = stack.view(table_id, actor)
+        try:
+            if not mine.HasField("legal_actions"):  # a showdown turn
+                gw.Show(
+                    gateway_pb2.ShowRequest(
+                        table_id=table_id, hand_id=mine.hand_id, idempotency_key=uuid.uuid4().hex
+                    ),
+                    metadata=bearer(tokens[actor]),
+                    timeout=30,
+                )
+                continue
+            gw.Act(
+                gateway_pb2.ActRequest(
+                    table_id=table_id,
+                    hand_id=mine.hand_id,
+                    action=choose(mine.legal_actions),
+                    idempotency_key=uuid.uuid4().hex,
+                ),
+                metadata=bearer(tokens[actor]),
+                timeout=30,
+            )
+        except grpc.RpcError as exc:  # the turn moved on meanwhile (the clock, a race)
+            if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+    raise AssertionError("the table never got there")
+
+
+def test_a_person_plays_ais_created_through_the_gateway_and_every_chip_is_accounted(
+    gateway_stack: GatewayStack,
+) -> None:
+    stack = gateway_stack
+    with grpc.insecure_channel(stack.gateway.address) as channel:
+        gw = stack.gateway_stub(channel)
+        me, token = person(gw, "ann")
+        before = gw.GetWallet(gateway_pb2.GetWalletRequest(), metadata=bearer(token)).wallet
+        table = gw.CreateTable(
+            gateway_pb2.CreateTableRequest(name="vs ais", config=CONFIG, bots=[EASY, HARD, HARD]),
+            metadata=bearer(token),
+            timeout=60,
+        ).table
+        # three house AIs seated (they play each other at once: an AI may even have busted and
+        # left already), each played at its level, bought in with the max buy-in from its own
+        # wallet
+        assert seated_levels(stack, table.table_id) == {
+            "ai-easy-1": BotDifficulty.EASY,
+            "ai-hard-1": BotDifficulty.HARD,
+            "ai-hard-2": BotDifficulty.HARD,
+        }
+        for ai in ("ai-easy-1", "ai-hard-1", "ai-hard-2"):
+            buy_ins = [e for e in ledger(stack, ai) if e.table_id == table.table_id]
+            assert [(e.kind, e.amount) for e in buy_ins][:1] == [
+                (lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, -CONFIG.max_buy_in)
+            ]
+        # the creator's wallet paid nothing for them
+        after = gw.GetWallet(gateway_pb2.GetWalletRequest(), metadata=bearer(token)).wallet
+        assert after == before
+
+        gw.JoinTable(
+            gateway_pb2.JoinTableRequest(table_id=table.table_id, buy_in=200, idempotency_key="j"),
+            metadata=bearer(token),
+            timeout=60,
+        )
+        # every seat has its display name in what the gateway sends: people's from the lobby,
+        # the AIs' by level
+        view = snapshot(gw, table.table_id, token)
+        names = {s.player_id: s.display_name for s in view.seats if s.player_id}
+        ais = {"ai-easy-1": "Easy AI 1", "ai-hard-1": "Hard AI 1", "ai-hard-2": "Hard AI 2"}
+        assert names[me].startswith("Ann")
+        assert len(names) >= 2
+        assert {p: n for p, n in names.items() if p != me}.items() <= ais.items()
+        assert seated_levels(stack, table.table_id)[me] is None  # a person, not a bot
+
+        # play three hands with them (calling or checking), then leave
+        start = stack.view(table.table_id).hand_number
+        play(
+            stack,
+            gw,
+            table.table_id,
+            {me: token},
+            call_or_check,
+            lambda v: (
+                v.hand_number >= start + 3
+                or any(s.player_id == me and s.stack == 0 for s in v.seats)
+            ),
+        )
+        assert audit(stack).holds
+        left = gw.LeaveTable(
+            gateway_pb2.LeaveTableRequest(table_id=table.table_id, idempotency_key="bye"),
+            metadata=bearer(token),
+            timeout=60,
+        )
+        end = gw.GetWallet(gateway_pb2.GetWalletRequest(), metadata=bearer(token)).wallet
+        if left.cash_out or end.on_tables == 0:  # left now (not mid-hand)
+            assert end.balance == before.balance - 200 + left.cash_out
+        checked = audit(stack)
+        assert checked.holds and checked.open_sagas == 0, checked
+
+        # the creator closes the table: the AIs' chips go back to their wallets
+        def close() -> bool:
+            try:
+                lobby(
+                    stack,
+                    "CloseTable",
+                    lobby_pb2.CloseTableRequest(table_id=table.table_id, requested_by_player_id=me),
+                )
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # a hand in progress
+                    raise
+                return False
+            return True
+
+        eventually(close)
+        assert_ais_cashed_out(stack, table.table_id, ["ai-easy-1", "ai-hard-1", "ai-hard-2"])
+
+
+def assert_ais_cashed_out(stack: GatewayStack, table_id: str, ais: list[str]) -> None:
+    """Every AI seated at the (closed) table got its chips back: its entries for the table end
+    with a cash-out, and together the AIs' entries there are what they won or lost."""
+
+    def cashed_out() -> bool:
+        for ai in ais:
+            mine = [e for e in ledger(stack, ai) if e.table_id == table_id]
+            if mine[-1].kind != lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT:
+                return False
+        return True
+
+    eventually(cashed_out)
+    checked = audit(stack)
+    assert checked.holds and checked.open_sagas == 0, checked
+    assert all(t.on_table == 0 for t in checked.tables if t.table_id == table_id), checked
+
+
+def test_make_runs_house_table_is_created_through_the_gateway(gateway_stack: GatewayStack) -> None:
+    stack = gateway_stack
+    table_id = asyncio.run(
+        open_house_table(stack.gateway.address, levels=(EASY, EASY), hand_limit=1)
+    )
+    assert seated_levels(stack, table_id) == {
+        "ai-easy-1": BotDifficulty.EASY,
+        "ai-easy-2": BotDifficulty.EASY,
+    }
+    # its hand limit closes it after one hand between the two AIs: both are cashed out
+    assert_ais_cashed_out(stack, table_id, ["ai-easy-1", "ai-easy-2"])
+
+
+def test_bad_ai_seats_are_refused_and_change_nothing(gateway_stack: GatewayStack) -> None:
+    with grpc.insecure_channel(gateway_stack.gateway.address) as channel:
+        gw = gateway_stack.gateway_stub(channel)
+        _, token = person(gw, "bea")
+        listed = len(
+            gw.ListTables(gateway_pb2.ListTablesRequest(include_closed=True), timeout=30).tables
+        )
+        cases: tuple[tuple[list[Any], str], ...] = (
+            ([EASY] * 6, "at most 5 AIs"),  # a 6-seat table: one seat stays free
+            ([EASY, 7], "7 is not a BotDifficulty"),
+            ([common_pb2.BOT_DIFFICULTY_UNSPECIFIED], "must be one of BOT_DIFFICULTY_EASY"),
+        )
+        for bots, says in cases:
+            with pytest.raises(grpc.RpcError) as refused:
+                gw.CreateTable(
+                    gateway_pb2.CreateTableRequest(name="bad", config=CONFIG, bots=bots),
+                    metadata=bearer(token),
+                    timeout=30,
+                )
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, bots
+            assert says in (refused.value.details() or ""), refused.value.details()
+        tables = gw.ListTables(gateway_pb2.ListTablesRequest(include_closed=True), timeout=30)
+        assert len(tables.tables) == listed
+
+
+def test_a_busted_player_has_the_buy_in_closed_and_a_busted_ai_frees_its_seat(
+    gateway_stack: GatewayStack,
+) -> None:
+    stack = gateway_stack
+    with grpc.insecure_channel(stack.gateway.address) as channel:
+        gw = stack.gateway_stub(channel)
+        # two people at the minimum buy-in go all in every hand until one has nothing left
+        (ann, ann_token), (bob, bob_token) = person(gw, "cas"), person(gw, "dov")
+        table = gw.CreateTable(
+            gateway_pb2.CreateTableRequest(name="bust", config=CONFIG),
+            metadata=bearer(ann_token),
+            timeout=60,
+        ).table
+        tokens = {ann: ann_token, bob: bob_token}
+        for token in tokens.values():
+            gw.JoinTable(
+                gateway_pb2.JoinTableRequest(
+                    table_id=table.table_id, buy_in=CONFIG.min_buy_in, idempotency_key="in"
+                ),
+                metadata=bearer(token),
+                timeout=60,
+            )
+
+        def busted(view: common_pb2.PlayerView) -> bool:
+            return not view.hand_id and any(s.player_id and s.stack == 0 for s in view.seats)
+
+        view = play(stack, gw, table.table_id, tokens, shove, busted)
+        loser = next(s for s in view.seats if s.player_id and s.stack == 0)
+        assert loser.status == common_pb2.SEAT_STATUS_SITTING_OUT  # keeps the seat, may top up
+        token = tokens[loser.player_id]
+
+        def closed() -> gateway_pb2.Wallet | None:
+            wallet = gw.GetWallet(gateway_pb2.GetWalletRequest(), metadata=bearer(token)).wallet
+            return wallet if wallet.on_tables == 0 else None
+
+        wallet = eventually(closed)
+        assert wallet.reserved == 0
+        entries = gw.ListLedger(gateway_pb2.ListLedgerRequest(), metadata=bearer(token)).entries
+        last = entries[-1]
+        assert (last.kind, last.amount, last.table_id) == (
+            gateway_pb2.LEDGER_ENTRY_KIND_CASH_OUT,
+            0,
+            table.table_id,
+        )
+        assert last.balance_after == wallet.balance
+        left = gw.LeaveTable(
+            gateway_pb2.LeaveTableRequest(table_id=table.table_id, idempotency_key="out"),
+            metadata=bearer(token),
+            timeout=60,
+        )
+        assert left.cash_out == 0
+        assert audit(stack).holds
+
+        # an AI that loses every chip leaves: its seat is free, its buy-in closed with 0. At
+        # 20 big blinds each the person goes all in every hand, buying chips again (a top-up of
+        # the busted seat, then back in) whenever the AI won them all, until the AI is broke.
+        short = common_pb2.TableConfig()
+        short.CopyFrom(CONFIG)
+        short.min_buy_in = short.max_buy_in = 40
+        me, token = person(gw, "eli")
+        ai_table = gw.CreateTable(
+            gateway_pb2.CreateTableRequest(name="ai bust", config=short, bots=[EASY]),
+            metadata=bearer(token),
+            timeout=60,
+        ).table
+        gw.JoinTable(
+            gateway_pb2.JoinTableRequest(
+                table_id=ai_table.table_id, buy_in=40, idempotency_key="in"
+            ),
+            metadata=bearer(token),
+            timeout=60,
+        )
+
+        def someone_broke(view: common_pb2.PlayerView) -> bool:
+            ai = [s for s in view.seats if s.player_id == "ai-easy-1"]
+            return not ai or (not view.hand_id and any(s.stack == 0 for s in view.seats))
+
+        for rebuy in range(100):
+            view = play(stack, gw, ai_table.table_id, {me: token}, shove, someone_broke)
+            if not any(s.player_id == me and s.stack == 0 for s in view.seats):
+                break
+            gw.TopUp(
+                gateway_pb2.TopUpRequest(
+                    table_id=ai_table.table_id, amount=40, idempotency_key=f"again-{rebuy}"
+                ),
+                metadata=bearer(token),
+                timeout=60,
+            )
+            gw.SitIn(
+                gateway_pb2.SitInRequest(table_id=ai_table.table_id, idempotency_key=f"in-{rebuy}"),
+                metadata=bearer(token),
+                timeout=60,
+            )
+
+        def ai_gone() -> bool:
+            return all(s.player_id != "ai-easy-1" for s in stack.view(ai_table.table_id).seats)
+
+        eventually(ai_gone)
+        mine = [e for e in ledger(stack, "ai-easy-1") if e.table_id == ai_table.table_id]
+        assert mine[0].kind == lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN
+        assert mine[-1].kind == lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT and mine[-1].amount == 0
+        assert sum(e.amount for e in mine) == -40  # every chip of it was lost
+        assert audit(stack).holds
+
+
+def eventually(check, seconds: float = 30.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {check.__name__}")
