@@ -18,6 +18,7 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.cli.house import open_house_table
+from libs.devstack.identity import channel_as
 from libs.eventstore.projection import read_public
 from libs.platform.natsconn import connect_nats
 from libs.table.config import BotDifficulty
@@ -49,7 +50,7 @@ def person(gw, name: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
 
 
 def lobby(stack: GatewayStack, method: str, request: object) -> object:
-    with grpc.insecure_channel(stack.lobby.address) as channel:
+    with channel_as(stack.lobby.address) as channel:
         return getattr(lobby_pb2_grpc.LobbyServiceStub(channel), method)(request, timeout=60)
 
 
