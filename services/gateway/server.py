@@ -334,7 +334,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             timeout=self._timeout(context),
         )
         return gateway_pb2.LeaveTableResponse(
-            cash_out=response.cash_out, sequence=response.sequence
+            cash_out=response.cash_out, sequence=response.sequence, leaving=response.leaving
         )
 
     async def TopUp(

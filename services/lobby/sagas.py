@@ -130,6 +130,7 @@ class Gate:
 class Left:
     cash_out: int
     sequence: int
+    leaving: bool = False  # in the hand in play: leaves (and is cashed out) when it ends
 
 
 class Seating:
@@ -354,6 +355,11 @@ class Seating:
             if refusal.status == grpc.StatusCode.UNAVAILABLE:
                 raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
             raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
+        if await self._still_seated(table_id, player_id):
+            # Dealt into the hand in play: the seat stays until the hand ends (the player folds
+            # at their turn), then the table's PlayerLeft is credited. Answer now: a caller
+            # waiting for the hand's end would block its own client (and the hand, at its turn).
+            return Left(0, sequence, leaving=True)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.leave_wait
         while True:
@@ -368,6 +374,15 @@ class Seating:
             with contextlib.suppress(TimeoutError):
                 async with self.lobby.credited:
                     await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
+
+
+    async def _still_seated(self, table_id: str, player_id: str) -> bool:
+        """The player still has a seat after their leave (it waits for the hand's end)."""
+        try:
+            state = await self.tables.state(table_id)
+        except TableRefusal:  # cannot tell: wait for the credit as for any leave
+            return False
+        return state.seat_of(player_id) is not None
 
 
 def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:
