@@ -207,7 +207,8 @@ def describe(view: pb.PlayerView, acted: int) -> str:
         f"stack {me.stack if me else '-'}) legal "
         f"{legal.can_check, legal.can_call, legal.can_bet_or_raise, legal.max_raise_to}"
         f"{'' if view.HasField('legal_actions') else ' (none)'} "
-        f"acted at {acted} table status {view.table_status}"
+        f"{'(its turn) ' if is_my_turn(view) else ''}acted at {acted} "
+        f"table status {view.table_status}"
     )
 
 
