@@ -57,12 +57,23 @@ class Stalled(AssertionError):
     pass
 
 
+MOVES: dict[str, list[str]] = {}  # player -> its last moves and their answers
+
+
 def stalled(table_id: str, player_id: str) -> Stalled:
     seen = PROGRESS.get(table_id, {})
     others = "; ".join(f"{p[:8]}: {what}" for p, what in seen.items() if p != player_id)
     return Stalled(
         f"player {player_id} got no update for {STALL_SECONDS:.0f} s at table {table_id}; "
-        f"its last view: {seen.get(player_id, 'none')}; the other players: {others or 'none'}"
+        f"its last view: {seen.get(player_id, 'none')}; its last moves: "
+        f"{MOVES.get(player_id, [])[-3:]}; the other players: {others or 'none'}"
+    )
+
+
+def moved(player_id: str, table_id: str, name: str, view: pb.PlayerView, reply: Any) -> None:
+    MOVES.setdefault(player_id, []).append(
+        f"{name} on view {view.sequence} -> commit {reply.sequence}, answer's view "
+        f"{describe(reply.view, reply.sequence)}"
     )
 
 
@@ -154,6 +165,7 @@ class Counts:
     leaves: int = 0
     leaving: int = 0  # leaves answered during a hand (cashed out when it ended)
     joins: int = 0
+    turns_at_own_move: int = 0  # our turn in the view of our own move's commit
     refused: list[str] = field(default_factory=list)
 
     def add(self, other: Counts) -> None:
@@ -165,6 +177,7 @@ class Counts:
         self.leaves += other.leaves
         self.leaving += other.leaving
         self.joins += other.joins
+        self.turns_at_own_move += other.turns_at_own_move
         self.refused += other.refused
 
 
@@ -223,6 +236,9 @@ async def play(
     """Play until the table closes: act on every turn, and now and then retry an action, drop
     and resume the stream, sit out for a hand, or leave and join again."""
     last = 0
+    # The sequence of our last move: a view before it is stale, while a view AT it is the state
+    # our move made, which may be our turn again (our closing call opens the showdown, and the
+    # first to show is us). A refused move skips the view it was made on.
     acted = 0
     sat_out_at = 0
     closed = False
@@ -268,10 +284,11 @@ async def play(
             if me.stack == 0 and not view.hand_id and idle:  # busted: leave, buy in again
                 leaving = asyncio.create_task(leave_and_join(client, table_id, counts))
                 continue
-            if view.sequence > acted and is_my_turn(view):
+            if view.sequence >= acted and is_my_turn(view):
+                counts.turns_at_own_move += view.sequence == acted
                 acted = await take_turn(client, table_id, view, rng, counts, spy)
                 continue
-            if not view.hand_id or view.sequence <= acted:
+            if not view.hand_id or view.sequence < acted:
                 continue
             roll = rng.random()
             if roll < 0.02 and not sat_out_at and idle:
@@ -329,9 +346,10 @@ async def take_turn(
                     again.code == "NOT_YOUR_SEAT"  # our own leave (in the background) went first
                 ), again
                 counts.refused.append(f"{again.status.name} {again.code}")
-                return view.sequence
+                return view.sequence + 1
             counts.actions["show"] = counts.actions.get("show", 0) + 1
         spy.views.append(reply.view)
+        moved(client.player_id, table_id, "show/muck", view, reply)
         return int(reply.sequence)
     action, amount, name = choose(view, rng)
     key = new_key()
@@ -351,8 +369,9 @@ async def take_turn(
                 grpc.StatusCode.PERMISSION_DENIED,
             ), again
             counts.refused.append(f"{again.status.name} {again.code} {again.message}")
-            return view.sequence
+            return view.sequence + 1
     spy.views.append(reply.view)
+    moved(client.player_id, table_id, name, view, reply)
     counts.actions[name] = counts.actions.get(name, 0) + 1
     if rng.random() < 0.15:  # the reply was "lost": the same request again
         repeat = await client.act(table_id, action, amount, hand_id=view.hand_id, key=key)
