@@ -355,7 +355,8 @@ class Seating:
             if refusal.status == grpc.StatusCode.UNAVAILABLE:
                 raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
             raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
-        if await self._still_seated(table_id, player_id):
+        credited = _last_cash_out(await self.players.get(player_id), table_id, since=sequence)
+        if credited is None and await self._still_seated(table_id, player_id):
             # Dealt into the hand in play: the seat stays until the hand ends (the player folds
             # at their turn), then the table's PlayerLeft is credited. Answer now: a caller
             # waiting for the hand's end would block its own client (and the hand, at its turn).
@@ -369,7 +370,7 @@ class Seating:
                 SAGAS_FINISHED.labels("cash_out").inc()
                 return last
             remaining = deadline - loop.time()
-            if remaining <= 0:  # mid-hand: the chips follow when the hand ends
+            if remaining <= 0:  # the credit is late (the consumer lags behind): it follows
                 return Left(0, sequence)
             with contextlib.suppress(TimeoutError):
                 async with self.lobby.credited:
