@@ -101,14 +101,22 @@ def test_buy_in_play_leave_and_the_wallets_end_exactly_right(gateway_stack: Gate
         fold_hands(
             stack, gw, table.table_id, {pid: tokens[who] for pid, who in by_player.items()}, 2
         )
-        cash = {}
+        answers = {}
         for who in buy_ins:
-            left = gw.LeaveTable(
+            answers[who] = gw.LeaveTable(
                 gateway_pb2.LeaveTableRequest(table_id=table.table_id, idempotency_key="bye"),
                 metadata=bearer(tokens[who]),
                 timeout=30,
             )
-            cash[who] = left.cash_out
+        cash = {}
+        for who, amount in buy_ins.items():  # (in a third hand already: credited when it ends)
+            deadline = time.monotonic() + 60
+            while wallet(gw, tokens[who]).on_tables:
+                assert time.monotonic() < deadline, f"{who} was never cashed out"
+                time.sleep(0.05)
+            cash[who] = wallet(gw, tokens[who]).balance - (grant - amount)
+            left = answers[who]
+            assert left.cash_out == (0 if left.leaving else cash[who]), (who, left, cash)
         assert sum(cash.values()) == sum(buy_ins.values())
         for who, amount in buy_ins.items():
             end = wallet(gw, tokens[who])
