@@ -226,13 +226,15 @@ class GatewayClient:
             request.seat = seat
         return await self._call(self._stub.JoinTable, request)
 
-    async def leave_table(self, table_id: str, *, key: str | None = None) -> int:
-        """Leave (after the hand in progress, if in it); returns the chips cashed out."""
-        response = await self._call(
+    async def leave_table(
+        self, table_id: str, *, key: str | None = None
+    ) -> gateway_pb2.LeaveTableResponse:
+        """Leave. ``cash_out``: the chips credited; or, when dealt into the hand in play,
+        ``leaving`` at once: the player folds at their turn and is cashed out when it ends."""
+        return await self._call(
             self._stub.LeaveTable,
             gateway_pb2.LeaveTableRequest(table_id=table_id, idempotency_key=key or new_key()),
         )
-        return response.cash_out
 
     async def top_up(self, table_id: str, amount: int, *, key: str | None = None) -> int:
         """More chips to the caller's seat; returns the stack after it."""

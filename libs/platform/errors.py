@@ -214,5 +214,14 @@ class ErrorMapper:
                 STATUS_OF_KIND[kind], getattr(exc, "message", ""), code=getattr(exc, "code", None)
             )
         if isinstance(exc, grpc.aio.AioRpcError) and exc.code() in PASS_THROUGH:
-            return GrpcError(exc.code(), exc.details() or exc.code().name)
+            return GrpcError(exc.code(), exc.details() or exc.code().name, code=_code_of(exc))
         return GrpcError(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE, internal=True)
+
+
+def _code_of(exc: grpc.aio.AioRpcError) -> str | None:
+    """The downstream answer's stable error code (its ``x-error-code`` trailer), so a refusal
+    passed through keeps it: a client tells TABLE_CLOSED from other preconditions by it."""
+    for key, value in exc.trailing_metadata() or ():
+        if key == "x-error-code" and isinstance(value, str) and value:
+            return value
+    return None

@@ -430,11 +430,14 @@ class TableScreen(Screen[None]):
     @work(group="act")
     async def action_leave(self) -> None:
         try:
-            cash_out = await self.client.leave_table(self.model.table_id)
+            left = await self.client.leave_table(self.model.table_id)
         except GatewayError as error:
             self.set_status(f"refused: {error.message}")
             return
-        self.set_status(f"left the table with {cash_out}")
+        if left.leaving:
+            self.set_status("leaving when this hand ends (you fold at your turn)")
+        else:
+            self.set_status(f"left the table with {left.cash_out}")
         self.refresh_wallet()
 
 

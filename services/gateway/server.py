@@ -586,7 +586,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 table_id=table_id, sequence=last, snapshot=snapshot, view=snapshot
             )
         for index, commit in enumerate(backlog):
-            tail = index == len(backlog) - 1 and listener.idle()
+            tail = index == len(backlog) - 1 and listener.idle_after(commit.sequence)
             yield await self._update(table_id, who, commit, tail)
             last = commit.sequence
         while True:
@@ -604,11 +604,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 for fill in missing:
                     if fill.sequence > commit.sequence:
                         break
-                    tail = fill.sequence == commit.sequence and listener.idle()
+                    tail = fill.sequence == commit.sequence and listener.idle_after(fill.sequence)
                     yield await self._update(table_id, who, fill, tail)
                     last = fill.sequence
                 continue
-            yield await self._update(table_id, who, commit, listener.idle())
+            yield await self._update(table_id, who, commit, listener.idle_after(commit.sequence))
             last = commit.sequence
 
     async def _update(

@@ -57,6 +57,14 @@ class Listener:
     def idle(self) -> bool:
         return not self.pending
 
+    def idle_after(self, sequence: int) -> bool:
+        """No live commit after ``sequence`` is waiting. Commits at or below it (already sent:
+        a commit published while a resumed stream read its backlog arrives both ways) are
+        dropped first, so they cannot keep the update of ``sequence`` from carrying the view."""
+        while self.pending and self.pending[0].sequence <= sequence:
+            self.pending.popleft()
+        return not self.pending
+
 
 class _Feed:
     def __init__(self) -> None:

@@ -61,7 +61,7 @@ LEAVE_WAIT_SECONDS = Var(
     "HOLDEM_LOBBY_LEAVE_WAIT_SECONDS",
     number(minimum=0, maximum=60),
     "10",
-    "how long LeaveTable waits for the cash-out credit (mid-hand: the hand's end)",
+    "how long LeaveTable waits for the cash-out credit (a leave during a hand answers at once)",
 )
 VARIABLES: tuple[Var[Any], ...] = (
     STARTING_CHIPS,

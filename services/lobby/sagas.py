@@ -130,6 +130,7 @@ class Gate:
 class Left:
     cash_out: int
     sequence: int
+    leaving: bool = False  # in the hand in play: leaves (and is cashed out) when it ends
 
 
 class Seating:
@@ -379,6 +380,12 @@ class Seating:
             if refusal.status == grpc.StatusCode.UNAVAILABLE:
                 raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
             raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
+        credited = _last_cash_out(await self.players.get(player_id), table_id, since=sequence)
+        if credited is None and await self._still_seated(table_id, player_id):
+            # Dealt into the hand in play: the seat stays until the hand ends (the player folds
+            # at their turn), then the table's PlayerLeft is credited. Answer now: a caller
+            # waiting for the hand's end would block its own client (and the hand, at its turn).
+            return Left(0, sequence, leaving=True)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.leave_wait
         while True:
@@ -388,11 +395,20 @@ class Seating:
                 SAGAS_FINISHED.labels("cash_out").inc()
                 return last
             remaining = deadline - loop.time()
-            if remaining <= 0:  # mid-hand: the chips follow when the hand ends
+            if remaining <= 0:  # the credit is late (the consumer lags behind): it follows
                 return Left(0, sequence)
             with contextlib.suppress(TimeoutError):
                 async with self.lobby.credited:
                     await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
+
+
+    async def _still_seated(self, table_id: str, player_id: str) -> bool:
+        """The player still has a seat after their leave (it waits for the hand's end)."""
+        try:
+            state = await self.tables.state(table_id)
+        except TableRefusal:  # cannot tell: wait for the credit as for any leave
+            return False
+        return state.seat_of(player_id) is not None
 
 
 def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:

@@ -294,7 +294,9 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         left = await self.seating.leave(
             request.player_id, request.table_id, request.idempotency_key
         )
-        return lobby_pb2.LeaveTableResponse(cash_out=left.cash_out, sequence=left.sequence)
+        return lobby_pb2.LeaveTableResponse(
+            cash_out=left.cash_out, sequence=left.sequence, leaving=left.leaving
+        )
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context

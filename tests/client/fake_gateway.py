@@ -416,7 +416,8 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
             sequence = await table.apply(tc.Leave(me.player_id, self.clock()))
             # 0 when the player leaves after the hand in play (credited then)
             cash_out = self.balances[me.player_id] - before
-            return gw.LeaveTableResponse(cash_out=cash_out, sequence=sequence)
+            leaving = any(s.player_id == me.player_id for s in table.state.seats.values())
+            return gw.LeaveTableResponse(cash_out=cash_out, sequence=sequence, leaving=leaving)
 
         return await self._handle("LeaveTable", context, body, request.idempotency_key)  # type: ignore[no-any-return]
 

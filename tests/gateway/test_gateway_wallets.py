@@ -101,14 +101,22 @@ def test_buy_in_play_leave_and_the_wallets_end_exactly_right(gateway_stack: Gate
         fold_hands(
             stack, gw, table.table_id, {pid: tokens[who] for pid, who in by_player.items()}, 2
         )
-        cash = {}
+        answers = {}
         for who in buy_ins:
-            left = gw.LeaveTable(
+            answers[who] = gw.LeaveTable(
                 gateway_pb2.LeaveTableRequest(table_id=table.table_id, idempotency_key="bye"),
                 metadata=bearer(tokens[who]),
                 timeout=30,
             )
-            cash[who] = left.cash_out
+        cash = {}
+        for who, amount in buy_ins.items():  # (in a third hand already: credited when it ends)
+            deadline = time.monotonic() + 60
+            while wallet(gw, tokens[who]).on_tables:
+                assert time.monotonic() < deadline, f"{who} was never cashed out"
+                time.sleep(0.05)
+            cash[who] = wallet(gw, tokens[who]).balance - (grant - amount)
+            left = answers[who]
+            assert left.cash_out == (0 if left.leaving else cash[who]), (who, left, cash)
         assert sum(cash.values()) == sum(buy_ins.values())
         for who, amount in buy_ins.items():
             end = wallet(gw, tokens[who])
@@ -131,3 +139,73 @@ def test_guests_play_money_and_logout_revokes_the_token(gateway_stack: GatewaySt
         with pytest.raises(grpc.RpcError) as refused:
             wallet(gw, guest.token)
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_leave_during_a_hand_is_answered_at_once_and_cashed_out_at_its_end(
+    gateway_stack: GatewayStack,
+) -> None:
+    """LeaveTable by a player dealt into the hand in play answers at once (``leaving``, nothing
+    cashed out yet) while the hand goes on; the player folds at their turn and the chips reach
+    the wallet when the hand ends. (It used to block until the hand ended or the lobby's wait ran
+    out, so a client waiting for the answer missed its own turns.)"""
+    stack = gateway_stack
+    with grpc.insecure_channel(stack.gateway.address) as channel:
+        gw = stack.gateway_stub(channel)
+        suffix = uuid.uuid4().hex[:6]
+        tokens = {who: account(gw, f"{who}{suffix}") for who in ("cat", "dan")}
+        grant = wallet(gw, tokens["cat"]).balance
+        table = gw.CreateTable(
+            gateway_pb2.CreateTableRequest(name="leave mid-hand", config=CONFIG),
+            metadata=bearer(tokens["cat"]),
+            timeout=30,
+        ).table
+        seats = {}
+        for who in tokens:
+            seats[who] = gw.JoinTable(
+                gateway_pb2.JoinTableRequest(
+                    table_id=table.table_id, buy_in=200, idempotency_key=f"join-{who}"
+                ),
+                metadata=bearer(tokens[who]),
+                timeout=30,
+            ).seat
+        deadline = time.monotonic() + 60
+        view = stack.view(table.table_id)
+        while not (view.hand_id and view.HasField("acting_seat")):
+            assert time.monotonic() < deadline, f"no hand started: {view}"
+            time.sleep(0.05)
+            view = stack.view(table.table_id)
+        actor = next(who for who, seat in seats.items() if seat == view.acting_seat)
+        leaver = next(who for who in seats if who != actor)
+        leave = gateway_pb2.LeaveTableRequest(table_id=table.table_id, idempotency_key="mid-hand")
+        left = gw.LeaveTable(leave, metadata=bearer(tokens[leaver]), timeout=30)
+        assert left.leaving and left.cash_out == 0, left
+        during = stack.view(table.table_id)
+        assert during.hand_id == view.hand_id, "the answer waited for the hand's end"
+        assert any(s.seat == seats[leaver] and s.player_id for s in during.seats)
+        again = gw.LeaveTable(leave, metadata=bearer(tokens[leaver]), timeout=30)
+        assert again.leaving and again.sequence == left.sequence, again
+
+        hand = during.hand_id  # the actor folds: the leaver wins the blinds, then leaves
+        gw.Act(
+            gateway_pb2.ActRequest(
+                table_id=table.table_id,
+                hand_id=hand,
+                action=common_pb2.ACTION_TYPE_FOLD,
+                idempotency_key=uuid.uuid4().hex,
+            ),
+            metadata=bearer(tokens[actor]),
+            timeout=30,
+        )
+        deadline = time.monotonic() + 60
+        end = wallet(gw, tokens[leaver])
+        while end.on_tables:
+            assert time.monotonic() < deadline, f"never cashed out: {end}"
+            time.sleep(0.05)
+            end = wallet(gw, tokens[leaver])
+        after = stack.view(table.table_id)
+        assert not any(s.player_id for s in after.seats if s.seat == seats[leaver])
+        remaining = sum(s.stack for s in after.seats if s.player_id)
+        assert end.balance + remaining + wallet(gw, tokens[actor]).balance == 2 * grant
+        assert end.balance > grant - 200, end  # won the actor's blind before leaving
+        done = gw.LeaveTable(leave, metadata=bearer(tokens[leaver]), timeout=30)
+        assert not done.leaving and done.cash_out == end.balance - (grant - 200), done

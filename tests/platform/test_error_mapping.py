@@ -230,3 +230,24 @@ def test_registered_code_overrides_declared_kind() -> None:
 
 def test_unknown_coded_error_defaults_to_failed_precondition() -> None:
     assert ErrorMapper().kind_of(KindlessEngineError("X", "y")) is ErrorKind.PRECONDITION
+
+
+def test_a_downstream_refusal_passed_through_keeps_its_error_code() -> None:
+    """The gateway passes a lobby or table refusal on: with its status and message, and with its
+    stable code (it used to be dropped, so a client could not tell TABLE_CLOSED apart)."""
+    refused = grpc.aio.AioRpcError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata((ERROR_CODE_HEADER, "TABLE_CLOSED")),
+        details="this table is closed",
+    )
+    mapped = ErrorMapper().to_grpc(refused)
+    assert (mapped.status, mapped.message, mapped.code) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "this table is closed",
+        "TABLE_CLOSED",
+    )
+    bare = grpc.aio.AioRpcError(
+        grpc.StatusCode.NOT_FOUND, grpc.aio.Metadata(), grpc.aio.Metadata(), details="no such"
+    )
+    assert ErrorMapper().to_grpc(bare).code is None
