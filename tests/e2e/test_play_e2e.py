@@ -490,8 +490,8 @@ async def run_table(
 async def replace_busted_ais(stack: GatewayStack, table_id: str, ais: list[str]) -> list[str]:
     """Between hands, a busted AI (0 chips, sitting out) leaves and a new one takes a seat."""
     async with (
-        grpc.aio.insecure_channel(stack.table.address) as table_channel,
-        grpc.aio.insecure_channel(stack.lobby.address) as lobby_channel,
+        aio_channel_as(stack.table.address, "gateway") as table_channel,
+        aio_channel_as(stack.lobby.address) as lobby_channel,
     ):
         table = table_pb2_grpc.TableServiceStub(table_channel)
         lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
