@@ -42,10 +42,16 @@ def test_a_stream_that_stops_reading_ends_and_resumes_while_the_table_plays_on(
         config.hand_limit = HANDS
         table_id = stack.open_table(config)
         token = stack.token("slowpoke")
-        with grpc.insecure_channel(small.address) as channel:
+        # The client's HTTP/2 window stays at its 64 KiB (no bandwidth probing to grow it), so
+        # the updates of 40 hands cannot all sit in flight: the gateway's writes block and its
+        # buffer of 8 overflows. A deadline bounds the stream whatever happens.
+        options = [("grpc.http2.bdp_probe", 0)]
+        with grpc.insecure_channel(small.address, options=options) as channel:
             gw = stack.gateway_stub(channel)
             stream = gw.WatchTable(
-                gateway_pb2.WatchTableRequest(table_id=table_id), metadata=bearer(token)
+                gateway_pb2.WatchTableRequest(table_id=table_id),
+                metadata=bearer(token),
+                timeout=300,
             )
             first = next(stream)  # the snapshot; then the client stops reading
             for bot in ("b1", "b2", "b3"):
