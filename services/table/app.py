@@ -111,6 +111,7 @@ class TableApp:
         self._tables: dict[str, LoadedTable] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._inline: dict[str, int] = {}  # drives running in a call, by table
 
     @property
     def ranking_fallbacks(self) -> int:
@@ -281,9 +282,14 @@ class TableApp:
         """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
         how many were committed. The snapshots they made due are written when it returns
         (each commit only queues its own: ``TableStream.snapshot_if_due``)."""
+        self._inline[table_id] = self._inline.get(table_id, 0) + 1
         try:
             return await self._drive(table_id, limit)
         finally:
+            if self._inline[table_id] > 1:
+                self._inline[table_id] -= 1
+            else:
+                del self._inline[table_id]
             await self.stream.flush_snapshots(table_id)
 
     async def _drive(self, table_id: str, limit: int) -> int:
@@ -360,6 +366,11 @@ class TableApp:
                 self._drive_later(table_id)
 
     def _driving(self, table_id: str) -> bool:
+        """A drive of ``table_id`` runs: in the background, or within a call (the clock loop
+        starting a second one beside a call's would decide each bot's turn twice, one of the
+        two commits then dropped: twice the ai service's work)."""
+        if table_id in self._inline:
+            return True
         running = self._drivers.get(table_id)
         return running is not None and not running.done()
 
