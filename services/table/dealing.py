@@ -56,7 +56,6 @@ class LocalDealer:
 
     def __init__(self) -> None:
         self._seeds: dict[str, bytes] = {}
-        self._revealed: set[str] = set()
 
     async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
         deck_id = f"{table_id}:{hand_id}"
@@ -65,14 +64,10 @@ class LocalDealer:
 
     async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
         deck = deck_from_seed(self._seed(deck_id))
-        if deck_id in self._revealed:  # as the dealer service: no card once the seed is out
-            raise DeckLost(f"{deck_id} was revealed")
         return [deck[i] for i in indexes]
 
     async def reveal(self, deck_id: str) -> str:
-        seed = self._seed(deck_id)
-        self._revealed.add(deck_id)
-        return seed.hex()
+        return self._seed(deck_id).hex()
 
     def _seed(self, deck_id: str) -> bytes:
         try:
