@@ -3,7 +3,9 @@ commits per second in one table-service process, on a real nats-server (JetStrea
 and redis-server started on free loopback ports.
 
 - Commits: bot hands are played through ``TableApp`` (in-process dealer; the evaluator's tables
-  built first, as a running service has them) until the table's stream holds at least
+  built first, as a running service has them; the bots are calling stations decided in the event
+  loop, so the commit path is measured and not a bot level's thinking, which ``bots`` measures,
+  and no bot goes broke and closes the table) until the table's stream holds at least
   ``--events`` events, measured as commits per second (decide, guarded append, snapshot every 50
   commits and at hand end, the public projection published on JetStream), against the bare
   ceiling of sequential guarded JetStream appends of the same payload on the same server.
@@ -51,6 +53,8 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from holdem.events.v1 import events_pb2
     from redis.asyncio import Redis
 
+    from libs.ai import Decision, Level, SeatView, decide
+    from libs.ai.wire import TableContext
     from libs.eventstore.jetstream import JetStreamEventStore
     from libs.eventstore.projection import JetStreamProjection
     from libs.eventstore.redis_snapshots import RedisSnapshotStore
@@ -58,7 +62,14 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from libs.table import TableState, apply, codec
     from libs.tableproto.envelope import decode_commit
     from services.table.app import TableApp
+    from services.table.bots import Bots
     from services.table.dealing import LocalDealer
+
+    class CallingStations:
+        async def decide(
+            self, view: SeatView, level: Level, context: TableContext, timeout: float
+        ) -> Decision:
+            return decide(view, Level.CALL, 0)
 
     DEFAULT_EVALUATOR.high([0, 1, 2, 3, 4, 5, 6])  # build its tables now, not in the first hand
 
@@ -88,7 +99,13 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     public = CountingProjection(nc, stream="BENCH_PUBLIC", subject_prefix="bench.public")
     await public.ensure_stream()
     app = TableApp(
-        store, snapshots, LocalDealer(), snapshot_every=50, auto_start=False, projection=public
+        store,
+        snapshots,
+        LocalDealer(),
+        snapshot_every=50,
+        auto_start=False,
+        projection=public,
+        bots=Bots(CallingStations()),
     )
     table_id = f"bench{uuid.uuid4().hex[:8]}"
     config = TableConfig(seats=6, min_players_to_start=6, max_buy_in=10_000)
@@ -99,7 +116,9 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     commits_before = app.commits
     started = time.perf_counter()
     while events < events_wanted:
-        await app.drive(table_id, limit=50)
+        if await app.drive(table_id, limit=50) == 0:
+            await app.stream.stop()
+            raise RuntimeError(f"the table stopped after {events} events")
     elapsed = time.perf_counter() - started
     commits = app.commits - commits_before
     state = await app.state(table_id)

@@ -19,6 +19,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
+from .natsheaders import use_fast_headers
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 
 WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
@@ -35,6 +36,7 @@ class JetStreamEventStore:
         subject_prefix: str = "holdem.table",
         timeout: float = 5.0,
     ) -> None:
+        use_fast_headers(nc)  # a replay parses one header block per commit
         self._nc = nc
         self._js: JetStreamContext = nc.jetstream(timeout=timeout)
         self._timeout = timeout

@@ -39,6 +39,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, S
 from nats.js.errors import BadRequestError, NotFoundError
 
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
+from .natsheaders import use_fast_headers
 from .store import Commit, EventStore, StoreError
 
 log = structlog.get_logger("eventstore.projection")
@@ -110,6 +111,7 @@ class JetStreamProjection:
         subject_prefix: str = PUBLIC_SUBJECT_PREFIX,
         timeout: float = 5.0,
     ) -> None:
+        use_fast_headers(nc)
         self._js: JetStreamContext = nc.jetstream(timeout=timeout)
         self.stream = stream
         self.prefix = subject_prefix

@@ -13,8 +13,26 @@ from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
 
 
 class DeckLost(Exception):
-    """The dealer no longer knows this hand's deck (e.g. its store was wiped): the hand cannot be
-    completed and is voided by rule."""
+    """The dealer no longer knows this hand's deck (e.g. its store was wiped), or no longer deals
+    from it (its seed was revealed): the hand cannot be completed and is voided by rule.
+
+    A revealed deck with a hand still in play: the table asks for the seed just before it appends
+    the commit that ends the hand; if that append never lands (the process is killed, or another
+    writer got there first), the step is decided again, and a bot's or the clock's new decision
+    may keep the hand going. The dealer refuses to deal from a deck whose seed is out
+    (``DECK_CLOSED``), so the hand is voided rather than left waiting for cards for good."""
+
+
+#: The dealer's error code for a deal from a deck whose seed was revealed.
+DECK_CLOSED = "DECK_CLOSED"
+ERROR_CODE_HEADER = "x-error-code"
+
+
+def _error_code(exc: grpc.aio.AioRpcError) -> str | None:
+    for key, value in exc.trailing_metadata() or ():
+        if key == ERROR_CODE_HEADER:
+            return value if isinstance(value, str) else value.decode()
+    return None
 
 
 class DealerPort(Protocol):
@@ -86,6 +104,11 @@ class GrpcDealer:
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.NOT_FOUND:
                 raise DeckLost(deck_id) from exc
+            if (
+                exc.code() == grpc.StatusCode.FAILED_PRECONDITION
+                and _error_code(exc) == DECK_CLOSED
+            ):
+                raise DeckLost(f"{deck_id} was revealed") from exc
             raise
         return [(card.rank - 2) * 4 + (card.suit - 1) for card in reply.cards]
 

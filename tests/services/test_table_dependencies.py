@@ -197,3 +197,27 @@ def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
         wait_until_sync(lambda: _closed(stub, third), "a hand played after NATS came back")
         assert _closed(stub, table_id)  # what was played before is all there
     assert table.running and table.restarts == 0
+
+
+def test_the_table_reads_a_deal_from_a_revealed_deck_as_a_lost_deck(
+    start: Starter, redis_url: str
+) -> None:
+    """The dealer service refuses to deal once a deck's seed is out (FAILED_PRECONDITION,
+    DECK_CLOSED); the table's port turns that into ``DeckLost``, so the hand is voided instead of
+    the table asking for those cards again and again."""
+    import asyncio
+
+    from services.table.dealing import DeckLost, GrpcDealer
+
+    dealer = start("dealer", {"HOLDEM_REDIS_URL": redis_url})
+
+    async def main() -> None:
+        async with grpc.aio.insecure_channel(dealer.address) as channel:
+            port = GrpcDealer(channel)
+            deck_id, _ = await port.start_deck("revealed", "h1")
+            assert len(await port.deal(deck_id, [0, 1])) == 2
+            await port.reveal(deck_id)
+            with pytest.raises(DeckLost, match="revealed"):
+                await port.deal(deck_id, [2, 3])
+
+    asyncio.run(main())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 
@@ -30,7 +30,7 @@ from libs.table.events import HandBegan
 from libs.tableproto.envelope import decode_commit
 from libs.tableproto.public import chain_gaps, decode_public
 from services.table.app import TableApp
-from services.table.dealing import LocalDealer
+from services.table.dealing import DeckLost, LocalDealer
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
 Stores = AbstractAsyncContextManager[tuple[EventStore, SnapshotStore]]
@@ -468,6 +468,57 @@ def test_a_hand_the_dealer_can_no_longer_deal_is_voided_and_play_goes_on() -> No
         assert state.hands_started == 2  # voided, seed marked, and the next hand began
         assert state.total_chips() == 200
         commits = await app.events.read("tv")
+        types = [type(e).__name__ for c in commits for e in decode_commit(c.data)[1]]
+        assert "HandVoided" in types
+
+    asyncio.run(main())
+
+
+def test_a_hand_whose_deck_was_revealed_by_a_lost_hand_end_is_voided_and_play_goes_on() -> None:
+    """The table asks for the seed just before appending the commit that ends a hand; when that
+    append never lands (killed, or a conflict) and the step is decided again differently (a
+    bot's new decision), the hand goes on with a deck the dealer no longer deals from. It is
+    voided, not left waiting for cards (chaos stood still on it, DECK_CLOSED for good)."""
+
+    class ClosingDealer(LocalDealer):
+        """Deals no card once a deck's seed is out, as the dealer service (DECK_CLOSED)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.revealed: set[str] = set()
+
+        async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
+            if deck_id in self.revealed:
+                raise DeckLost(f"{deck_id} was revealed")
+            return await super().deal(deck_id, indexes)
+
+        async def reveal(self, deck_id: str) -> str:
+            self.revealed.add(deck_id)
+            return await super().reveal(deck_id)
+
+    async def main() -> None:
+        dealer = ClosingDealer()
+        app = TableApp(InMemoryEventStore(), InMemorySnapshotStore(), dealer)
+        await app.execute("tr", tc.OpenTable("tr", CONFIG, 0.0), "open")
+        await app.execute("tr", tc.SitDown("a", 0, 100), "sit-a")
+        await app.execute("tr", tc.SitDown("b", 1, 100), "sit-b")
+        state = await app.state("tr")
+        assert state.hand_in_progress and state.hands_started == 1 and state.deck_id
+        await dealer.reveal(state.deck_id)  # the lost hand-end commit's reveal
+        actor = state.acting_seat()
+        assert actor is not None
+        await app.execute(
+            "tr", tc.Act(state.seats[actor].player_id, PlayerAction.CALL, now=app.clock()), "call"
+        )
+        other = (await app.state("tr")).acting_seat()
+        assert other is not None
+        await app.execute(
+            "tr", tc.Act(state.seats[other].player_id, PlayerAction.CHECK, now=app.clock()), "check"
+        )
+        state = await app.state("tr")
+        assert state.hands_started == 2  # voided, and the next hand began with a new deck
+        assert state.total_chips() == 200
+        commits = await app.events.read("tr")
         types = [type(e).__name__ for c in commits for e in decode_commit(c.data)[1]]
         assert "HandVoided" in types
 
