@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import nats.errors
+import structlog
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
+from nats.errors import NoRespondersError
+from nats.js.errors import ServiceUnavailableError
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -178,6 +183,25 @@ def _ids(table_id: str, key: str) -> tuple[str, str]:
     return table_id, key
 
 
+log = structlog.get_logger("table")
+
+
+async def _patiently(step: Callable[[], Awaitable[object]], seconds: float = 60.0) -> None:
+    """A start-up step against JetStream, again while it times out or JetStream is not ready
+    yet: a cluster that has just formed (or is electing) answers creating a replicated stream
+    late, and the service would otherwise exit at start."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            await step()
+            return
+        except (nats.errors.TimeoutError, ServiceUnavailableError, NoRespondersError):
+            if time.monotonic() > deadline:
+                raise
+            log.warning("jetstream_not_ready", retry_in=0.5)
+            await asyncio.sleep(0.5)
+
+
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, name=f"table-{config.replica_id}")
@@ -186,21 +210,25 @@ async def build(config: TableServiceConfig) -> Mount:
     snapshots = SnapshotCache(RedisSnapshotStore(redis))
     replicas = platform.nats_replicas
     events = JetStreamEventStore(nc, stream=config.stream)
-    await events.ensure_stream(
-        replicas=replicas, duplicate_window=config.idempotency_window_seconds
+    await _patiently(
+        lambda: events.ensure_stream(
+            replicas=replicas, duplicate_window=config.idempotency_window_seconds
+        )
     )
     public = JetStreamProjection(nc)
-    await public.ensure_stream(
-        max_age=config.public_max_age_seconds,
-        max_per_subject=config.public_max_per_table,
-        replicas=replicas,
+    await _patiently(
+        lambda: public.ensure_stream(
+            max_age=config.public_max_age_seconds,
+            max_per_subject=config.public_max_per_table,
+            replicas=replicas,
+        )
     )
     leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds, replicas=replicas)
-    await leases.start()
+    await _patiently(leases.start)
     metrics.LEASES_HELD.set_function(lambda: len(leases.held()))
     metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)
     registry = Registry(nc, replicas=replicas)
-    await registry.start()
+    await _patiently(registry.start)
     channels = []
     dealer: DealerPort
     if config.dealer == "service":

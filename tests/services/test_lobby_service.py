@@ -166,10 +166,14 @@ def test_a_lobby_killed_comes_back_with_everything(stack: LobbyStack) -> None:
     stack.lobby.kill()
     stack.start_lobby()
     wallet = retry(lambda: stack.wallet(alice.player_id))
-    assert (wallet.balance, wallet.on_tables) == (GRANT - 400, 400)
+    # the bots play on meanwhile: a bot that busts has its buy-in closed (a CASH_OUT of 0,
+    # the balance unchanged) and leaves its seat
+    busted = [e for e in stack.ledger(alice.player_id) if e.reference.startswith(f"{table}:")]
+    assert wallet.balance == GRANT - 400
+    assert wallet.on_tables == (0 if busted else 400)
     listed = stack.lobby_call("ListTables", lobby_pb2.ListTablesRequest())
     assert [t.table_id for t in listed.tables] == [table]
-    assert listed.tables[0].seated_players == 2
+    assert listed.tables[0].seated_players in (1, 2)
     after = stack.audit()
     assert after.holds and after.grants == before.grants
     session = stack.lobby_call(

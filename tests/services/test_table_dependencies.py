@@ -16,7 +16,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
-from libs.devstack.identity import channel_as
+from libs.devstack.identity import aio_channel_as, channel_as
 from libs.platform import healthcheck
 from tests.conditions import wait_until_sync
 from tests.services.conftest import ServiceProcess, Starter
@@ -212,7 +212,7 @@ def test_the_table_reads_a_deal_from_a_revealed_deck_as_a_lost_deck(
     dealer = start("dealer", {"HOLDEM_REDIS_URL": redis_url})
 
     async def main() -> None:
-        async with grpc.aio.insecure_channel(dealer.address) as channel:
+        async with aio_channel_as(dealer.address, "table") as channel:
             port = GrpcDealer(channel)
             deck_id, _ = await port.start_deck("revealed", "h1")
             assert len(await port.deal(deck_id, [0, 1])) == 2
