@@ -60,12 +60,18 @@ def test_register_buy_in_play_leave_and_every_chip_is_accounted_for(stack: Lobby
     for _ in range(5):
         audit = stack.audit()
         assert audit.holds, audit
-    eventually(lambda: stack.hands_started(table) >= 5, what="five hands")
+    # (a bot that busts leaves its seat, and then no hand can start)
+    eventually(
+        lambda: stack.hands_started(table) >= 5 or _seated(stack, table) < 2, what="five hands"
+    )
     assert stack.audit().holds
 
     # Leaving mid-hand folds at the player's turn; the chips come back when the hand ends.
-    stack.leave(alice.player_id, table)
-    stack.leave(bob.player_id, table)
+    for player in (alice, bob):
+        try:
+            stack.leave(player.player_id, table)
+        except grpc.RpcError as exc:  # busted: it left already
+            assert exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND)
     for player in (alice, bob):
         eventually(functools.partial(_cashed_out, stack, player.player_id), what="cash-out")
     total = stack.wallet(alice.player_id).balance + stack.wallet(bob.player_id).balance
@@ -254,3 +260,8 @@ def test_a_top_up_adds_chips_between_hands_once(stack: LobbyStack) -> None:
     left = stack.leave(alice.player_id, table)
     assert left.cash_out == 150
     assert stack.wallet(alice.player_id).balance == GRANT
+
+
+def _seated(stack: LobbyStack, table: str) -> int:
+    found = stack.lobby_call("GetTable", lobby_pb2.GetTableRequest(table_id=table))
+    return int(found.table.seated_players)

@@ -248,6 +248,9 @@ def test_without_the_evaluator_service_showdowns_fall_back_in_process(
         HOLDEM_EVALUATOR_ADDR="127.0.0.1:9",  # nothing listens there
         HOLDEM_RPC_TIMEOUT_SECONDS="1",
     )
-    _bot_table_to_the_end(table, hands=20)
-    events = [line.get("event") for line in table.log_lines()]
+    for _ in range(3):  # AIs may fold every hand of a table before a showdown: play another
+        _bot_table_to_the_end(table, hands=20)
+        events = [line.get("event") for line in table.log_lines()]
+        if "evaluator_unavailable" in events:
+            break
     assert "evaluator_unavailable" in events  # the service was asked, and the hands went on
