@@ -3,6 +3,7 @@ tables nobody serves any more and take them over."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from nats.aio.client import Client as NATS
@@ -46,7 +47,14 @@ class Registry:
             await self.kv.delete(key)
 
     async def all(self) -> list[str]:
-        try:
-            return sorted(await self.kv.keys())
-        except NoKeysError:
-            return []
+        """Every key. nats-py's ``keys()`` can say "no keys" for a bucket that has some (its
+        watcher may end before the first entry arrives); ask again while the bucket's stream
+        holds entries."""
+        for _ in range(5):
+            try:
+                return sorted(await self.kv.keys())
+            except NoKeysError:
+                if (await self.kv.status()).values == 0:
+                    return []
+                await asyncio.sleep(0.05)
+        return []

@@ -90,6 +90,8 @@ class Ownership:
         await self.leases.announce()
         tables = await self.registry.all()
         held = set(self.leases.held())
+        if held and not tables:  # the registry read came back empty: never shed on that
+            return []
         holders: dict[str, str | None] = {}
         for table_id in tables:
             if table_id not in held:

@@ -163,7 +163,7 @@ def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
 ) -> None:
     # enough hands that the table still plays after both kills and the slow restarts of a
     # loaded machine (a NATS election alone takes 4-9 s)
-    hands, bots = 300, 4
+    hands, bots = 500, 4
     table = _table(start, nats_cluster, redis_url)
     assert _replicas(nats_cluster.url, STREAM) == 3
     table_id = f"c{uuid.uuid4().hex[:8]}"
