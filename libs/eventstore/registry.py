@@ -47,14 +47,18 @@ class Registry:
             await self.kv.delete(key)
 
     async def all(self) -> list[str]:
-        """Every key. nats-py's ``keys()`` can say "no keys" for a bucket that has some (its
-        watcher may end before the first entry arrives); ask again while the bucket's stream
-        holds entries."""
-        for _ in range(5):
-            try:
-                return sorted(await self.kv.keys())
-            except NoKeysError:
-                if (await self.kv.status()).values == 0:
-                    return []
-                await asyncio.sleep(0.05)
-        return []
+        return await all_keys(self.kv)
+
+
+async def all_keys(kv: KeyValue, attempts: int = 5) -> list[str]:
+    """Every key of ``kv``, sorted. nats-py's ``keys()`` can say "no keys" for a bucket that
+    has some (its watcher may end before the first entry arrives): a replica then shed its
+    tables, an audit saw no players. Ask again while the bucket's stream holds entries."""
+    for _ in range(attempts):
+        try:
+            return sorted(await kv.keys())
+        except NoKeysError:
+            if (await kv.status()).values == 0:
+                return []
+            await asyncio.sleep(0.05)
+    return []  # entries, but every one of them deleted

@@ -20,11 +20,12 @@ from typing import Generic, TypeVar
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NoKeysError, NotFoundError
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 
 from libs.eventstore import ConcurrencyConflict, EventStore, Repository, SnapshotStore
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.registry import all_keys
 from libs.eventstore.store import Commit
 
 S = TypeVar("S")
@@ -164,9 +165,6 @@ class Aggregates(Generic[S, E]):
             raise ConcurrencyConflict(key, -1, -1)
 
 
-_KEYS_ATTEMPTS = 5
-
-
 class Index:
     """Ids of one aggregate kind that exist (a NATS KV bucket; the value is free text)."""
 
@@ -205,14 +203,4 @@ class Index:
             await self.kv.delete(key)
 
     async def keys(self) -> list[str]:
-        """Every id in the index. nats-py's ``keys()`` can say "no keys" for a bucket that has
-        some (its watcher may end before the first entry arrives): an audit then saw no players
-        at all. When the bucket's stream holds entries, ask again before believing it."""
-        for _ in range(_KEYS_ATTEMPTS):
-            try:
-                return sorted(await self.kv.keys())
-            except NoKeysError:
-                if (await self.kv.status()).values == 0:
-                    return []
-                await asyncio.sleep(0.05)
-        return []  # entries, but every one of them deleted
+        return await all_keys(self.kv)
