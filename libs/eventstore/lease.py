@@ -19,10 +19,11 @@ from nats.js.errors import (
     BucketNotFoundError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
-    NoKeysError,
     NoStreamResponseError,
 )
 from nats.js.kv import KeyValue
+
+from libs.eventstore.kvkeys import all_keys
 
 
 class LeaseLost(Exception):
@@ -88,10 +89,7 @@ class Leases:
     async def members(self) -> list[str]:
         """The processes that announced themselves within the last TTL."""
         assert self._members is not None, "Leases.start() was not called"
-        try:
-            return sorted(await self._members.keys())
-        except NoKeysError:
-            return []
+        return await all_keys(self._nc, f"{self.bucket}_members")
 
     @property
     def kv(self) -> KeyValue:

@@ -3,13 +3,14 @@ tables nobody serves any more and take them over."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NoKeysError
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError
 from nats.js.kv import KeyValue
+
+from libs.eventstore.kvkeys import all_keys
 
 
 class Registry:
@@ -47,18 +48,4 @@ class Registry:
             await self.kv.delete(key)
 
     async def all(self) -> list[str]:
-        return await all_keys(self.kv)
-
-
-async def all_keys(kv: KeyValue, attempts: int = 5) -> list[str]:
-    """Every key of ``kv``, sorted. nats-py's ``keys()`` can say "no keys" for a bucket that
-    has some (its watcher may end before the first entry arrives): a replica then shed its
-    tables, an audit saw no players. Ask again while the bucket's stream holds entries."""
-    for _ in range(attempts):
-        try:
-            return sorted(await kv.keys())
-        except NoKeysError:
-            if (await kv.status()).values == 0:
-                return []
-            await asyncio.sleep(0.05)
-    return []  # entries, but every one of them deleted
+        return await all_keys(self._nc, self.bucket)

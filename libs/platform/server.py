@@ -618,6 +618,24 @@ async def watch_readiness(
         await asyncio.sleep(interval)
 
 
+def _awaiting(coro: object) -> list[str]:
+    """The chain of coroutines ``coro`` is suspended in, outermost first."""
+    frames = []
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            frames.append(f"{frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return frames
+
+
+def dump_tasks() -> None:
+    """SIGUSR1: log where every asyncio task is waiting (a service that stands still can be
+    looked into while it runs: ``kill -USR1 PID``)."""
+    for task in asyncio.all_tasks():
+        log.warning("task", name=task.get_name(), awaiting=_awaiting(task.get_coro()))
+
+
 async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | None = None) -> None:
     """Serve until SIGTERM/SIGINT (or ``stop`` is set), then shut down gracefully."""
     stop = stop or asyncio.Event()
@@ -625,6 +643,7 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
     signals = (signal.SIGTERM, signal.SIGINT)
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, dump_tasks)
     endpoint = None
     try:
         # Before the gRPC server, so a service whose metrics cannot listen never says SERVING.

@@ -85,6 +85,7 @@ def house_ai_id(level: str, number: int) -> str:
     one level are different players, the same ones at every table."""
     return f"ai-{level}-{number}"
 
+
 PLAYERS: Kind[Wallet, wallet.Event] = Kind(
     "player",
     wallet.initial,

@@ -171,9 +171,7 @@ class Seating:
         """Buy in and take a seat; a retry with the same key answers the first outcome."""
         return await self._run(BUY_IN, player_id, table_id, seat, buy_in, wait_for_big_blind, key)
 
-    async def seat_ais(
-        self, table_id: str, levels: list[str], buy_in: int
-    ) -> list[Outcome | None]:
+    async def seat_ais(self, table_id: str, levels: list[str], buy_in: int) -> list[Outcome | None]:
         """Seat one house AI per level at a new table (CreateTable with bots), each bought in
         with ``buy_in`` from its own wallet by the same saga as anyone (keys from the table id
         and the AI's place, so a retry seats nobody twice); all at once. An AI whose seat the
@@ -400,7 +398,6 @@ class Seating:
             with contextlib.suppress(TimeoutError):
                 async with self.lobby.credited:
                     await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
-
 
     async def _still_seated(self, table_id: str, player_id: str) -> bool:
         """The player still has a seat after their leave (it waits for the hand's end)."""

@@ -25,7 +25,7 @@ from nats.js.kv import KeyValue
 
 from libs.eventstore import ConcurrencyConflict, EventStore, Repository, SnapshotStore
 from libs.eventstore.jetstream import JetStreamEventStore
-from libs.eventstore.registry import all_keys
+from libs.eventstore.kvkeys import all_keys
 from libs.eventstore.store import Commit
 
 S = TypeVar("S")
@@ -203,4 +203,4 @@ class Index:
             await self.kv.delete(key)
 
     async def keys(self) -> list[str]:
-        return await all_keys(self.kv)
+        return await all_keys(self._nc, self.bucket)

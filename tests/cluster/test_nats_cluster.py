@@ -5,6 +5,7 @@ leader of its stream) and the node's restart, with no commit lost or applied twi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import Counter
@@ -24,7 +25,7 @@ from libs.eventstore.store import Commit
 from libs.platform.natsconn import connect_nats
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
-from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
+from libs.table.events import Event, HandBegan, PlayerLeft, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
 from tests.services.conftest import ServiceProcess, Starter
 
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.integration
 
 T = TypeVar("T")
 STREAM = "HOLDEM_TABLES"
+BUY_IN = 2000  # 1000 big blinds: bots that bust end the play, and the test needs play
 CONFIG = common_pb2.TableConfig(
     variant=common_pb2.VARIANT_HOLDEM,
     betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
@@ -39,6 +41,7 @@ CONFIG = common_pb2.TableConfig(
     small_blind=1,
     big_blind=2,
     action_clock_seconds=30,
+    max_buy_in=2000,
 )
 
 
@@ -141,12 +144,46 @@ def _table(start: Starter, cluster: NatsCluster, redis_url: str) -> ServiceProce
 
 
 def _sequence(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> tuple[int, bool]:
-    """The table's sequence and whether it is closed (0, False while unreachable)."""
+    """The table's sequence and whether its play is over: closed, or fewer than two players
+    with chips between hands (bots bust; then nothing more happens). (0, False) while
+    unreachable."""
     try:
         view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id), timeout=5).view
     except grpc.RpcError:
         return 0, False
-    return view.sequence, view.table_status == common_pb2.TABLE_STATUS_CLOSED
+    closed = view.table_status == common_pb2.TABLE_STATUS_CLOSED
+    with_chips = sum(1 for seat in view.seats if seat.player_id and seat.stack)
+    return view.sequence, closed or (with_chips < 2 and not view.pots)
+
+
+def _describe(url: str, table_id: str) -> str:
+    """What the table's stream says about it: for a test that found it standing still."""
+    from libs.table.automation import next_due
+
+    commits = _commits(url, table_id)
+    state = replay([e for c in commits for e in decode_commit(c.data)[1]])
+    seats = {n: (seat.player_id, seat.stack) for n, seat in state.seats.items()}
+    return (
+        f"{len(commits)} commits, last {commits[-1].msg_id if commits else None}; hands "
+        f"{state.hands_started}, in progress {state.hand_in_progress}, seats {seats}, "
+        f"due {next_due(state, time.time())}"
+    )
+
+
+def _close(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> bool:
+    """Ask the table to close (idempotent, so it may be asked again); whether it is closed."""
+    with contextlib.suppress(grpc.RpcError):
+        stub.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id=table_id, idempotency_key="close", close_table=table_pb2.CloseTable()
+            ),
+            timeout=10,
+        )
+    try:
+        view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id), timeout=5).view
+    except grpc.RpcError:
+        return False
+    return view.table_status == common_pb2.TABLE_STATUS_CLOSED
 
 
 def _wait(what: str, condition: Callable[[], bool], timeout: float = 60.0) -> float:
@@ -161,15 +198,12 @@ def _wait(what: str, condition: Callable[[], bool], timeout: float = 60.0) -> fl
 def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
     start: Starter, nats_cluster: NatsCluster, redis_url: str
 ) -> None:
-    # enough hands that the table still plays after both kills and the slow restarts of a
-    # loaded machine (a NATS election alone takes 4-9 s)
-    hands, bots = 500, 4
+    bots = 4
     table = _table(start, nats_cluster, redis_url)
     assert _replicas(nats_cluster.url, STREAM) == 3
     table_id = f"c{uuid.uuid4().hex[:8]}"
     config = common_pb2.TableConfig()
     config.CopyFrom(CONFIG)
-    config.hand_limit = hands
     with channel_as(table.address, "gateway") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         stub.SubmitCommand(
@@ -185,7 +219,7 @@ def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
                     table_id=table_id,
                     idempotency_key=f"bot-{i}",
                     seat_player=table_pb2.SeatPlayer(
-                        player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True
+                        player_id=f"bot{i}", seat=i, buy_in=BUY_IN, is_bot=True
                     ),
                 )
             )
@@ -205,9 +239,23 @@ def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
                 ),
             )
             print(f"play went on {took:.2f}s after the stream's {role} n{victim} was killed")
-            assert not _sequence(stub, table_id)[1], "the table finished before the kill"
+            assert not _sequence(stub, table_id)[1], "play was over before the kill"
             nats_cluster.restart_node(victim)
-        _wait("the table to close", lambda: _sequence(stub, table_id)[1], timeout=600)
+        # play goes on with all three nodes back; then the table is closed (a hand limit could
+        # never be reached once bots bust, and busting is up to the cards)
+        at_restart = _sequence(stub, table_id)[0]
+        try:
+            _wait(
+                "play to go on after the restarts",
+                lambda: (
+                    _sequence(stub, table_id)[0] >= at_restart + 20 or _sequence(stub, table_id)[1]
+                ),
+                timeout=120,
+            )
+        except AssertionError:
+            print(_describe(nats_cluster.url, table_id))
+            raise
+        _wait("the table to close", lambda: _close(stub, table_id), timeout=120)
 
     commits = _commits(nats_cluster.url, table_id)
     assert not [k for k, n in Counter(c.msg_id for c in commits).items() if n > 1]
@@ -219,8 +267,10 @@ def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
         events.extend(decode_commit(commit.data)[1])
     state = replay(events)
     assert state.closed
-    assert sum(isinstance(e, (HandEnded, HandVoided)) for e in events) == hands
+    began = sum(isinstance(e, HandBegan) for e in events)
+    assert began > 0
+    assert sum(isinstance(e, (HandEnded, HandVoided)) for e in events) == began
     seated = sum(e.stack for e in events if isinstance(e, PlayerSeated))
     left = sum(e.stack for e in events if isinstance(e, PlayerLeft))
     closed = sum(stack for e in events if isinstance(e, TableClosed) for _, _, stack in e.stacks)
-    assert seated == left + closed == 100 * bots
+    assert seated == left + closed == BUY_IN * bots

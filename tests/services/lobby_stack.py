@@ -120,6 +120,11 @@ class LobbyStack:
     def hands_started(self, table_id: str) -> int:
         return int(self.view(table_id).hand_number)
 
+    def seated_with_chips(self, table_id: str) -> int:
+        """Seats whose player has chips behind or in front (an all-in counts until it busts)."""
+        view = self.view(table_id)
+        return sum(1 for s in view.seats if s.player_id and (s.stack or s.committed))
+
     def create_table(self, owner: str, **config: int) -> str:
         wire = common_pb2.TableConfig()
         wire.CopyFrom(CONFIG)

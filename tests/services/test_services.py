@@ -4,9 +4,12 @@ SIGTERM."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -220,6 +223,21 @@ def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
     assert events[-2:] == ["shutting down", "stopped"]
     with socket.socket() as probe, pytest.raises(ConnectionRefusedError):
         probe.connect(("127.0.0.1", lobby.port))
+
+
+def test_sigusr1_logs_where_every_task_waits(start: Starter) -> None:
+    evaluator = start("evaluator")
+    os.kill(evaluator.pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+
+    def serve_task_dumped() -> bool:  # the task that serves, waiting for its stop signal
+        tasks = [r for r in evaluator.log_lines() if r.get("event") == "task"]
+        return any(any(" serve" in frame for frame in r["awaiting"]) for r in tasks)
+
+    while not serve_task_dumped():
+        assert time.monotonic() < deadline, "no task dump after SIGUSR1"
+        time.sleep(0.05)
+    assert evaluator.running  # a dump, not a stop
 
 
 def test_gateway_answers_unavailable_when_the_lobby_is_down(start: Starter) -> None:

@@ -6,6 +6,8 @@ exactly once, in order, each naming the commit before it, and never a hidden car
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 import uuid
 
@@ -95,20 +97,37 @@ def test_the_projection_has_every_commit_once_in_order_across_kills_between_appe
         _call(table.address, request)
 
     async def kill_and_watch() -> tuple[int, int]:
-        """SIGKILL the service while bots play, restart it, until the table closes; count the
-        kills, and those that left commits appended but not published."""
+        """While bots play, freeze the service (SIGSTOP) each time it appends a commit and look:
+        if the commit is not public yet, SIGKILL it there (a kill between an append and its
+        publication), else let it go on, killing it anyway now and then. Restart it after each
+        kill, until the table closes; count the kills, and those that left commits appended but
+        not published."""
         nc = await nats.connect(nats_url)
-        kills = unpublished = 0
+        appended_now: asyncio.Queue[None] = asyncio.Queue()
+
+        async def on_append(_: object) -> None:
+            appended_now.put_nowait(None)
+
+        await nc.subscribe(JetStreamEventStore(nc).subject(table_id), cb=on_append)
+        kills = unpublished = looks = 0
         service = table
         try:
             while True:
-                before = (await _lasts(nc, table_id))[0]
-                for _ in range(400):  # let it commit a few more
-                    if (await _lasts(nc, table_id))[0] >= before + 7:
-                        break
-                    await asyncio.sleep(0.01)
+                try:
+                    await asyncio.wait_for(appended_now.get(), timeout=5)
+                except TimeoutError:  # nothing appended for a while: closed, or stuck
+                    assert await _closed(nc, table_id), "the table stopped playing"
+                    await _wait_caught_up(nc, table_id)
+                    return kills, unpublished
+                os.kill(service.pid, signal.SIGSTOP)
+                looks += 1
+                appended, projected = await _lasts(nc, table_id)
+                if appended == projected and looks % 15:
+                    os.kill(service.pid, signal.SIGCONT)
+                    continue
                 service.kill()
                 kills += 1
+                await asyncio.sleep(0.1)  # what the dead process had sent has landed by now
                 appended, projected = await _lasts(nc, table_id)
                 unpublished += appended > projected
                 closed = await _closed(nc, table_id)
@@ -119,10 +138,13 @@ def test_the_projection_has_every_commit_once_in_order_across_kills_between_appe
                     await _wait_caught_up(nc, table_id)
                     return kills, unpublished
                 assert kills < MOST_KILLS, "the table did not close"
+                while not appended_now.empty():  # appends seen before this process started
+                    appended_now.get_nowait()
         finally:
             await nc.close()
 
     kills, unpublished = asyncio.run(kill_and_watch())
+    print(f"{kills} kills, {unpublished} between an append and its publication")
     assert kills >= 3
     assert unpublished >= 1, "no kill fell between an append and its publication"
 

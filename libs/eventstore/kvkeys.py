@@ -1,0 +1,63 @@
+"""Every live key of a NATS KV bucket, read so that the answer can be trusted.
+
+nats-py's ``KeyValue.keys()`` watches the bucket with a push consumer and decides it is empty
+when the consumer's info shows nothing pending and nothing has arrived yet. On a replicated
+bucket (R3) the first entry is often on its way by then, so ``keys()`` says "no keys" for a
+bucket that has some, again and again: a replica then saw no open tables and never took over
+a table whose lease it had lost. A pull consumer delivers nothing until asked, so what it
+holds is known before the first message moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+_BATCH = 1024
+# a key whose last entry is one of these is gone (deleted, purged, or aged out on 2.11+)
+_GONE_OPERATIONS = {"DEL", "PURGE"}
+_GONE_MARKERS = {"MaxAge", "Purge", "Remove"}
+
+
+def _live(msg: Msg) -> bool:
+    headers = msg.headers or {}
+    return (
+        headers.get("KV-Operation") not in _GONE_OPERATIONS
+        and headers.get("Nats-Marker-Reason") not in _GONE_MARKERS
+    )
+
+
+async def all_keys(nc: NATS, bucket: str, timeout: float = 5.0) -> list[str]:
+    """Every live key of KV bucket ``bucket``, sorted: the last entry of each key, headers
+    only, through a short-lived pull consumer that is deleted afterwards."""
+    js = nc.jetstream(timeout=timeout)
+    stream, prefix = f"KV_{bucket}", f"$KV.{bucket}."
+    config = ConsumerConfig(
+        deliver_policy=DeliverPolicy.LAST_PER_SUBJECT,
+        ack_policy=AckPolicy.NONE,
+        headers_only=True,
+        mem_storage=True,
+        num_replicas=1,
+        inactive_threshold=max(timeout * 2, 10.0),  # the server drops it if we never can
+    )
+    sub = await js.pull_subscribe(f"{prefix}>", stream=stream, config=config)
+    name = ""
+    try:
+        info = await sub.consumer_info()
+        name, pending = info.name or "", info.num_pending or 0
+        keys: set[str] = set()
+        while pending > 0:
+            for msg in await sub.fetch(min(pending, _BATCH), timeout=timeout):
+                pending = msg.metadata.num_pending
+                if _live(msg):
+                    keys.add(msg.subject[len(prefix) :])
+        return sorted(keys)
+    finally:
+        with contextlib.suppress(Exception):
+            await sub.unsubscribe()
+        if name:
+            with contextlib.suppress(Exception):
+                await js.delete_consumer(stream, name)
