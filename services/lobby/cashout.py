@@ -16,6 +16,7 @@ import functools
 import time
 from collections.abc import Callable
 
+import grpc
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
@@ -37,10 +38,20 @@ from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
 from services.lobby.app import Lobby
 from services.lobby.sagas import Gate
+from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.cashout")
 
 CONSUMER = "holdem-lobby-cashout"
+# the table did not take a call for now: asking again later may work
+TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+    }
+)
 
 
 def _projected(msg: Msg) -> Projected:
@@ -182,8 +193,11 @@ class CashOuts:
             key = f"bust-{commit.table_id}-{commit.sequence}"
             try:
                 await self.lobby.tables.leave(commit.table_id, key, player_id)
-            except Exception as exc:  # closed, left already, or away: it stays sat out with 0
-                log.info("busted bot stays seated", table_id=commit.table_id, error=str(exc)[:200])
+            except TableRefusal as refusal:
+                if refusal.status in TRANSIENT:  # the table did not answer: this commit comes
+                    raise  # again (nak), the leave with it, keyed, until the table takes it
+                # closed, or left already: it stays sat out with 0
+                log.info("busted bot stays seated", table_id=commit.table_id, error=str(refusal))
 
     async def ack_floor(self) -> int:
         """Stream position up to which every public commit was applied (0: none yet)."""

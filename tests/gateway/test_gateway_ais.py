@@ -393,7 +393,7 @@ def test_a_busted_player_has_the_buy_in_closed_and_a_busted_ai_frees_its_seat(
         def ai_gone() -> bool:
             return all(s.player_id != "ai-easy-1" for s in stack.view(ai_table.table_id).seats)
 
-        eventually(ai_gone)
+        eventually(ai_gone, 90)
         mine = [e for e in ledger(stack, "ai-easy-1") if e.table_id == ai_table.table_id]
         assert mine[0].kind == lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN
         assert mine[-1].kind == lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT and mine[-1].amount == 0

@@ -171,6 +171,13 @@ def _decide_calls(ai: ServiceProcess) -> list[dict[str, object]]:
     ]
 
 
+def _kind(event: Event) -> str:
+    """What an ActionTaken did ("check", "fold", ...); "" for other events."""
+    from libs.poker.events import ActionTaken
+
+    return event.kind.value if isinstance(event, ActionTaken) else ""
+
+
 def _bot_actions(events: list[Event]) -> int:
     from libs.poker.events import ActionTaken
 
@@ -215,8 +222,11 @@ def test_without_the_ai_service_the_clock_rule_plays_and_the_hands_finish(
     events = _stream(nats_url, table_id)
     assert _check_the_hands(events, bots=4) == hands  # nobody goes broke checking and folding
     fallbacks = _fallbacks(table)
-    assert len(fallbacks) == _bot_actions(events)  # every decision, by the clock rule
+    # every decision by the clock rule: each action taken was decided by a fallback (a step
+    # lost to a newer state is decided again, so one action may have cost two fallbacks)
+    assert len(fallbacks) >= _bot_actions(events) > 0
     assert {line["action"] for line in fallbacks} <= {"check", "fold"}
+    assert {_kind(e) for e in events if _kind(e)} <= {"check", "fold"}
     assert value(scrape(table), "holdem_table_ai_fallbacks_total") == len(fallbacks)
 
 
