@@ -8,12 +8,19 @@ names every node.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 
 from libs.devstack import NatsCluster
 from tests import infra
+
+# CLI code that tests call (holdem audit, seating AIs) signs its calls with the keys of a stack
+# in $HOLDEM_STACK_DIR, default ./.stack: a stack left there by `make run` would make every such
+# call PERMISSION_DENIED against the services the tests start. Point it at an empty place.
+os.environ["HOLDEM_STACK_DIR"] = tempfile.mkdtemp(prefix="holdem-tests-stack-")
 
 # Fixtures that start or reach real servers or processes: a test using any of them is an
 # integration test whether or not its module says so, so `make test-fast` never starts one.

@@ -49,13 +49,15 @@ async def seat_ais(
     table_id: str,
     levels: Sequence[pb.BotDifficulty.ValueType],
     buy_in: int,
+    keys: str | None = None,
 ) -> list[str]:
     """Register one AI player per level and seat it at an existing table through the lobby's
     internal API (RegisterPlayer with is_bot, then the JoinTable saga); their player ids. For
     tests and tools that add AIs to a table already running (the gateway seats AIs only when it
-    creates a table). The table plays them at NORMAL: the level is in their names only."""
+    creates a table). The table plays them at NORMAL: the level is in their names only. Calls
+    are signed with ``keys`` (default: the CLI's, ``cli_service_keys``)."""
     ids = []
-    async with aio_channel_as(lobby_address, keys=cli_service_keys()) as channel:
+    async with aio_channel_as(lobby_address, keys=keys or cli_service_keys()) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         for i, level in enumerate(levels):
             tag = secrets.token_hex(4)

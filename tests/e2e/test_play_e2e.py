@@ -31,6 +31,7 @@ from libs.cli.house import seat_ais
 from libs.client import GatewayClient, GatewayError, RetryPolicy, new_key
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
 from libs.devstack.identity import aio_channel_as
+from libs.devstack.services import DEV_SERVICE_KEYS
 from tests.gateway.stack import GatewayStack, start_gateway_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -455,7 +456,7 @@ async def run_table(
             await login(client, f"p{seed}-{i}")
         table = await people[0].create_table(config, f"e2e {variant}/{structure}")
         table_id = table.table_id
-        ais = await seat_ais(stack.lobby.address, table_id, AIS, BUY_IN)
+        ais = await seat_ais(stack.lobby.address, table_id, AIS, BUY_IN, keys=DEV_SERVICE_KEYS)
     counts = Counts()
     spies = [Spy(p.player_id) for p in people]
     seated = [asyncio.Event() for _ in people]
@@ -515,7 +516,9 @@ async def replace_busted_ais(stack: GatewayStack, table_id: str, ais: list[str])
         if len(seated) - len(busted) >= view.config.max_seats:
             return []
         try:
-            return await seat_ais(stack.lobby.address, table_id, AIS[:1], BUY_IN)
+            return await seat_ais(
+                stack.lobby.address, table_id, AIS[:1], BUY_IN, keys=DEV_SERVICE_KEYS
+            )
         except grpc.aio.AioRpcError as error:  # closed (or a hand began) meanwhile
             assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
             return []
