@@ -13,6 +13,8 @@ only to its own inboxes, so no user can read another's JetStream deliveries or r
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -75,3 +77,23 @@ async def connect_nats(url: str, **options: Any) -> NATS:
         settings["inbox_prefix"] = inbox_prefix(user)
     settings.update(options)
     return await nats.connect(servers=nats_servers(url), **settings)
+
+
+async def close_nats(nc: NATS, drain_seconds: float = 5.0) -> None:
+    """Drain ``nc`` (deliver what is in flight, then close), for at most ``drain_seconds``;
+    then close it regardless. nats-py's drain waits without end while the server is gone (its
+    subscriptions' queues never empty and it keeps reconnecting), which held a stopping service
+    past its SIGTERM for good when NATS died first."""
+    with contextlib.suppress(Exception):  # a timeout, or a connection closed or never made
+        await asyncio.wait_for(nc.drain(), drain_seconds)
+    if not nc.is_closed:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(nc.close(), drain_seconds)
+
+
+def nats_readiness(nc: NATS) -> str | None:
+    """A service's readiness (``Mount.readiness``) when NATS holds what it serves: why it
+    cannot serve now (NOT_SERVING), or None."""
+    if not nc.is_connected:
+        return "NATS is not connected"
+    return None

@@ -10,7 +10,6 @@ Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import time
 import uuid
@@ -47,7 +46,7 @@ from libs.platform.errors import (
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.tableproto.envelope import decode_commit
@@ -727,8 +726,7 @@ async def build(config: GatewayConfig) -> Mount:
     async def close() -> None:
         if revoked is not None:
             await revoked.stop()
-        with contextlib.suppress(Exception):
-            await nc.drain()
+        await close_nats(nc)
         await lobby_channel.close()
         await table_channel.close()
 
@@ -740,4 +738,6 @@ async def build(config: GatewayConfig) -> Mount:
             )
         ],
         cleanups=[close],
+        # revocations and the tables' public streams come from NATS
+        readiness=lambda: nats_readiness(nc),
     )

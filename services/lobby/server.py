@@ -34,7 +34,7 @@ from libs.platform.callers import LOBBY_CALLERS, client_address
 from libs.platform.clients import connect_peer
 from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
@@ -441,8 +441,7 @@ async def build(config: LobbyConfig) -> Mount:
             with contextlib.suppress(BaseException):
                 await task
         await channel.close()
-        with contextlib.suppress(Exception):
-            await nc.drain()
+        await close_nats(nc)
         await redis.aclose()
 
     return Mount(
@@ -455,4 +454,6 @@ async def build(config: LobbyConfig) -> Mount:
         ],
         error_mapper=error_mapper(),
         cleanups=[cleanup],
+        # players, wallets, sagas and the catalogue live on JetStream; Redis holds snapshots
+        readiness=lambda: nats_readiness(nc),
     )

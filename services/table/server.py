@@ -29,7 +29,7 @@ from libs.platform.callers import TABLE_CALLERS
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.metrics import table as metrics
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
@@ -271,7 +271,7 @@ async def build(config: TableServiceConfig) -> Mount:
                 await leases.release(key)
         for channel in channels:
             await channel.close()
-        await nc.drain()
+        await close_nats(nc)
         await redis.aclose()
 
     return Mount(
@@ -293,6 +293,4 @@ def readiness(nc: NATS) -> str | None:
     (JetStream) and their leases. Redis holds snapshots, a cache: while it is down tables load
     by replaying their streams and snapshots are skipped, so the service stays SERVING (the
     outage shows in the log and in holdem_table_snapshot_store_up)."""
-    if not nc.is_connected:
-        return "NATS is not connected"
-    return None
+    return nats_readiness(nc)

@@ -138,8 +138,15 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             assert call(gw, method, bad, good) == S.INVALID_ARGUMENT, (method, name)
         # unknown tables
         for method in (
-            "Act", "SitOut", "SitIn", "Show", "Muck", "UpdateSeatSettings", "WatchTable",
-            "GetHandHistory", "JoinTable",
+            "Act",
+            "SitOut",
+            "SitIn",
+            "Show",
+            "Muck",
+            "UpdateSeatSettings",
+            "WatchTable",
+            "GetHandHistory",
+            "JoinTable",
         ):
             code = call(gw, method, requests("nosuchtable")[method], good)
             assert code == S.NOT_FOUND, (method, code)

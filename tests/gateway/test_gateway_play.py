@@ -289,9 +289,7 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
                 asyncio.create_task(resuming(watches["ann"])),
                 asyncio.create_task(follow(gw, tokens["ben"], table_id, watches["ben"], done)),
                 asyncio.create_task(follow(gw, tokens["cat"], table_id, watches["cat"], done)),
-                asyncio.create_task(
-                    follow(gw, stack.token("someone"), table_id, spectator, done)
-                ),
+                asyncio.create_task(follow(gw, stack.token("someone"), table_id, spectator, done)),
             ]
             await asyncio.sleep(0)
             used = await drive(stack, table_id, tokens, answers)

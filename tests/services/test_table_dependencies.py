@@ -221,3 +221,20 @@ def test_the_table_reads_a_deal_from_a_revealed_deck_as_a_lost_deck(
                 await port.deal(deck_id, [2, 3])
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("service", ["table", "lobby", "gateway"])
+def test_a_service_whose_nats_died_still_stops_on_sigterm(
+    start: Starter, own_nats: NatsServer, own_redis: RedisServer, service: str
+) -> None:
+    """NATS holds what it serves: with NATS gone it says NOT_SERVING; its connection cannot be
+    drained any more, so the drain is given up after a few seconds and the service exits 0
+    instead of hanging until SIGKILL."""
+    env = {"HOLDEM_NATS_URL": own_nats.url, "HOLDEM_REDIS_URL": own_redis.url}
+    if service == "table":
+        env |= {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+    process = start(service, {**env, "HOLDEM_SHUTDOWN_GRACE_SECONDS": "1"})
+    own_nats.kill()
+    wait_until_sync(lambda: process.poll_ready() == "NOT_SERVING", "NOT_SERVING without NATS")
+    assert process.stop(timeout=60) == 0  # SIGTERM; SIGKILL (-9) only after a minute
+    assert [line.get("event") for line in process.log_lines()][-1] == "stopped"
