@@ -159,8 +159,8 @@ MUTATIONS = [
     Mutation(
         "snapshot: none at hand end",
         "services/table/commits.py",
-        "if hand_over or self.repository.snapshot_due(table.since_snapshot):",
-        "if self.repository.snapshot_due(table.since_snapshot):",
+        "if not (hand_over or self.repository.snapshot_due(table.since_snapshot)):",
+        "if not self.repository.snapshot_due(table.since_snapshot):",
     ),
     Mutation(
         "snapshot: the commit counter never advances",
@@ -186,8 +186,8 @@ MUTATIONS = [
         "services/table/app.py",
         "                    if automatic:\n"
         "                        return None\n"
-        "                    continue",
-        "                    continue",
+        "                    metrics.RETRIES.inc()\n",
+        "                    metrics.RETRIES.inc()\n",
     ),
     Mutation(
         "commit: the hand-end commit does not reveal the seed",
@@ -198,8 +198,8 @@ MUTATIONS = [
     Mutation(
         "publish: hole cards go out in the public projection",
         "libs/tableproto/envelope.py",
-        "table_id, [public_event(e) for e in events], causation_id",
-        "table_id, list(events), causation_id",
+        "    public = [public_event(e) for e in events]\n",
+        "    public = list(events)\n",
     ),
     Mutation(
         "registry: an opened table is not registered (nobody adopts it)",
