@@ -17,6 +17,7 @@ from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
 from libs.platform.callers import DEALER_CALLERS, CallerPolicy, authorize
+from libs.platform.probe import Probe
 from libs.platform.server import Context, Endpoint, Mount
 from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
@@ -92,6 +93,14 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
 async def build(config: DealerConfig) -> Mount:
     store = RedisSeedStore.from_url(config.platform.redis_url)
     servicer = DealerServicer(Dealer(store))
+    # the seeds live in Redis: without it no deck can be started, dealt or revealed
+    redis_probe = Probe("Redis", store.client.ping)
+    redis_probe.start()
+
+    async def cleanup() -> None:
+        await redis_probe.stop()
+        await store.close()
+
     return Mount(
         policy=DEALER_CALLERS,
         endpoints=[
@@ -100,5 +109,6 @@ async def build(config: DealerConfig) -> Mount:
                 lambda s: dealer_pb2_grpc.add_DealerServiceServicer_to_server(servicer, s),
             )
         ],
-        cleanups=[store.close],
+        cleanups=[cleanup],
+        readiness=lambda: redis_probe.reason,
     )

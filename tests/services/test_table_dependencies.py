@@ -1,7 +1,8 @@
 """The table service and what it depends on, over real gRPC on servers of its own: an unknown
 table reads as NOT_FOUND; Redis is a cache (down: reads and commits go on, health stays
 SERVING); NATS down: health NOT_SERVING and calls UNAVAILABLE, and everything works again when
-it is back on the same port, without a restart; the table metrics count what was played."""
+it is back on the same port, without a restart; the table metrics count what was played. The
+lobby and the gateway go NOT_SERVING without NATS too, and the dealer without its Redis."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterator
 import grpc
 import pytest
 from holdem.common.v1 import common_pb2
+from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
@@ -238,3 +240,30 @@ def test_a_service_whose_nats_died_still_stops_on_sigterm(
     wait_until_sync(lambda: process.poll_ready() == "NOT_SERVING", "NOT_SERVING without NATS")
     assert process.stop(timeout=60) == 0  # SIGTERM; SIGKILL (-9) only after a minute
     assert [line.get("event") for line in process.log_lines()][-1] == "stopped"
+
+
+def test_the_dealer_is_not_serving_while_its_redis_is_down(
+    start: Starter, own_redis: RedisServer
+) -> None:
+    """The seeds live in Redis: without it the dealer says NOT_SERVING and its calls answer
+    UNAVAILABLE; once Redis is back on the same port it serves again, without a restart."""
+    dealer = start("dealer", {"HOLDEM_REDIS_URL": own_redis.url})
+
+    def start_deck(table_id: str) -> str:
+        with channel_as(dealer.address, "table") as channel:
+            started = dealer_pb2_grpc.DealerServiceStub(channel).StartDeck(
+                dealer_pb2.StartDeckRequest(table_id=table_id, hand_id="1", idempotency_key="k"),
+                timeout=10,
+            )
+        return str(started.deck_id)
+
+    assert start_deck("before")
+    own_redis.kill()
+    wait_until_sync(lambda: dealer.poll_ready() == "NOT_SERVING", "NOT_SERVING without Redis")
+    with pytest.raises(grpc.RpcError) as caught:
+        start_deck("during")
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    own_redis.restart(timeout=20.0)
+    wait_until_sync(lambda: dealer.poll_ready() == healthcheck.SERVING, "SERVING, Redis back")
+    assert start_deck("after")
+    assert dealer.running and dealer.restarts == 0
