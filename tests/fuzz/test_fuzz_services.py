@@ -55,7 +55,7 @@ T = TypeVar("T")
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 #: Services fuzzed in CI (each about 30 s on a quiet 2-core machine).
-FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai", "lobby", "gateway")
+FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai", "table", "lobby", "gateway")
 EXAMPLES = int(os.environ.get("HOLDEM_TEST_FUZZ_EXAMPLES", "120"))
 CALL_TIMEOUT = 10.0
 #: Never an acceptable answer, whatever the request.
