@@ -158,8 +158,8 @@ async def _play(
                 until,
             )
             legal = mine.view.legal_actions
-            # fold to any bet: hands end without a showdown, which players cannot show or muck
-            # through the API yet (the clock would act for them)
+            # the simplest players: check when free, fold to any bet (every call measured is a
+            # betting action)
             kind = common_pb2.ACTION_TYPE_CHECK if legal.can_check else common_pb2.ACTION_TYPE_FOLD
             action += 1
             request = table_pb2.SubmitActionRequest(
