@@ -32,6 +32,9 @@ from libs.client import GatewayClient, GatewayError, RetryPolicy, new_key
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.services import DEV_SERVICE_KEYS
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.platform.natsconn import connect_nats
+from libs.tableproto.envelope import decode_commit
 from tests.gateway.stack import GatewayStack, start_gateway_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -98,6 +101,29 @@ def stack(
 # the privacy spy
 
 
+# hand id -> (the sequence of the commit that showed them, the cards shown), per table
+Shown = dict[str, list[tuple[int, tuple[int, ...]]]]
+
+
+async def shown_in_stream(nats_url: str, table_id: str) -> Shown:
+    """Every show of the table's hands, from its own commit stream (what is true)."""
+    nc = await connect_nats(nats_url)
+    try:
+        commits = await JetStreamEventStore(nc).read(table_id)
+    finally:
+        await nc.close()
+    shown: Shown = {}
+    hand = ""
+    for stored in commits:
+        for record in decode_commit(stored.data)[0].recorded:
+            if record.type == "HandBegan":
+                hand = json.loads(record.data)["hand_id"]
+            elif record.type == "HandShown":
+                cards = tuple(sorted(json.loads(record.data)["cards"]))
+                shown.setdefault(hand, []).append((stored.sequence, cards))
+    return shown
+
+
 @dataclass
 class Spy:
     """Every message the gateway sent one client (stream updates and action replies)."""
@@ -106,31 +132,25 @@ class Spy:
     updates: list[gw.TableUpdate] = field(default_factory=list)
     views: list[pb.PlayerView] = field(default_factory=list)  # replies' views
 
-    def problems(self) -> list[str]:
+    def problems(self, shown: Shown) -> list[str]:
         """Cards this client saw that it could not see at that moment: any hole or burn card in
         a commit's events; in a view, another seat's hole cards unless that seat had shown them
-        in that hand by the view's sequence (own cards only while seated)."""
+        in that hand by the view's sequence (``shown``: read from the table's own stream, not
+        from what this client happened to receive: a stream opened just after a show starts
+        with a view that shows the cards) (own cards only while seated)."""
         found = []
-        shown: dict[str, list[tuple[int, tuple[int, ...]]]] = {}  # hand -> (sequence, cards)
-        hand = ""
         for update in self.updates:
-            if update.HasField("snapshot"):  # a stream opened mid-hand starts in that hand
-                hand = update.snapshot.hand_id
             for record in update.commit.recorded:
                 data = json.loads(record.data)
-                if record.type == "HandBegan":
-                    hand = data["hand_id"]
-                elif record.type == "HoleCardsDealt" and data.get("cards"):
+                if record.type == "HoleCardsDealt" and data.get("cards"):
                     found.append(
                         f"{self.player_id} got hole cards in a commit at {update.sequence}"
                     )
                 elif record.type == "StreetDealt" and data.get("burn") is not None:
                     found.append(f"{self.player_id} got a burn card at {update.sequence}")
-                elif record.type == "HandShown":
-                    cards = tuple(sorted(data["cards"]))
-                    shown.setdefault(hand, []).append((update.sequence, cards))
         views = [u.view for u in self.updates if u.HasField("view")]
-        views += [u.snapshot for u in self.updates if u.HasField("snapshot")]
+        snapshots = [u.snapshot for u in self.updates if u.HasField("snapshot")]
+        views += snapshots
         for view in views + self.views:
             for seat in view.seats:
                 if not seat.hole_cards:
@@ -149,7 +169,7 @@ class Spy:
                         f"{self.player_id} saw seat {seat.seat}'s unshown cards at {view.sequence}"
                         f" (hand {view.hand_id!r}, street {view.street}, status {seat.status},"
                         f" shown in that hand {shown.get(view.hand_id)}, cards {cards},"
-                        f" got {[u.sequence for u in self.updates][-5:]})"
+                        f" snapshot {view in snapshots})"
                     )
         return found
 
@@ -433,7 +453,7 @@ async def run_table(
     hands: int,
     seed: int,
     accounts: asyncio.Lock,
-) -> tuple[list[GatewayClient], list[str], list[Spy], Counts]:
+) -> tuple[list[GatewayClient], list[str], list[Spy], Counts, str]:
     """Two people create the table, join and play to its close; the AIs join once they sit
     (account creation is rate limited per caller: one table's logins at a time)."""
     address = stack.gateway.address
@@ -485,7 +505,7 @@ async def run_table(
     await asyncio.gather(*tasks)
     for c in per_player:
         counts.add(c)
-    return people, ais, spies, counts
+    return people, ais, spies, counts, table_id
 
 
 async def replace_busted_ais(stack: GatewayStack, table_id: str, ais: list[str]) -> list[str]:
@@ -571,10 +591,11 @@ def run_all(stack: GatewayStack, hands: int) -> None:
         total = Counts()
         problems: list[str] = []
         player_ids: list[str] = []
-        for people, ais, spies, counts in results:
+        for people, ais, spies, counts, table_id in results:
             total.add(counts)
+            shown = await shown_in_stream(stack.nats_url, table_id)
             for spy in spies:
-                problems += spy.problems()
+                problems += spy.problems(shown)
             player_ids += [p.player_id for p in people] + ais
             for person in people:
                 await person.close()
