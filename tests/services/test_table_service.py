@@ -224,7 +224,11 @@ def test_showdowns_are_ranked_by_the_evaluator_service(
         HOLDEM_TABLE_EVALUATOR="service",
         HOLDEM_EVALUATOR_ADDR=evaluator.address,
     )
-    table_id = _bot_table_to_the_end(table, hands=20)
+    showdowns = 0
+    for _ in range(3):  # AIs may fold every hand of a table before a showdown: play another
+        showdowns += _showdowns(nats_url, _bot_table_to_the_end(table, hands=20))
+        if showdowns:
+            break
     events = [line.get("event") for line in table.log_lines()]
     assert "evaluator_unavailable" not in events
     calls = [
@@ -234,7 +238,7 @@ def test_showdowns_are_ranked_by_the_evaluator_service(
         and str(line.get("rpc", "")).endswith("EvaluateBatch")
     ]
     assert calls and all(c["status"] == "OK" for c in calls)
-    assert len(calls) == _showdowns(nats_url, table_id)  # one per showdown
+    assert len(calls) == showdowns  # one per showdown
 
 
 def test_without_the_evaluator_service_showdowns_fall_back_in_process(
