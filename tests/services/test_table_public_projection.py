@@ -114,7 +114,7 @@ def test_the_projection_has_every_commit_once_in_order_across_kills_between_appe
         try:
             while True:
                 try:
-                    await asyncio.wait_for(appended_now.get(), timeout=5)
+                    await asyncio.wait_for(appended_now.get(), timeout=30)
                 except TimeoutError:  # nothing appended for a while: closed, or stuck
                     assert await _closed(nc, table_id), "the table stopped playing"
                     await _wait_caught_up(nc, table_id)
