@@ -65,14 +65,54 @@ class Stalled(AssertionError):
 MOVES: dict[str, list[str]] = {}  # player -> its last moves and their answers
 
 
-def stalled(table_id: str, player_id: str) -> Stalled:
+async def stalled(table_id: str, player_id: str) -> Stalled:
+    """What a stall looked like: what each player saw last, the table's own state right now
+    (has it moved on without this player hearing of it, and whose turn is it?) and where every
+    task of this test is waiting (a player stuck in a call cannot take its turn)."""
     seen = PROGRESS.get(table_id, {})
     others = "; ".join(f"{p[:8]}: {what}" for p, what in seen.items() if p != player_id)
     return Stalled(
         f"player {player_id} got no update for {STALL_SECONDS:.0f} s at table {table_id}; "
         f"its last view: {seen.get(player_id, 'none')}; its last moves: "
-        f"{MOVES.get(player_id, [])[-3:]}; the other players: {others or 'none'}"
+        f"{MOVES.get(player_id, [])[-3:]}; the other players: {others or 'none'}; "
+        f"the table now: {await table_now(table_id)}; tasks: {tasks_now()}"
     )
+
+
+TABLE_ADDRESS: list[str] = []  # the stack's table service (for a stall's report)
+
+
+async def table_now(table_id: str) -> str:
+    if not TABLE_ADDRESS:
+        return "unknown"
+    try:
+        async with aio_channel_as(TABLE_ADDRESS[0], "gateway") as channel:
+            table = table_pb2_grpc.TableServiceStub(channel)
+            request = table_pb2.GetPlayerViewRequest(table_id=table_id)
+            view = (await table.GetPlayerView(request, timeout=10)).view
+    except grpc.aio.AioRpcError as error:
+        return f"unreadable ({error.code().name}: {error.details()})"
+    acting = view.acting_seat if view.HasField("acting_seat") else None
+    who = next((s.player_id for s in view.seats if s.seat == acting), "-")
+    return (
+        f"seq {view.sequence} hand {view.hand_number} {view.hand_id!r} street {view.street} "
+        f"acting seat {acting} ({who}: its moves {MOVES.get(who, [])[-2:]}) clock "
+        f"{view.action_deadline.seconds if view.HasField('action_deadline') else '-'} "
+        f"status {view.table_status}"
+    )
+
+
+def tasks_now() -> list[str]:
+    def awaiting(coro: object) -> str:
+        frames = []
+        while coro is not None:
+            frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+            if frame is not None:
+                frames.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        return " > ".join(frames)
+
+    return [awaiting(task.get_coro()) for task in asyncio.all_tasks()]
 
 
 def moved(player_id: str, table_id: str, name: str, view: pb.PlayerView, reply: Any) -> None:
@@ -92,6 +132,7 @@ def stack(
         redis_url,
         {"HOLDEM_GATEWAY_RATE_BURST": "1000"},
     )
+    TABLE_ADDRESS[:] = [started.table.address]
     yield started
     for process in (started.gateway, started.lobby, started.table):
         process.kill()
@@ -280,7 +321,7 @@ async def play(
                 closed = True  # the gateway ended the stream: the table is gone
                 break
             except TimeoutError:
-                raise stalled(table_id, client.player_id) from None
+                raise await stalled(table_id, client.player_id) from None
             spy.updates.append(update)
             last = update.sequence
             ACTIVITY[table_id] = asyncio.get_running_loop().time()
