@@ -548,10 +548,16 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         first = await self._view(table_id, who, timeout)  # NOT_FOUND for an unknown table
         self.watches[who] += 1
         listener = await self.feeds.listen(table_id, self.config.watch_buffer)
+        sent, how = 0, "returned"
         try:
             async for update in self._follow(table_id, who, request.from_sequence, first, listener):
                 yield update
+                sent = update.sequence
+        except BaseException as exc:  # the client left (GeneratorExit, cancelled), or a refusal
+            how = type(exc).__name__
+            raise
         finally:
+            log.info("watch_ended", table_id=table_id, player_id=who, sequence=sent, how=how)
             await self.feeds.leave(table_id, listener)
             self.watches[who] -= 1
             if self.watches[who] <= 0:

@@ -13,11 +13,15 @@ still open fails the run at once, naming the player, the table, the hand and the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
+import shutil
+import tempfile
 from collections.abc import AsyncGenerator, Awaitable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import grpc
@@ -75,11 +79,23 @@ async def stalled(table_id: str, player_id: str) -> Stalled:
         f"player {player_id} got no update for {STALL_SECONDS:.0f} s at table {table_id}; "
         f"its last view: {seen.get(player_id, 'none')}; its last moves: "
         f"{MOVES.get(player_id, [])[-3:]}; the other players: {others or 'none'}; "
-        f"the table now: {await table_now(table_id)}; tasks: {tasks_now()}"
+        f"the table now: {await table_now(table_id)}; tasks: {tasks_now()}; the services' "
+        f"logs: {keep_logs()}"
     )
 
 
 TABLE_ADDRESS: list[str] = []  # the stack's table service (for a stall's report)
+LOGS: list[Path] = []  # the stack's services' logs (kept when a run stalls)
+
+
+def keep_logs() -> str:
+    """Copy the services' logs where a stalled run's report can point (pytest's temporary
+    directories are removed by later runs)."""
+    kept = Path(tempfile.mkdtemp(prefix="holdem-e2e-stall-"))
+    for log in LOGS:
+        with contextlib.suppress(OSError):
+            shutil.copy(log, kept / log.name)
+    return str(kept)
 
 
 async def table_now(table_id: str) -> str:
@@ -133,6 +149,7 @@ def stack(
         {"HOLDEM_GATEWAY_RATE_BURST": "1000"},
     )
     TABLE_ADDRESS[:] = [started.table.address]
+    LOGS[:] = [p.log_path for p in (started.gateway, started.table, started.lobby)]
     yield started
     for process in (started.gateway, started.lobby, started.table):
         process.kill()
@@ -319,6 +336,7 @@ async def play(
                 update = await asyncio.wait_for(anext(stream), STALL_SECONDS)
             except StopAsyncIteration:
                 closed = True  # the gateway ended the stream: the table is gone
+                progress[client.player_id] = f"its stream ended without an error after {last}"
                 break
             except TimeoutError:
                 raise await stalled(table_id, client.player_id) from None
@@ -328,6 +346,7 @@ async def play(
             received += 1
             if any(r.type == "TableClosed" for r in update.commit.recorded):
                 closed = True
+                progress[client.player_id] = f"saw the table close at {last}"
                 break
             if not update.HasField("view"):
                 continue
@@ -336,6 +355,7 @@ async def play(
             progress[client.player_id] = describe(view, acted)
             if view.table_status == pb.TABLE_STATUS_CLOSED:
                 closed = True  # a snapshot of a closed table (resumed after its close)
+                progress[client.player_id] = f"saw a closed table's view at {last}"
                 break
             if me is None:
                 continue
