@@ -25,6 +25,7 @@ from pathlib import Path
 
 from benchmarks import Result
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
+from libs.devstack.identity import aio_channel_as
 
 NAME = "bots"
 DESCRIPTION = "hands/s of a 6-max table of bots through the table and ai services"
@@ -147,7 +148,6 @@ async def _play(
     hands: int,
 ) -> tuple[int, float]:
     """Play one table until ``hands`` hands or a bot is broke: (hands ended, seconds)."""
-    import grpc
     import nats
     from holdem.common.v1 import common_pb2
     from holdem.table.v1 import table_pb2, table_pb2_grpc
@@ -169,7 +169,7 @@ async def _play(
         hand_limit=hands,
         min_players_to_start=len(levels),
     )
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with aio_channel_as(address) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
 
         async def command(key: str, **kwargs: object) -> None:

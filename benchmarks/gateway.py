@@ -27,6 +27,7 @@ from typing import Any
 from benchmarks import Result
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
+from libs.devstack.tablestub import aio_table_stub
 
 NAME = "gateway"
 DESCRIPTION = "Act round trip through the gateway (p50/p99, actions/s) vs a bare grpc.aio call"
@@ -72,7 +73,7 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from holdem.common.v1 import common_pb2
     from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
-    from holdem.table.v1 import table_pb2, table_pb2_grpc
+    from holdem.table.v1 import table_pb2
 
     from libs.auth import KeyRing, issue
 
@@ -88,9 +89,10 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
     )
     gch = grpc.aio.insecure_channel(gateway)
     tch = aio_channel_as(table, "gateway")  # per-viewer views are the gateway's
+    tools = aio_channel_as(table)  # seats: chips reach a table only from the lobby or tools
     bch = grpc.aio.insecure_channel(bare)
     gw = gateway_pb2_grpc.GatewayServiceStub(gch)
-    tb = table_pb2_grpc.TableServiceStub(tch)
+    tb = aio_table_stub(tools, tch)
     health = health_pb2_grpc.HealthStub(bch)
 
     def token(player: str) -> tuple[tuple[str, str], ...]:
@@ -221,7 +223,7 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
             f" | Act/bare at p50 {row['p50_ratio']:.1f}x"
             f" | table SubmitAction alone p50 {row['table_p50_ms']:.2f} ms"
         )
-    for channel in (gch, tch, bch):
+    for channel in (gch, tch, tools, bch):
         await channel.close()
     return rows
 

@@ -47,6 +47,7 @@ from libs.devstack import (
     service_env,
     start_redis,
 )
+from libs.devstack.identity import aio_channel_as
 from libs.devstack.standby import PrewarmedService
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.fairdeck.audit import outcomes_from_stream
@@ -519,7 +520,7 @@ async def _drive(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(restarting.wait(), 1.0)
             asked = services.owner
-            async with grpc.aio.insecure_channel(services.tables[asked].address) as channel:
+            async with aio_channel_as(services.tables[asked].address) as channel:
                 stub = table_pb2_grpc.TableServiceStub(channel)
                 in_flight += 1
                 try:

@@ -14,6 +14,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
+from libs.devstack.identity import aio_channel_as
 from libs.platform.config import redact_url
 from libs.platform.natsconn import connect_nats
 from libs.poker.cards import format_cards
@@ -171,7 +172,8 @@ async def play_demo_summary(
         hand_limit=hands,
         min_players_to_start=SEATS,
     )
-    async with grpc.aio.insecure_channel(table_addr) as channel:
+    # the demo seats its bots as tools (chips reach a table only from the lobby or tools)
+    async with aio_channel_as(table_addr) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         await stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(

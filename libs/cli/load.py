@@ -35,10 +35,11 @@ from typing import Any
 
 import grpc
 from holdem.common.v1 import common_pb2
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 
 from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
+from libs.devstack.tablestub import aio_table_stub
 from libs.platform.natsconn import connect_nats
 
 SEATS = 6
@@ -89,8 +90,11 @@ class _Client:
 
     def __init__(self, addresses: list[str]) -> None:
         # per-viewer views are the gateway's to ask for: the load runs as the gateway would
-        self.channels = [aio_channel_as(a, "gateway") for a in addresses]
-        self.stubs = [table_pb2_grpc.TableServiceStub(c) for c in self.channels]
+        # (seats and commands as tools: chips reach a table only from the lobby or tools)
+        gateways = [aio_channel_as(a, "gateway") for a in addresses]
+        tools = [aio_channel_as(a) for a in addresses]
+        self.channels = gateways + tools
+        self.stubs = [aio_table_stub(t, g) for t, g in zip(tools, gateways, strict=True)]
         self.route: dict[str, int] = {}
 
     async def call(self, table_id: str, method: str, request: Any, deadline: float) -> Any:

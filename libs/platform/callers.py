@@ -114,8 +114,35 @@ DEALER_CALLERS = OnlyServices(
     {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
 )
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
-#: authenticated player; public reads and commands stay open (they show nothing hidden).
-TABLE_CALLERS = OnlyServices({"GetPlayerView": {"gateway"}})
+#: authenticated player. Commands only from a service that has a reason to send them (which
+#: command from whom: :data:`TABLE_COMMAND_CALLERS`); actions from the gateway (the players) and
+#: tools. Public reads (GetTableState) stay open: they show nothing hidden.
+TABLE_CALLERS = OnlyServices(
+    {
+        "GetPlayerView": {"gateway"},
+        "SubmitCommand": {"gateway", "lobby", "tools"},
+        "SubmitAction": {"gateway", "tools"},
+    }
+)
+_CHIPS = frozenset({"lobby", "tools"})
+_PLAYERS = frozenset({"gateway", "tools"})
+#: Table commands (the ``command`` field of SubmitCommandRequest) by who may send them. Chips
+#: come to and leave a table only through the lobby's sagas (open, seat with a buy-in, top up,
+#: leave, close), so no other service can put chips on a table or take them off; a player's
+#: own seat settings and showdown choices come through the gateway, for the authenticated
+#: player; starting a hand by hand is for tools (tables start their hands themselves).
+TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
+    "open_table": _CHIPS,
+    "seat_player": _CHIPS,
+    "add_chips": _CHIPS,
+    "leave_seat": _CHIPS,
+    "close_table": _CHIPS,
+    "sit_out": _PLAYERS,
+    "sit_in": _PLAYERS,
+    "show_or_muck": _PLAYERS,
+    "set_auto_muck": _PLAYERS,
+    "start_hand": frozenset({"tools"}),
+}
 #: Bots' decisions are asked by the table (and the CLI's arena, as tools).
 AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
 #: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).
@@ -129,4 +156,19 @@ def authorize(policy: CallerPolicy, context: Any, rpc: str) -> Caller:
     caller = caller_of(context)
     if not policy.allows(caller, rpc):
         raise PermissionDenied(CALLER_NOT_ALLOWED, f"{rpc} is not open to this caller")
+    return caller
+
+
+def authorize_command(context: Any, command: str) -> Caller:
+    """The caller, or PermissionDenied unless it may send table command ``command``
+    (:data:`TABLE_COMMAND_CALLERS`; a command not listed there is open to nobody)."""
+    caller = caller_of(context)
+    allowed = TABLE_COMMAND_CALLERS.get(command, frozenset())
+    if caller.service is None or caller.service not in allowed:
+        who = "no valid service token" if caller.service is None else f"identity {caller.service}"
+        raise PermissionDenied(
+            CALLER_NOT_ALLOWED,
+            f"the table command {command[:32]} is only for other holdem services; this caller "
+            f"has {who}",
+        )
     return caller

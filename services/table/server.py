@@ -25,7 +25,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
-from libs.platform.callers import TABLE_CALLERS
+from libs.platform.callers import TABLE_CALLERS, authorize_command
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.metrics import table as metrics
@@ -98,6 +98,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         table_id, key = _ids(request.table_id, request.idempotency_key)
         now = self.app.clock()
         which = request.WhichOneof("command")
+        authorize_command(context, which or "")
         command: tc.TableCommand
         if which == "open_table":
             command = tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)

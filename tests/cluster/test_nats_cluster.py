@@ -19,7 +19,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 
 from libs.devstack import NatsCluster
-from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.store import Commit
 from libs.platform.natsconn import connect_nats
@@ -204,8 +204,7 @@ def test_a_table_plays_on_through_a_nats_node_killed_and_restarted(
     table_id = f"c{uuid.uuid4().hex[:8]}"
     config = common_pb2.TableConfig()
     config.CopyFrom(CONFIG)
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(
                 table_id=table_id,

@@ -90,8 +90,10 @@ class Target:
     needs_lobby: bool = False
     needs_table: bool = False
     ok_codes: frozenset[grpc.StatusCode] = field(default_factory=frozenset)
-    # The service identity the fuzzer calls with (libs.platform.callers: who may call what).
+    # The service identity the fuzzer calls with (libs.platform.callers: who may call what),
+    # and the methods only another identity reaches the handler of.
     identity: str = "tools"
+    method_identities: Mapping[str, str] = field(default_factory=dict)
 
 
 def fresh(prefix: str) -> str:
@@ -287,7 +289,8 @@ TARGETS: Mapping[str, Target] = {
         table_pb2.DESCRIPTOR.services_by_name["TableService"],
         _table_env,
         table_call,
-        identity="gateway",
+        # chips reach a table only from the lobby or tools; a player's view only the gateway
+        method_identities={"GetPlayerView": "gateway"},
     ),
     "lobby": Target(
         lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"],
@@ -332,6 +335,7 @@ CASES = [(name, m.name) for name in _services() for m in TARGETS[name].service.m
 class Running:
     process: ServiceProcess
     channel: grpc.Channel  # calls carry the target's identity
+    by_method: dict[str, grpc.Channel]  # methods called with another identity
     anonymous: grpc.Channel  # calls carry none (restricted methods must refuse them)
     known: dict[str, list[Any]]
 
@@ -355,14 +359,20 @@ def running(
             process = start_service(name, log_dir, target.env(infra))
             channel = channel_as(process.address, target.identity)
             anonymous = grpc.insecure_channel(process.address)
+            by_method = {
+                method: channel_as(process.address, identity)
+                for method, identity in target.method_identities.items()
+            }
             known = {k: list(v) for k, v in target.normal_call(channel).items()}
-            started[name] = Running(process, channel, anonymous, known)
+            started[name] = Running(process, channel, by_method, anonymous, known)
         return started[name]
 
     yield get
     for entry in started.values():
         entry.channel.close()
         entry.anonymous.close()
+        for other in entry.by_method.values():
+            other.close()
         entry.process.stop()
 
 
@@ -447,7 +457,11 @@ def _fuzz(entry: Running, target: Target, method: MethodDescriptor, seen: dict[s
         # mostly as the identity that may call everything; sometimes as no service at all
         anonymous = payload.draw(st.integers(0, 3), label="anonymous") == 0
         outcome = call(
-            entry.anonymous if anonymous else entry.channel, service, method, request, metadata
+            entry.anonymous if anonymous else entry.by_method.get(method.name, entry.channel),
+            service,
+            method,
+            request,
+            metadata,
         )
         if anonymous and _restricted(name_of(service), method.name):
             assert outcome.code == grpc.StatusCode.PERMISSION_DENIED, (method.full_name, outcome)

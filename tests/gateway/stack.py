@@ -21,6 +21,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import KeyRing, issue
 from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_stub
 from tests.services.conftest import ServiceProcess, start_service
 
 KEYS = "k1:" + base64.b64encode(secrets.token_bytes(32)).decode()
@@ -74,7 +75,8 @@ class GatewayStack:
         return gateway_pb2_grpc.GatewayServiceStub(channel)
 
     def table_stub(self) -> table_pb2_grpc.TableServiceStub:
-        return table_pb2_grpc.TableServiceStub(channel_as(self.table.address, "gateway"))
+        address = self.table.address
+        return table_stub(channel_as(address), channel_as(address, "gateway"))
 
     def open_table(self, config: common_pb2.TableConfig = CONFIG) -> str:
         table_id = f"gw{uuid.uuid4().hex[:10]}"

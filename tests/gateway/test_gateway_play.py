@@ -17,10 +17,10 @@ import nats
 import pytest
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 from pokerkit.notation import HandHistory as PokerKitHistory
 
-from libs.devstack.identity import aio_channel_as
+from libs.devstack.tablestub import aio_table_as
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.poker.cards import DECK
 from libs.poker.events import HandShown, HoleCardsDealt
@@ -124,10 +124,9 @@ async def drive(
     used: dict[str, int] = {}
     async with (
         grpc.aio.insecure_channel(stack.gateway.address) as gch,
-        aio_channel_as(stack.table.address, "gateway") as tch,
+        aio_table_as(stack.table.address) as table,
     ):
         gw = gateway_pb2_grpc.GatewayServiceStub(gch)
-        table = table_pb2_grpc.TableServiceStub(tch)
         sat_out = False
         for _ in range(5000):
             spectator = (

@@ -16,9 +16,10 @@ from typing import Any, TypeVar
 import grpc
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 
 from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from tests import infra
 from tests.services.conftest import ServiceProcess, launch_service
 
@@ -103,8 +104,7 @@ class LobbyStack:
             return getattr(stub, method)(request, timeout=timeout)
 
     def table_call(self, method: str, request: Any, timeout: float = 15.0) -> Any:
-        with channel_as(f"127.0.0.1:{self.table_port}", "gateway") as channel:
-            stub = table_pb2_grpc.TableServiceStub(channel)
+        with table_as(f"127.0.0.1:{self.table_port}") as stub:
             return getattr(stub, method)(request, timeout=timeout)
 
     def register(self, name: str = "", bot: bool = False) -> lobby_pb2.Player:

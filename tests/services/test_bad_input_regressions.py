@@ -10,9 +10,10 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 
 from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from tests.services.conftest import ServiceProcess, start_service, stop_all
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -88,8 +89,7 @@ def test_bad_table_ids_and_a_1_mb_idempotency_key_leave_the_table_service_workin
 ) -> None:
     """Issue 9: GetTableState(table_id="Z"*5000) or a 1 MB idempotency key broke the table
     service's NATS connection, and every table call was INTERNAL from then on."""
-    with channel_as(services["table"].address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(services["table"].address) as stub:
         for table_id in BAD_IDS:
             refused(
                 lambda t=table_id: stub.GetTableState(  # type: ignore[misc]

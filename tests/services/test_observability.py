@@ -15,13 +15,14 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 from prometheus_client.samples import Sample
 
 from libs.cli.stack import stack_status
 from libs.cli.stack_metrics import parse
 from libs.devstack import LocalStack, free_port
 from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from libs.platform.logging import REQUEST_ID_HEADER
 from tests.services.conftest import ServiceProcess, Starter, launch_service
 
@@ -133,8 +134,7 @@ def test_a_request_id_follows_player_actions_to_the_dealer_and_the_evaluator(
         action_clock_seconds=30,
     )
     seat_id, call_id = f"seat-{uuid.uuid4().hex}", f"call-{uuid.uuid4().hex}"
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(
                 table_id=table_id,

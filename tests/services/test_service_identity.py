@@ -3,7 +3,8 @@ without the right identity (services as real processes, callers with and without
 tokens: libs.platform.identity, policies in libs.platform.callers).
 
 - the dealer starts decks, deals and reveals seeds only for the table service;
-- the table serves per-viewer views (hole cards) only to the gateway;
+- the table serves per-viewer views (hole cards) only to the gateway, takes chips (open, seat,
+  top up, leave, close) only from the lobby and tools, and actions only from the gateway and tools;
 - the lobby answers only the gateway and tools; the ai decides only for the table and tools;
 - a missing, forged, tampered or expired token is no identity at all;
 - the lobby believes a forwarded client address only from the authenticated gateway.
@@ -20,6 +21,7 @@ from typing import Any
 import grpc
 import pytest
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
+from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
@@ -150,6 +152,89 @@ def test_only_the_gateway_gets_a_players_view_from_the_table(
     with channel_as(address, "gateway") as channel, pytest.raises(grpc.RpcError) as caught:
         table_pb2_grpc.TableServiceStub(channel).GetPlayerView(view, timeout=10)
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND  # past the policy: no such table
+
+
+def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_the_gateway(
+    services: dict[str, ServiceProcess],
+) -> None:
+    """Anyone who reached the table's port could seat a player with a buy-in from nowhere, or
+    act for any player: commands are refused to every caller without the right identity
+    (libs.platform.callers.TABLE_COMMAND_CALLERS), and nothing is written for them."""
+    address = services["table"].address
+    table_id = f"who{uuid.uuid4().hex[:10]}"
+
+    def command(key: str, **fields: Any) -> table_pb2.SubmitCommandRequest:
+        return table_pb2.SubmitCommandRequest(table_id=table_id, idempotency_key=key, **fields)
+
+    config = table_pb2.OpenTable(
+        config=common_pb2.TableConfig(
+            variant=common_pb2.VARIANT_HOLDEM,
+            betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+            max_seats=6,
+            small_blind=1,
+            big_blind=2,
+        )
+    )
+    seat = table_pb2.SeatPlayer(player_id="rich", buy_in=200)
+    chips = {
+        "open_table": command("o", open_table=config),
+        "seat_player": command("s", seat_player=seat),
+        "add_chips": command("a", add_chips=table_pb2.AddChips(player_id="rich", amount=10)),
+        "leave_seat": command("l", leave_seat=table_pb2.LeaveSeat(player_id="rich")),
+        "close_table": command("c", close_table=table_pb2.CloseTable()),
+    }
+    players = {
+        "sit_out": command("so", sit_out=table_pb2.SitOut(player_id="rich")),
+        "sit_in": command("si", sit_in=table_pb2.SitIn(player_id="rich")),
+        "show_or_muck": command("sm", show_or_muck=table_pb2.ShowOrMuck(player_id="rich")),
+        "set_auto_muck": command("am", set_auto_muck=table_pb2.SetAutoMuck(player_id="rich")),
+    }
+    act = table_pb2.SubmitActionRequest(
+        table_id=table_id,
+        player_id="rich",
+        action=common_pb2.ACTION_TYPE_FOLD,
+        idempotency_key="act",
+    )
+    for name in ("gateway", "table", "dealer", "evaluator", "ai"):
+        with channel_as(address, name) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            for which, request in chips.items():
+                assert f"identity {name}" in denied(
+                    lambda: stub.SubmitCommand(request, timeout=10)  # noqa: B023
+                ), (name, which)
+    for name in ("lobby", "table", "dealer", "evaluator", "ai"):
+        with channel_as(address, name) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            for request in players.values():
+                denied(lambda: stub.SubmitCommand(request, timeout=10))  # noqa: B023
+            denied(lambda: stub.SubmitAction(act, timeout=10))  # noqa: B023
+    with grpc.insecure_channel(address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for metadata in bad_tokens("lobby").values():
+            denied(lambda: stub.SubmitCommand(chips["open_table"], metadata=metadata))  # noqa: B023
+            denied(lambda: stub.SubmitAction(act, timeout=10, metadata=metadata))  # noqa: B023
+        # nothing was written for any of them: the table was never opened
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    # the lobby opens and seats; the gateway then acts for the player (past the policy: the
+    # table answers about the game, not about the caller)
+    with channel_as(address, "lobby") as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.SubmitCommand(chips["open_table"], timeout=10)
+        stub.SubmitCommand(chips["seat_player"], timeout=10)
+    with channel_as(address, "gateway") as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        stub.SubmitCommand(players["sit_out"], timeout=10)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.SubmitAction(act, timeout=10)
+        assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # no hand to fold in
+    with channel_as(address) as channel, pytest.raises(grpc.RpcError) as caught:
+        # tools may send every command (past the policy: one player cannot start a hand)
+        table_pb2_grpc.TableServiceStub(channel).SubmitCommand(
+            command("st", start_hand=table_pb2.StartHand()), timeout=10
+        )
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 def test_the_lobby_and_the_ai_answer_only_their_callers(

@@ -24,11 +24,11 @@ import pytest
 from google.protobuf.message import Message
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 
 from libs.ai import Level, decide
 from libs.ai.wire import read_request, response_from_decision
-from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from libs.poker.events import HandEnded, HandVoided, HoleCardsDealt, StreetDealt
 from libs.table.config import BotDifficulty
 from libs.table.events import Event, HandBegan, PlayerSeated, TableClosed
@@ -88,8 +88,7 @@ def _play(
     limit, or closed here once a bot went broke (no hand can start with fewer bots than
     seats). Return its id."""
     table_id = f"b{uuid.uuid4().hex[:8]}"
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(
                 table_id=table_id,

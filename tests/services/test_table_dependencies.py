@@ -19,6 +19,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as, channel_as
+from libs.devstack.tablestub import table_as
 from libs.platform import healthcheck
 from tests.conditions import wait_until_sync
 from tests.services.conftest import ServiceProcess, Starter
@@ -121,8 +122,7 @@ def test_an_unknown_table_reads_as_not_found(
     start: Starter, own_nats: NatsServer, own_redis: RedisServer
 ) -> None:
     table = _table(start, own_nats, own_redis)
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         for call in (
             lambda: stub.GetTableState(table_pb2.GetTableStateRequest(table_id="never-opened")),
             lambda: stub.GetPlayerView(
@@ -139,8 +139,7 @@ def test_the_table_metrics_count_what_was_played(
 ) -> None:
     table = _table(start, own_nats, own_redis)
     table_id = f"m{uuid.uuid4().hex[:8]}"
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         _open_bots(stub, table_id, hands=3)
         wait_until_sync(lambda: _closed(stub, table_id), "three bot hands played")
         sequence = _state(stub, table_id).sequence
@@ -169,8 +168,7 @@ def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
     def health() -> str:
         return healthcheck.check(table.address, "", 2.0)
 
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         _open_bots(stub, table_id, hands=2)
         wait_until_sync(lambda: _closed(stub, table_id), "two bot hands played")
 

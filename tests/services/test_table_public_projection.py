@@ -65,7 +65,7 @@ def _call(address: str, request: table_pb2.SubmitCommandRequest) -> None:
     """Submit, retrying while the service restarts (same key: a retry gets the first outcome)."""
     for _ in range(200):
         try:
-            with channel_as(address, "gateway") as channel:
+            with channel_as(address) as channel:  # as tools: it seats and closes
                 table_pb2_grpc.TableServiceStub(channel).SubmitCommand(request, timeout=10)
             return
         except grpc.RpcError as exc:

@@ -11,9 +11,9 @@ import uuid
 import grpc
 import pytest
 from holdem.common.v1 import common_pb2
-from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.table.v1 import table_pb2
 
-from libs.devstack.identity import channel_as
+from libs.devstack.tablestub import table_as
 from libs.poker.events import PotAwarded
 from libs.table.events import Event, HandBegan
 from libs.tableproto.envelope import decode_commit
@@ -54,8 +54,7 @@ def test_players_act_and_views_hide_other_players_cards(
 ) -> None:
     table = _table(start, nats_url, redis_url)
     table_id = f"g{uuid.uuid4().hex[:8]}"
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         stub.SubmitCommand(
             _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
         )
@@ -126,14 +125,12 @@ def test_a_second_replica_takes_over_a_table_when_the_first_dies(
     first = _table(start, nats_url, redis_url, **env)
     second = _table(start, nats_url, redis_url, **env)
     table_id = f"f{uuid.uuid4().hex[:8]}"
-    with channel_as(first.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(first.address) as stub:
         stub.SubmitCommand(
             _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
         )
         before = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
-    with channel_as(second.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(second.address) as stub:
         with pytest.raises(grpc.RpcError) as err:
             stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id))
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE  # the first replica owns it
@@ -159,8 +156,7 @@ def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:
     config.CopyFrom(CONFIG)
     config.hand_limit = hands
     config.min_players_to_start = 4  # all four seated before the first hand
-    with channel_as(table.address, "gateway") as channel:
-        stub = table_pb2_grpc.TableServiceStub(channel)
+    with table_as(table.address) as stub:
         stub.SubmitCommand(
             _command(table_id, "open", open_table=table_pb2.OpenTable(config=config))
         )

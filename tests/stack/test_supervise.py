@@ -9,6 +9,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -17,6 +18,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import SERVICE_NAMES, pid_alive
+from libs.devstack.identity import channel_as, stack_service_keys
 from libs.platform import healthcheck
 from tests.stack.stackrun import StackRun, read_state, run_holdem
 
@@ -27,9 +29,13 @@ TABLE_ID = "supervised"
 PROGRESS_TIMEOUT = 90.0
 
 
-def _table_stub(state: dict[str, Any]) -> tuple[grpc.Channel, table_pb2_grpc.TableServiceStub]:
+def _table_stub(
+    state: dict[str, Any], state_dir: Path
+) -> tuple[grpc.Channel, table_pb2_grpc.TableServiceStub]:
     address = next(s["address"] for s in state["services"] if s["name"] == "table")
-    channel = grpc.insecure_channel(address)
+    # as tools, with the stack's own keys (a table takes chips only from the lobby or tools)
+    keys = stack_service_keys(state_dir)
+    channel = channel_as(address, keys=keys)
     return channel, table_pb2_grpc.TableServiceStub(channel)
 
 
@@ -118,7 +124,7 @@ def test_killing_any_one_process_keeps_the_table_playing(
     start_stack: Callable[..., StackRun],
 ) -> None:
     run = start_stack()
-    channel, stub = _table_stub(run.state)
+    channel, stub = _table_stub(run.state, run.state_dir)
     with channel:
         _open_bot_table(stub)
         hand = _wait_for_hands(stub, "before any kill")
@@ -159,7 +165,7 @@ def test_killing_any_one_process_keeps_the_table_playing(
     assert run.proc.wait(timeout=60) == 0
     assert "table exited with status -9" in run.output()
     again = start_stack(state_dir=run.state_dir)
-    channel, stub = _table_stub(again.state)
+    channel, stub = _table_stub(again.state, again.state_dir)
     with channel:
         # the same table, from its stored stream: it goes on from where it was
         view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=TABLE_ID), timeout=30)
