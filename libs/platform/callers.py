@@ -114,8 +114,10 @@ DEALER_CALLERS = OnlyServices(
     {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
 )
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
-#: authenticated player; public reads and commands stay open (they show nothing hidden).
-TABLE_CALLERS = OnlyServices({"GetPlayerView": {"gateway"}})
+#: authenticated player; hand histories (read from the table's private stream, projected for one
+#: player) to the gateway and tools; public reads and commands stay open (they show nothing
+#: hidden).
+TABLE_CALLERS = OnlyServices({"GetPlayerView": {"gateway"}, "GetHandHistory": {"gateway", "tools"}})
 #: Bots' decisions are asked by the table (and the CLI's arena, as tools).
 AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
 #: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).

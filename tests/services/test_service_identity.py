@@ -3,7 +3,8 @@ without the right identity (services as real processes, callers with and without
 tokens: libs.platform.identity, policies in libs.platform.callers).
 
 - the dealer starts decks, deals and reveals seeds only for the table service;
-- the table serves per-viewer views (hole cards) only to the gateway;
+- the table serves per-viewer views (hole cards) only to the gateway, hand histories (read from
+  its private stream) only to the gateway and tools;
 - the lobby answers only the gateway and tools; the ai decides only for the table and tools;
 - a missing, forged, tampered or expired token is no identity at all;
 - the lobby believes a forwarded client address only from the authenticated gateway.
@@ -150,6 +151,28 @@ def test_only_the_gateway_gets_a_players_view_from_the_table(
     with channel_as(address, "gateway") as channel, pytest.raises(grpc.RpcError) as caught:
         table_pb2_grpc.TableServiceStub(channel).GetPlayerView(view, timeout=10)
     assert caught.value.code() == grpc.StatusCode.NOT_FOUND  # past the policy: no such table
+
+
+def test_only_the_gateway_and_tools_get_a_players_hand_history_from_the_table(
+    services: dict[str, ServiceProcess],
+) -> None:
+    """Histories are read from the table's private stream (every hole card): only the gateway
+    (for the authenticated player) and tools may ask for one."""
+    address = services["table"].address
+    history = table_pb2.GetHandHistoryRequest(table_id="nosuchtable", player_id="p1")
+    allowed = ("gateway", "tools")
+    for name in (n for n in IDENTITIES if n not in allowed):
+        with channel_as(address, name) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            denied(lambda: stub.GetHandHistory(history, timeout=10))  # noqa: B023
+    with grpc.insecure_channel(address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for metadata in [*bad_tokens("gateway").values(), *bad_tokens("tools").values()]:
+            denied(lambda: stub.GetHandHistory(history, timeout=10, metadata=metadata))  # noqa: B023
+    for name in allowed:
+        with channel_as(address, name) as channel, pytest.raises(grpc.RpcError) as caught:
+            table_pb2_grpc.TableServiceStub(channel).GetHandHistory(history, timeout=10)
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND, name  # past the policy
 
 
 def test_the_lobby_and_the_ai_answer_only_their_callers(
