@@ -6,6 +6,7 @@ pages follow each other, and bad requests are refused at the edge."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 
 import grpc
 import pytest
@@ -19,7 +20,9 @@ from libs.platform.server import ERROR_CODE_HEADER
 from libs.poker.cards import format_cards
 from libs.poker.events import HandShown, HoleCardsDealt
 from libs.table.events import HandBegan
+from libs.tableproto.envelope import encode_commit
 from services.table.history import stored_commits
+from tests.history.test_history import play
 from tests.services.conftest import Starter
 from tests.services.test_table_bots import LEVELS, _config, _play
 
@@ -146,3 +149,44 @@ def test_a_players_history_is_the_stream_projected_for_that_player(
             table_pb2.GetHandHistoryRequest(table_id=table_id, player_id="bot1"), timeout=30
         )
     assert len(got.hands) == min(10, len(history_page(stored, "bot1", limit=100).hands))
+
+
+def test_pages_of_a_stored_table_are_libs_history_pages(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    """A table's stream written here (12 hands of three people, shows and mucks: tests/history's
+    table) is served page by page exactly as libs.history pages it."""
+    table = start("table", {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url})
+    table_id = f"h{uuid.uuid4().hex[:10]}"
+    played = play(12, seed=5)
+
+    async def write() -> None:
+        import nats
+
+        nc = await nats.connect(nats_url)
+        try:
+            js = nc.jetstream()
+            for number, (_, at, events) in enumerate(played):
+                payload = encode_commit(table_id, events, f"k{number}", "Test", at)
+                await js.publish(f"holdem.table.{table_id}", payload, stream="HOLDEM_TABLES")
+        finally:
+            await nc.close()
+
+    asyncio.run(write())
+    stored = stored_commits(_commits(nats_url, table_id))
+    with channel_as(table.address, "gateway") as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for player in ("alice", "bob", "carol"):
+            for limit, before in ((0, 0), (5, 0), (5, 8), (100, 3), (1, 1), (3, 2**63)):
+                got = stub.GetHandHistory(
+                    table_pb2.GetHandHistoryRequest(
+                        table_id=table_id, player_id=player, limit=limit, before_hand_number=before
+                    ),
+                    timeout=30,
+                )
+                want = history_page(stored, player, limit=limit, before=before)
+                assert got.more == want.more, (player, limit, before)
+                assert [(h.hand_number, h.phh, h.pokerstars) for h in got.hands] == [
+                    (h.hand_number, h.phh, h.pokerstars) for h in want.hands
+                ], (player, limit, before)
+        assert len(want.hands) == 3 and want.more  # the last: 3 of 12, more to come
