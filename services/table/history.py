@@ -6,7 +6,8 @@ player's hands cut from them and projected for that player (libs.history, pure: 
 cards, cards shown, never anyone else's). The decoding and the writing of PHH and PokerStars text
 run in a worker thread (about 0.3 s of CPU for 20,000 commits), so the tables this replica serves
 keep playing meanwhile, and at most ``concurrency`` histories are worked on at once (later calls
-wait their turn, within their deadline)."""
+wait their turn, within their deadline; a history whose caller left still holds its place until
+its thread is done)."""
 
 from __future__ import annotations
 
@@ -34,13 +35,28 @@ class HandHistories:
     ) -> HistoryPage:
         """``player_id``'s hands at ``table_id`` that the request asks for (libs.history.page);
         ``TABLE_NOT_FOUND`` for a table that was never opened."""
-        async with self._slots:
+        await self._slots.acquire()
+        try:
             commits = await self.events.read(table_id)
             if not commits:
                 raise IllegalAction(TABLE_NOT_FOUND, "no such table")
-            return await asyncio.to_thread(
-                _page, commits[-MAX_HISTORY_COMMITS:], player_id, hand_id, before, limit
+            work = asyncio.ensure_future(
+                asyncio.to_thread(
+                    _page, commits[-MAX_HISTORY_COMMITS:], player_id, hand_id, before, limit
+                )
             )
+        except BaseException:
+            self._slots.release()
+            raise
+        # the slot is free once the thread is done, not when a caller who left stops waiting:
+        # callers who give up cannot pile up threads
+        work.add_done_callback(self._done)
+        return await asyncio.shield(work)
+
+    def _done(self, work: asyncio.Future[HistoryPage]) -> None:
+        self._slots.release()
+        if not work.cancelled():
+            work.exception()  # retrieved: a caller who left is not told, nor is the log
 
 
 def _page(
