@@ -16,10 +16,9 @@ What each user may do (the names are the ones in the code: libs/eventstore, serv
   (``HOLDEM_PUBLIC``); the KV buckets ``holdem_tables`` (registry) and ``holdem_table_leases``
   (+ ``_members``).
 - NATS ``gateway``: subscribes to ``holdem.public.table.>`` only (live watch), reads
-  ``HOLDEM_PUBLIC`` through JetStream, watches the ``holdem_revoked`` bucket. It may create a
-  consumer on ``HOLDEM_TABLES`` that delivers to its own inbox (a player's hand history is read
-  from the table's stream and filtered to what that player saw); it can neither publish to nor
-  subscribe to ``holdem.table.>``.
+  ``HOLDEM_PUBLIC`` through JetStream, watches the ``holdem_revoked`` bucket. It reaches nothing
+  of ``HOLDEM_TABLES`` (no JetStream API on it, no ``holdem.table.>``): a player's hand history
+  is asked of the table service (``GetHandHistory``), which reads its own stream.
 - NATS ``lobby``: ``holdem.lobby.>`` (``HOLDEM_LOBBY``), its KV buckets ``holdem_lobby_*``,
   ``holdem_revoked`` (writes revocations), and its durable cash-out consumer on ``HOLDEM_PUBLIC``.
 - NATS ``spectator``: the public projection only (what ``holdem stack up --demo-hands`` prints).
@@ -113,7 +112,6 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
     "gateway": NatsPermissions(
         publish=(
             *_stream_api("HOLDEM_PUBLIC"),
-            *_stream_api("HOLDEM_TABLES"),  # hand history: delivered to its own inbox only
             *_bucket("holdem_revoked", write=False),
         ),
         subscribe=("holdem.public.table.>",),

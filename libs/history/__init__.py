@@ -5,8 +5,20 @@
 - :mod:`.phh`: such a hand as a PHH document (``holdem replay`` replays it; unseen cards ``??``).
 - :mod:`.pokerstars`: the same hand as PokerStars-style text (hold'em; PokerKit's
   ``HandHistory.from_pokerstars`` parses the no-limit ones).
+- :mod:`.page`: which of a player's hands one request asks for (limits, paging), newest first.
 """
 
-from .hands import HandHistory, PlayedHand, hands_of_player, played_hands
+from .hands import HandHistory, PlayedHand, StoredCommit, hands_of_player, played_hands
+from .page import MAX_HANDS, MAX_HISTORY_COMMITS, HistoryPage, history_page
 
-__all__ = ["HandHistory", "PlayedHand", "hands_of_player", "played_hands"]
+__all__ = [
+    "MAX_HANDS",
+    "MAX_HISTORY_COMMITS",
+    "HandHistory",
+    "HistoryPage",
+    "PlayedHand",
+    "StoredCommit",
+    "hands_of_player",
+    "history_page",
+    "played_hands",
+]

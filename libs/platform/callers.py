@@ -114,12 +114,14 @@ DEALER_CALLERS = OnlyServices(
     {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
 )
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
-#: authenticated player. Commands only from a service that has a reason to send them (which
-#: command from whom: :data:`TABLE_COMMAND_CALLERS`); actions from the gateway (the players) and
-#: tools. Public reads (GetTableState) stay open: they show nothing hidden.
+#: authenticated player; hand histories (read from the table's private stream, projected for one
+#: player) to the gateway and tools. Commands only from a service that has a reason to send
+#: them (which command from whom: :data:`TABLE_COMMAND_CALLERS`); actions from the gateway (the
+#: players) and tools. Public reads (GetTableState) stay open: they show nothing hidden.
 TABLE_CALLERS = OnlyServices(
     {
         "GetPlayerView": {"gateway"},
+        "GetHandHistory": {"gateway", "tools"},
         "SubmitCommand": {"gateway", "lobby", "tools"},
         "SubmitAction": {"gateway", "tools"},
     }

@@ -16,7 +16,6 @@ from libs.platform.config import (
     load_platform_config,
     number,
 )
-from services.table.config import STREAM as TABLE_STREAM  # hand histories read the table stream
 
 SERVICE = "gateway"
 
@@ -48,7 +47,6 @@ WATCHES_PER_PLAYER = Var(
 )
 VARIABLES: tuple[Var[Any], ...] = (
     OPTIONAL_TOKEN_KEYS,
-    TABLE_STREAM,
     RATE_PER_SECOND,
     RATE_BURST,
     WATCH_BUFFER,
@@ -64,7 +62,6 @@ class GatewayConfig:
     rate_burst: int = 100
     watch_buffer: int = 512
     watches_per_player: int = 16
-    table_stream: str = "HOLDEM_TABLES"
 
 
 def load_config(environ: Mapping[str, str]) -> GatewayConfig:
@@ -76,5 +73,4 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
         rate_burst=values[RATE_BURST],
         watch_buffer=values[WATCH_BUFFER],
         watches_per_player=values[WATCHES_PER_PLAYER],
-        table_stream=values[TABLE_STREAM],
     )

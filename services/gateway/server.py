@@ -3,7 +3,8 @@ GuestLogin and ListTables carries a bearer token, verified here (``auth``); the 
 is the only player the call acts for. Seating, leaving, top-ups, wallets and accounts go to the
 lobby (contract-13 §3); actions, sitting out/in and showdown choices to the table (one table
 call each); WatchTable follows the table's public projection (``watch``); hand histories are
-read from the table's stream and projected for the caller (libs.history).
+asked of the table (``GetHandHistory``: it reads its own stream and projects it for the caller;
+the gateway cannot read that stream).
 
 Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 
@@ -20,7 +21,6 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.events.v1 import events_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -29,9 +29,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import TokenClaims
 from libs.auth.revocation import REVOKED_BUCKET, RevokedTokens
-from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.projection import JetStreamProjection, Projected
-from libs.history import HandHistory, hands_of_player
 from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
 from libs.platform.clients import call_timeout, connect_peer, service_config
 from libs.platform.config import PlatformConfig
@@ -49,7 +47,6 @@ from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
-from libs.tableproto.envelope import decode_commit
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
 from services.gateway.watch import Listener, TableFeeds
@@ -66,9 +63,6 @@ INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 #: Table codes that, for a call about the caller's own seat, mean "you have no seat here".
 _NOT_SEATED_CODES = frozenset({"NOT_SEATED"})
-#: Hands one GetHandHistory answers at most, and commits of a table it reads at most.
-MAX_HANDS = 100
-MAX_HISTORY_COMMITS = 20_000
 #: Display names kept (then forgotten all at once and asked again).
 MAX_NAMES = 100_000
 #: How long a view waits for the lobby to name a player, and when to ask again after a failure.
@@ -117,10 +111,6 @@ def scoped_key(kind: str, player_id: str, key: str) -> str:
     return f"gw-{kind}-{digest}"
 
 
-def _timestamp(seconds: float) -> Timestamp:
-    return Timestamp(seconds=int(seconds), nanos=int((seconds % 1) * 1e9))
-
-
 def _error_code(exc: grpc.aio.AioRpcError) -> str:
     for key, value in exc.trailing_metadata() or ():
         if key == ERROR_CODE_HEADER and isinstance(value, str):
@@ -136,7 +126,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         table: table_pb2_grpc.TableServiceAsyncStub,
         auth: Authenticator,
         feeds: TableFeeds | None,
-        tables: JetStreamEventStore | None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
@@ -144,7 +133,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.table = table
         self.auth = auth
         self.feeds = feeds
-        self.tables = tables
         self.clock = clock
         self.rpc_timeout = config.platform.rpc_timeout_seconds
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
@@ -640,49 +628,42 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self, request: gateway_pb2.GetHandHistoryRequest, context: Context
     ) -> gateway_pb2.GetHandHistoryResponse:
         claims = await self._caller(context)
-        if self.tables is None:
-            raise NotImplementedYet("GatewayService.GetHandHistory", "this gateway has no NATS")
-        before = 0
-        if request.page_token:
-            try:
-                before = int(request.page_token)
-            except ValueError:
-                raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid") from None
-        # the table must exist (NOT_FOUND otherwise), as for every other call about a table
-        await self._view(request.table_id, claims.player_id, self._timeout(context))
-        commits = await self.tables.read(request.table_id)
-        events = []
-        for commit in commits[-MAX_HISTORY_COMMITS:]:
-            envelope, decoded = decode_commit(commit.data)
-            events.append((commit.sequence, recorded_seconds(envelope), decoded))
-        hands = hands_of_player(events, claims.player_id)
-        if request.hand_id:
-            hands = [h for h in hands if h.hand_id == request.hand_id]
-        if before:
-            hands = [h for h in hands if h.hand_number < before]
-        limit = min(request.limit or 10, MAX_HANDS)
-        page = hands[-limit:][::-1]  # newest first
-        more = len(hands) > limit
+        before = page_token_number(request.page_token)
+        # the table reads its own stream and projects it for this player (NOT_FOUND for a table
+        # that was never opened, as for every other call about a table)
+        answer = await self.table.GetHandHistory(
+            table_pb2.GetHandHistoryRequest(
+                table_id=request.table_id,
+                player_id=claims.player_id,
+                hand_id=request.hand_id,
+                limit=request.limit,
+                before_hand_number=before,
+            ),
+            timeout=self._timeout(context),
+            metadata=self._meta(),
+        )
+        hands = [
+            copy_fields(h, gateway_pb2.HandRecord(table_id=request.table_id)) for h in answer.hands
+        ]
         return gateway_pb2.GetHandHistoryResponse(
-            hands=[_record(request.table_id, h) for h in page],
-            next_page_token=str(page[-1].hand_number) if more and page else "",
+            hands=hands,
+            next_page_token=str(hands[-1].hand_number) if answer.more and hands else "",
         )
 
 
-def recorded_seconds(commit: events_pb2.Commit) -> float:
-    return commit.recorded_at.seconds + commit.recorded_at.nanos / 1e9
-
-
-def _record(table_id: str, hand: HandHistory) -> gateway_pb2.HandRecord:
-    return gateway_pb2.HandRecord(
-        table_id=table_id,
-        hand_id=hand.hand_id,
-        hand_number=hand.hand_number,
-        started_at=_timestamp(hand.started_at),
-        ended_at=_timestamp(hand.ended_at),
-        phh=hand.phh,
-        pokerstars=hand.pokerstars,
-    )
+def page_token_number(token: str) -> int:
+    """The hand number a GetHandHistory page token stands for (the last hand of the page
+    before; empty: 0, no bound). A token no page could have ended with is INVALID_ARGUMENT; a
+    number beyond every hand number bounds nothing."""
+    if not token:
+        return 0
+    try:
+        number = int(token)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid")
+    return number if number < 2**64 else 0
 
 
 def raise_behind(last: int) -> None:
@@ -719,14 +700,12 @@ async def build(config: GatewayConfig) -> Mount:
         log.warning("HOLDEM_TOKEN_KEYS is not set: no token verifies at this gateway")
     auth = Authenticator(config.token_keys, revoked)
     feeds = TableFeeds(nc, JetStreamProjection(nc))
-    tables = JetStreamEventStore(nc, stream=config.table_stream)
     servicer = GatewayServicer(
         config,
         lobby_pb2_grpc.LobbyServiceStub(lobby_channel),
         table_pb2_grpc.TableServiceStub(table_channel),
         auth,
         feeds,
-        tables,
     )
 
     async def close() -> None:

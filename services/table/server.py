@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import nats.errors
 import structlog
+from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
@@ -25,6 +26,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
+from libs.history import HandHistory
 from libs.platform.callers import TABLE_CALLERS, authorize_command
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorKind, ErrorMapper
@@ -40,6 +42,7 @@ from services.table.app import TableApp
 from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
+from services.table.history import HandHistories
 from services.table.ranking import GrpcRanker
 from services.table.views import player_view
 
@@ -90,6 +93,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     def __init__(self, app: TableApp, unready: Callable[[], str | None] = lambda: None) -> None:
         self.app = app
         self.unready = unready  # why calls cannot be served now (NATS down), or None
+        self.histories = HandHistories(app.events)
 
     @_store_unavailable_is_unavailable
     async def SubmitCommand(
@@ -172,6 +176,37 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         return table_pb2.GetPlayerViewResponse(
             view=player_view(request.table_id, table.state, table.sequence, request.player_id)
         )
+
+    @_store_unavailable_is_unavailable
+    async def GetHandHistory(
+        self, request: table_pb2.GetHandHistoryRequest, context: Context
+    ) -> table_pb2.GetHandHistoryResponse:
+        # any replica answers: a read of the stream, nothing claimed or cached
+        page = await self.histories.page(
+            _ids(request.table_id, "-")[0],
+            request.player_id,
+            hand_id=request.hand_id,
+            before=request.before_hand_number,
+            limit=request.limit,
+        )
+        return table_pb2.GetHandHistoryResponse(
+            hands=[_record(hand) for hand in page.hands], more=page.more
+        )
+
+
+def _timestamp(seconds: float) -> Timestamp:
+    return Timestamp(seconds=int(seconds), nanos=int((seconds % 1) * 1e9))
+
+
+def _record(hand: HandHistory) -> table_pb2.HandRecord:
+    return table_pb2.HandRecord(
+        hand_id=hand.hand_id,
+        hand_number=hand.hand_number,
+        started_at=_timestamp(hand.started_at),
+        ended_at=_timestamp(hand.ended_at),
+        phh=hand.phh,
+        pokerstars=hand.pokerstars,
+    )
 
 
 def _ids(table_id: str, key: str) -> tuple[str, str]:

@@ -201,8 +201,16 @@ def test_only_the_table_service_reads_and_writes_private_table_subjects(
             await JetStreamEventStore(lb, timeout=1.0).read("t1")
         with pytest.raises(nats.errors.Error):
             await JetStreamEventStore(s, timeout=1.0).read("t1")
-        # the gateway reads a table's stream for hand history, delivered to its inbox only
-        assert [c.data for c in await JetStreamEventStore(g).read("t1")] == [b"hole cards"]
+        # nor the gateway: hand histories come from the table service (GetHandHistory), so it
+        # reaches no JetStream API of HOLDEM_TABLES at all: no consumer, no direct get, no info
+        gateway.errors.clear()
+        with pytest.raises(nats.errors.Error):
+            await JetStreamEventStore(g, timeout=1.0).read("t1")
+        with pytest.raises(nats.errors.Error):
+            await g.jetstream(timeout=1.0).get_last_msg("HOLDEM_TABLES", "holdem.table.t1")
+        with pytest.raises(nats.errors.Error):
+            await g.jetstream(timeout=1.0).stream_info("HOLDEM_TABLES")
+        assert gateway.violated("publish")
         with pytest.raises(Exception):  # noqa: B017 (a timeout or a refusal, by version)
             await JetStreamEventStore(g, timeout=1.0).append(
                 "t1", b"forged", expected_last=1, msg_id="f"
@@ -256,8 +264,8 @@ def test_every_user_has_its_own_inbox_and_the_services_without_nats_have_no_user
         subscribe = json.loads(line.split("subscribe: {allow: ")[1].split("]")[0] + "]")
         assert subscribe == [*perms.subscribe, f"_INBOX_{name}.>"]
         assert "_INBOX.>" not in subscribe and ">" not in subscribe
-        if name != "table":
-            assert "holdem.table" not in line
+        if name != "table":  # nobody else reaches the private subjects or their stream
+            assert "holdem.table" not in line and "HOLDEM_TABLES" not in line
 
 
 # -- Redis ------------------------------------------------------------------------------------

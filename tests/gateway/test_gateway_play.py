@@ -375,3 +375,39 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
                     continue
                 spaced = " ".join(cards[i : i + 2] for i in range(0, len(cards), 2))
                 assert cards not in record.phh and spaced not in record.pokerstars
+
+    # pages: one hand each, by next_page_token, back to the oldest; one hand by its id; a token
+    # the gateway never gave is refused
+    async def pages(player: str) -> tuple[list[str], list[str], grpc.StatusCode | None]:
+        async with grpc.aio.insecure_channel(stack.gateway.address) as channel:
+            gw = gateway_pb2_grpc.GatewayServiceStub(channel)
+            auth = bearer(tokens[player])
+            walked, token = [], ""
+            while True:
+                page = await gw.GetHandHistory(
+                    gateway_pb2.GetHandHistoryRequest(table_id=table_id, limit=1, page_token=token),
+                    metadata=auth,
+                )
+                assert len(page.hands) == 1 and page.hands[0].table_id == table_id
+                walked.append(page.hands[0].hand_id)
+                token = page.next_page_token
+                if not token:
+                    break
+            oldest = await gw.GetHandHistory(
+                gateway_pb2.GetHandHistoryRequest(table_id=table_id, hand_id=walked[-1]),
+                metadata=auth,
+            )
+            try:
+                await gw.GetHandHistory(
+                    gateway_pb2.GetHandHistoryRequest(table_id=table_id, page_token="not-a-page"),
+                    metadata=auth,
+                )
+                refused = None
+            except grpc.aio.AioRpcError as exc:
+                refused = exc.code()
+            return walked, [h.hand_id for h in oldest.hands], refused
+
+    walked, oldest, refused = asyncio.run(pages("ann"))
+    assert walked == [r.hand_id for r in records["ann"]]
+    assert oldest == walked[-1:]
+    assert refused == grpc.StatusCode.INVALID_ARGUMENT

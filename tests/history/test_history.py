@@ -9,7 +9,7 @@ import random
 import pytest
 from pokerkit.notation import HandHistory as PokerKitHistory
 
-from libs.history import hands_of_player
+from libs.history import MAX_HISTORY_COMMITS, hands_of_player, history_page
 from libs.history.phh import phh_actions
 from libs.poker import DealBoard, DealHoleCards, Phase, legal_actions
 from libs.poker.cards import DECK, format_cards
@@ -128,3 +128,33 @@ def test_no_card_the_player_never_saw() -> None:
                     spaced = " ".join(pairs)
                     if not seen:
                         assert cards not in text and spaced not in text, (viewer, owner, text)
+
+
+def test_a_page_is_the_newest_hands_first_and_the_next_page_follows_its_last() -> None:
+    commits = play(12, seed=11)
+    every = [h.hand_number for h in hands_of_player(commits, "bob")][::-1]
+    assert every == list(range(12, 0, -1))
+    first = history_page(commits, "bob")  # 10 by default
+    assert [h.hand_number for h in first.hands] == every[:10] and first.more
+    seen: list[int] = []
+    before = 0
+    while True:
+        page = history_page(commits, "bob", limit=5, before=before)
+        seen += [h.hand_number for h in page.hands]
+        if not page.more:
+            break
+        before = page.hands[-1].hand_number
+    assert seen == every
+    assert len(history_page(commits, "bob", limit=1000).hands) == 12  # at most MAX_HANDS (100)
+    one = history_page(commits, "bob", hand_id=first.hands[3].hand_id)
+    assert [h.hand_number for h in one.hands] == [every[3]] and not one.more
+    assert history_page(commits, "bob", hand_id="nosuchhand").hands == ()
+    assert history_page(commits, "nobody").hands == ()
+
+
+def test_only_the_latest_commits_are_read() -> None:
+    commits = play(3, seed=2)
+    padding = [(0, 0.0, [])] * MAX_HISTORY_COMMITS  # commits with no event (never stored, but
+    # they count against the bound like any)
+    assert len(history_page(commits, "alice").hands) == 3
+    assert history_page([*commits, *padding], "alice").hands == ()

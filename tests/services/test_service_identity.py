@@ -3,8 +3,9 @@ without the right identity (services as real processes, callers with and without
 tokens: libs.platform.identity, policies in libs.platform.callers).
 
 - the dealer starts decks, deals and reveals seeds only for the table service;
-- the table serves per-viewer views (hole cards) only to the gateway, takes chips (open, seat,
-  top up, leave, close) only from the lobby and tools, and actions only from the gateway and tools;
+- the table serves per-viewer views (hole cards) only to the gateway, hand histories (read from
+  its private stream) only to the gateway and tools, takes chips (open, seat, top up, leave,
+  close) only from the lobby and tools, and actions only from the gateway and tools;
 - the lobby answers only the gateway and tools; the ai decides only for the table and tools;
 - a missing, forged, tampered or expired token is no identity at all;
 - the lobby believes a forwarded client address only from the authenticated gateway.
@@ -235,6 +236,26 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
             command("st", start_hand=table_pb2.StartHand()), timeout=10
         )
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+def test_only_the_gateway_and_tools_get_a_players_hand_history_from_the_table(
+    services: dict[str, ServiceProcess],
+) -> None:
+    """Histories are read from the table's private stream (every hole card): only the gateway
+    (for the authenticated player) and tools may ask for one."""
+    address = services["table"].address
+    history = table_pb2.GetHandHistoryRequest(table_id="nosuchtable", player_id="p1")
+    allowed = ("gateway", "tools")
+    for name in (n for n in IDENTITIES if n not in allowed):
+        with channel_as(address, name) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            denied(lambda: stub.GetHandHistory(history, timeout=10))  # noqa: B023
+    with grpc.insecure_channel(address) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        for metadata in [*bad_tokens("gateway").values(), *bad_tokens("tools").values()]:
+            denied(lambda: stub.GetHandHistory(history, timeout=10, metadata=metadata))  # noqa: B023
+    for name in allowed:
+        with channel_as(address, name) as channel, pytest.raises(grpc.RpcError) as caught:
+            table_pb2_grpc.TableServiceStub(channel).GetHandHistory(history, timeout=10)
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND, name  # past the policy
 
 
 def test_the_lobby_and_the_ai_answer_only_their_callers(

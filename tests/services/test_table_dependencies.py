@@ -91,6 +91,14 @@ def _state(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> common_pb2.P
     return view
 
 
+def _history(
+    stub: table_pb2_grpc.TableServiceStub, table_id: str
+) -> table_pb2.GetHandHistoryResponse:
+    request = table_pb2.GetHandHistoryRequest(table_id=table_id, player_id="bot0")
+    answer: table_pb2.GetHandHistoryResponse = stub.GetHandHistory(request, timeout=10)
+    return answer
+
+
 def _closed(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> bool:
     return _state(stub, table_id).table_status == common_pb2.TABLE_STATUS_CLOSED
 
@@ -127,6 +135,9 @@ def test_an_unknown_table_reads_as_not_found(
             lambda: stub.GetTableState(table_pb2.GetTableStateRequest(table_id="never-opened")),
             lambda: stub.GetPlayerView(
                 table_pb2.GetPlayerViewRequest(table_id="never-opened", player_id="p")
+            ),
+            lambda: stub.GetHandHistory(
+                table_pb2.GetHandHistoryRequest(table_id="never-opened", player_id="p")
             ),
         ):
             with pytest.raises(grpc.RpcError) as caught:
@@ -187,6 +198,9 @@ def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
         with pytest.raises(grpc.RpcError) as caught:
             _state(stub, table_id)
         assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+        with pytest.raises(grpc.RpcError) as caught:
+            _history(stub, table_id)
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
 
         # Back on the same port (same JetStream store): everything works again, no restart.
         own_nats.start(timeout=20.0)
@@ -196,6 +210,7 @@ def test_redis_is_a_cache_and_nats_coming_back_needs_no_restart(
         wait_until_sync(lambda: _answers(lambda: _open_bots(stub, third, hands=1)), "a commit")
         wait_until_sync(lambda: _closed(stub, third), "a hand played after NATS came back")
         assert _closed(stub, table_id)  # what was played before is all there
+        assert _history(stub, table_id).hands  # and its histories
     assert table.running and table.restarts == 0
 
 

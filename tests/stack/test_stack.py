@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from libs.devstack import SERVICE_NAMES, pid_alive
@@ -22,7 +23,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 
 def _register_login_list(gateway: str) -> None:
-    """One client round trip through the gateway (forwarded to the lobby)."""
+    """Client round trips through the gateway: to the lobby, and a hand history asked of the
+    table (which reads its own stream: the gateway's NATS user cannot)."""
     username = f"stack_{uuid.uuid4().hex[:12]}"
     with grpc.insecure_channel(gateway) as channel:
         stub = gateway_pb2_grpc.GatewayServiceStub(channel)
@@ -40,6 +42,21 @@ def _register_login_list(gateway: str) -> None:
         assert login.player.player_id == registered.player.player_id
         tables = stub.ListTables(gateway_pb2.ListTablesRequest(), timeout=10)
         assert isinstance(tables, gateway_pb2.ListTablesResponse)
+        auth = (("authorization", f"Bearer {login.token}"),)
+        config = common_pb2.TableConfig(
+            variant=common_pb2.VARIANT_HOLDEM,
+            betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+            max_seats=6,
+            small_blind=1,
+            big_blind=2,
+        )
+        table = stub.CreateTable(
+            gateway_pb2.CreateTableRequest(name="stack", config=config), metadata=auth, timeout=30
+        ).table
+        history = stub.GetHandHistory(
+            gateway_pb2.GetHandHistoryRequest(table_id=table.table_id), metadata=auth, timeout=30
+        )
+        assert list(history.hands) == [] and not history.next_page_token  # no hand played
 
 
 def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> None:
