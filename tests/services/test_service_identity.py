@@ -236,6 +236,8 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
             command("st", start_hand=table_pb2.StartHand()), timeout=10
         )
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
 def test_only_the_gateway_and_tools_get_a_players_hand_history_from_the_table(
     services: dict[str, ServiceProcess],
 ) -> None:
