@@ -312,10 +312,13 @@ async def play(
     spy: Spy,
     rng: random.Random,
     counts: Counts,
+    must_leave: bool = False,
 ) -> None:
     """Play until the table closes: act on every turn, and now and then retry an action, drop
-    and resume the stream, sit out for a hand, or leave and join again."""
+    and resume the stream, sit out for a hand, or leave and join again (``must_leave``: at least
+    once, in the first hand it sees, so a short run cannot roll no leave at all)."""
     last = 0
+    left = False
     # The sequence of our last move: a view before it is stale, while a view AT it is the state
     # our move made, which may be our turn again (our closing call opens the showdown, and the
     # first to show is us). A refused move skips the view it was made on.
@@ -379,9 +382,10 @@ async def play(
                 if await housekeeping(client.sit_out(table_id), counts):
                     counts.sit_outs += 1
                     sat_out_at = view.hand_number
-            elif roll < 0.03 and idle:
+            elif (roll < 0.03 or (must_leave and not left)) and idle:
                 # answered at once (`leaving`); the join after it waits for the hand's end
                 leaving = asyncio.create_task(leave_and_join(client, table_id, counts))
+                left = True
             if received >= drop_after:
                 counts.resumes += 1
                 break  # drop the stream; reopen it from the last sequence seen
@@ -542,16 +546,18 @@ async def run_table(
     spies = [Spy(p.player_id) for p in people]
     seated = [asyncio.Event() for _ in people]
 
-    async def person(client: GatewayClient, spy: Spy, c: Counts, sat: asyncio.Event) -> None:
+    async def person(
+        client: GatewayClient, spy: Spy, c: Counts, sat: asyncio.Event, first: bool
+    ) -> None:
         await client.join_table(table_id, BUY_IN)
         c.joins += 1
         sat.set()
-        await play(address, table_id, client, spy, random.Random(rng.random()), c)
+        await play(address, table_id, client, spy, random.Random(rng.random()), c, first)
 
     per_player = [Counts() for _ in people]
     tasks = [
-        asyncio.create_task(person(p, spy, c, e))
-        for p, spy, c, e in zip(people, spies, per_player, seated, strict=True)
+        asyncio.create_task(person(p, spy, c, e, i == 0))
+        for i, (p, spy, c, e) in enumerate(zip(people, spies, per_player, seated, strict=True))
     ]
     loop = asyncio.get_running_loop()
     ACTIVITY[table_id] = loop.time()
