@@ -5,7 +5,14 @@ catch up and to fill any gap (contract-13 §1).
 
 A stream never slows the table: the subscription's callback only appends to queues and never
 waits; a queue that is full marks its stream as fallen behind, and the stream then ends with
-RESOURCE_EXHAUSTED (the client resumes with ``from_sequence``)."""
+RESOURCE_EXHAUSTED (the client resumes with ``from_sequence``).
+
+A live message can be missed (published before the subscription reached the server, or dropped
+by a slow connection). A stream notices a gap at the next commit (its ``previous`` is not the
+last one sent) and fills it from the store; but when the missed commit is the latest one (the
+table then waits for a player to act on it), no next commit comes. So each watched table is
+checked when it has been quiet for :data:`QUIET_CHECK_SECONDS`: if the store holds a newer public
+commit than the subscription delivered, it is offered to every stream, which fills the gap."""
 
 from __future__ import annotations
 
@@ -27,6 +34,9 @@ from libs.eventstore.projection import (
 )
 
 log = structlog.get_logger("gateway.watch")
+
+#: A watched table that delivered nothing for this long is asked for its latest public commit.
+QUIET_CHECK_SECONDS = 3.0
 
 
 class Listener:
@@ -70,6 +80,9 @@ class _Feed:
     def __init__(self) -> None:
         self.listeners: set[Listener] = set()
         self.subscription: Subscription | None = None
+        self.latest = 0  # the highest sequence offered to the listeners
+        self.heard = 0.0  # when (loop time) a live commit last arrived
+        self.checker: asyncio.Task[None] | None = None
 
 
 class TableFeeds:
@@ -90,7 +103,13 @@ class TableFeeds:
                 feed.subscription = await self.nc.subscribe(
                     self.projection.subject(table_id), cb=self._deliver(table_id, feed)
                 )
+                feed.heard = asyncio.get_running_loop().time()
+                feed.checker = asyncio.create_task(self._check_when_quiet(table_id, feed))
             feed.listeners.add(listener)
+        # the subscription is active on the server before the stream reads the store (a
+        # commit published in between reaches the queue, not only the store)
+        with contextlib.suppress(Exception):
+            await self.nc.flush(timeout=2)
         return listener
 
     async def leave(self, table_id: str, listener: Listener) -> None:
@@ -101,6 +120,8 @@ class TableFeeds:
             feed.listeners.discard(listener)
             if not feed.listeners:
                 del self._feeds[table_id]
+                if feed.checker is not None:
+                    feed.checker.cancel()
                 if feed.subscription is not None:
                     with contextlib.suppress(Exception):
                         await feed.subscription.unsubscribe()
@@ -119,10 +140,34 @@ class TableFeeds:
             except ValueError:
                 log.warning("unreadable_public_commit", table_id=table_id)
                 return
+            feed.heard = asyncio.get_running_loop().time()
+            feed.latest = max(feed.latest, commit.sequence)
             for listener in tuple(feed.listeners):
                 listener.offer(commit)
 
         return deliver
+
+    async def _check_when_quiet(self, table_id: str, feed: _Feed) -> None:
+        """While ``feed`` is watched: when it has been quiet for QUIET_CHECK_SECONDS, offer its
+        listeners the table's latest public commit if the subscription never delivered it."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(max(0.0, feed.heard + QUIET_CHECK_SECONDS - loop.time()))
+            if loop.time() - feed.heard < QUIET_CHECK_SECONDS:
+                continue  # something arrived meanwhile
+            feed.heard = loop.time()
+            try:
+                newest = await self.projection.last(table_id)
+            except Exception as exc:  # NATS away: the next quiet period asks again
+                log.debug("quiet_check_failed", table_id=table_id, error=str(exc)[:200])
+                continue
+            if newest is None or newest.sequence <= feed.latest:
+                continue
+            if feed.latest:
+                log.info("missed_public_commit", table_id=table_id, sequence=newest.sequence)
+            feed.latest = newest.sequence
+            for listener in tuple(feed.listeners):
+                listener.offer(newest)
 
     async def read(self, table_id: str, after: int, limit: int) -> list[Projected]:
         """Stored public commits after ``after`` (at most ``limit``), in order."""

@@ -261,7 +261,10 @@ class Counts:
         self.refused += other.refused
 
 
-def choose(view: pb.PlayerView, rng: random.Random) -> tuple[pb.ActionType.ValueType, int, str]:
+def choose(
+    view: pb.PlayerView, rng: random.Random, eager: bool = False
+) -> tuple[pb.ActionType.ValueType, int, str]:
+    """A random legal move (``eager``: all in whenever that is one of them)."""
     legal = view.legal_actions
     sizes = bet_sizes(view)
     me = my_seat(view)
@@ -280,6 +283,8 @@ def choose(view: pb.PlayerView, rng: random.Random) -> tuple[pb.ActionType.Value
         options.append((kind, rng.randint(sizes["min"], sizes["pot"]), name))
         if committed + legal.all_in_amount <= legal.max_raise_to:  # (not over a limit's cap)
             options.append((pb.ACTION_TYPE_ALL_IN, 0, "all_in"))
+    if eager and options[-1][2] == "all_in":
+        return options[-1]
     return rng.choice(options)
 
 
@@ -313,10 +318,12 @@ async def play(
     rng: random.Random,
     counts: Counts,
     must_leave: bool = False,
+    must_sit_out: bool = False,
 ) -> None:
     """Play until the table closes: act on every turn, and now and then retry an action, drop
     and resume the stream, sit out for a hand, or leave and join again (``must_leave``: at least
-    once, in the first hand it sees, so a short run cannot roll no leave at all)."""
+    once, in the first hand it sees, so a short run cannot roll no leave at all; ``must_sit_out``
+    likewise)."""
     last = 0
     left = False
     # The sequence of our last move: a view before it is stale, while a view AT it is the state
@@ -372,12 +379,15 @@ async def play(
                 continue
             if view.sequence >= acted and is_my_turn(view):
                 counts.turns_at_own_move += view.sequence == acted
-                acted = await take_turn(client, table_id, view, rng, counts, spy)
+                # the first player at a table goes all in once at least (a short run could
+                # roll none at all)
+                eager = must_leave and not counts.actions.get("all_in")
+                acted = await take_turn(client, table_id, view, rng, counts, spy, eager)
                 continue
             if not view.hand_id or view.sequence < acted:
                 continue
             roll = rng.random()
-            if roll < 0.02 and not sat_out_at and idle:
+            if (roll < 0.02 or (must_sit_out and not counts.sit_outs)) and not sat_out_at and idle:
                 # from the next hand on; back in the hand after
                 if await housekeeping(client.sit_out(table_id), counts):
                     counts.sit_outs += 1
@@ -415,6 +425,7 @@ async def take_turn(
     rng: random.Random,
     counts: Counts,
     spy: Spy,
+    eager: bool = False,
 ) -> int:
     if is_showdown_turn(view):
         try:
@@ -438,7 +449,7 @@ async def take_turn(
         spy.views.append(reply.view)
         moved(client.player_id, table_id, "show/muck", view, reply)
         return int(reply.sequence)
-    action, amount, name = choose(view, rng)
+    action, amount, name = choose(view, rng, eager)
     key = new_key()
     try:
         reply = await client.act(table_id, action, amount, hand_id=view.hand_id, key=key)
@@ -552,7 +563,9 @@ async def run_table(
         await client.join_table(table_id, BUY_IN)
         c.joins += 1
         sat.set()
-        await play(address, table_id, client, spy, random.Random(rng.random()), c, first)
+        rng_of = random.Random(rng.random())
+        # the first player leaves and goes all in, the second sits out, once at least each
+        await play(address, table_id, client, spy, rng_of, c, first, not first)
 
     per_player = [Counts() for _ in people]
     tasks = [
