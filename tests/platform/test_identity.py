@@ -6,12 +6,14 @@ refuses to start."""
 from __future__ import annotations
 
 import base64
+import io
 import stat
 import time
 from pathlib import Path
 
 import pytest
 
+from libs.cli.main import main as cli_main
 from libs.devstack.identity import cli_service_key, stack_service_key, write_service_key
 from libs.devstack.services import DEV_SERVICE_KEYS, service_key_env
 from libs.platform.config import ConfigError, load_platform_config
@@ -269,3 +271,28 @@ def test_a_stack_keeps_only_the_tools_key_for_the_cli_owner_only(
     other = ServiceKey.generate("env").format()
     monkeypatch.setenv("HOLDEM_SERVICE_KEY", other)
     assert cli_service_key() == other  # the environment wins
+
+
+def test_holdem_service_keys_makes_a_key_pair_per_identity(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli_main(["service-keys", "new", "--kid", "prod1"]) == 0
+    lines = dict(
+        line.split("=", 1) for line in capsys.readouterr().out.splitlines() if "=" in line[:40]
+    )
+    public = PublicKeys.parse(lines.pop("HOLDEM_SERVICE_PUBLIC_KEYS"))
+    assert public.identities() == set(IDENTITIES)
+    for identity in IDENTITIES:
+        key = ServiceKey.parse(lines[f"HOLDEM_SERVICE_KEY_{identity.upper()}"])
+        assert key.kid == "prod1"
+        assert [i for i in IDENTITIES if public.holds(i, key)] == [identity]
+    # a rotation of one identity: its new public entry, from the new key or from any private key
+    assert cli_main(["service-keys", "new", "--kid", "k2", "--identity", "table"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    new_key = ServiceKey.parse(out[1].split("=", 1)[1])
+    assert out[-1] == new_key.public_entry("table")
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"HOLDEM_SERVICE_KEY={new_key.format()}\n"))
+    assert cli_main(["service-keys", "public", "--identity", "table"]) == 0
+    assert capsys.readouterr().out.strip() == new_key.public_entry("table")
+    monkeypatch.setattr("sys.stdin", io.StringIO("k2:short"))
+    assert cli_main(["service-keys", "public", "--identity", "table"]) == 2
