@@ -65,8 +65,8 @@ CACHE_LIMIT = 4096
 MAX_PUBLIC_KEYS = 64
 KEY_BYTES = 32
 _VERSION = "v2"
-_SIGNATURE_CHARS = 86  # 64 bytes, unpadded base64
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+#: v2.<kid>.<identity>.<expiry>.<86 characters: the 64-byte signature, unpadded base64>
 _TOKEN = re.compile(r"v2\.([A-Za-z0-9_-]{1,32})\.([a-z]{1,16})\.([0-9]{1,12})\.([A-Za-z0-9_-]{86})")
 
 Clock = Callable[[], float]
