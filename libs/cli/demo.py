@@ -61,6 +61,9 @@ class _Printer:
         self.names: dict[int, str] = {}
         self.hands_done = 0
         self.rake = 0
+        # every buy-in the table committed, the rebuys of broke bots included (counted from the
+        # stream, not from the replies: a rebuy's reply may still be on its way when it closes)
+        self.bought_in = 0
         # (seat, player, stack) when the table closed: what went back to the wallets
         self.final: tuple[tuple[int, str, int], ...] = ()
 
@@ -71,6 +74,7 @@ class _Printer:
     def line(self, event: Event) -> str | None:
         if isinstance(event, PlayerSeated):
             self.names[event.seat] = event.player_id
+            self.bought_in += event.stack
             level = (
                 f" ({event.bot_difficulty.value} bot, ai service)" if event.bot_difficulty else ""
             )
@@ -149,7 +153,7 @@ async def play_demo_summary(
     printer = _Printer(redact_url(verify_url or nats_url))
     done = asyncio.Event()
     broke: asyncio.Queue[int] = asyncio.Queue()
-    rebuys = bought_again = 0
+    rebuys = 0
     nc = await connect_nats(nats_url)
 
     async def on_commit(msg: Any) -> None:
@@ -197,7 +201,7 @@ async def play_demo_summary(
             )
 
         async def buy_in_again() -> None:
-            nonlocal rebuys, bought_again
+            nonlocal rebuys
             while True:
                 number = await broke.get()
                 rebuys += 1
@@ -211,7 +215,6 @@ async def play_demo_summary(
                         timeout=120,
                     )
                     await seat(number, f"seat-{number}-{rebuys}")
-                    bought_again += 1
 
         for number in range(len(BOTS)):
             await seat(number, f"seat-{number}")
@@ -223,6 +226,6 @@ async def play_demo_summary(
     await asyncio.sleep(0.2)  # the last commits' messages
     await nc.close()
     # every buy-in, the rebuys of broke bots included (a broke bot leaves with nothing)
-    text, conserved = printer.summary((SEATS + bought_again) * BUY_IN)
+    text, conserved = printer.summary(printer.bought_in)
     print(f"\n{text}", flush=True)
     return printer.hands_done, conserved

@@ -15,7 +15,7 @@ from holdem.common.v1 import common_pb2 as pb
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.client import GatewayClient
-from libs.devstack.identity import aio_channel_as, cli_service_keys
+from libs.devstack.identity import aio_channel_as, cli_service_key
 
 LEVEL_NAMES = {
     pb.BOT_DIFFICULTY_EASY: "easy",
@@ -49,15 +49,15 @@ async def seat_ais(
     table_id: str,
     levels: Sequence[pb.BotDifficulty.ValueType],
     buy_in: int,
-    keys: str | None = None,
+    key: str | None = None,
 ) -> list[str]:
     """Register one AI player per level and seat it at an existing table through the lobby's
     internal API (RegisterPlayer with is_bot, then the JoinTable saga); their player ids. For
     tests and tools that add AIs to a table already running (the gateway seats AIs only when it
     creates a table). The table plays them at NORMAL: the level is in their names only. Calls
-    are signed with ``keys`` (default: the CLI's, ``cli_service_keys``)."""
+    are signed as ``tools`` with the private ``key`` (default: the CLI's, ``cli_service_key``)."""
     ids = []
-    async with aio_channel_as(lobby_address, keys=keys or cli_service_keys()) as channel:
+    async with aio_channel_as(lobby_address, key=key or cli_service_key()) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         for i, level in enumerate(levels):
             tag = secrets.token_hex(4)

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "libs.cli.bench",
     "libs.cli.arena",
     "libs.cli.audit",
+    "libs.cli.servicekeys",
     "libs.cli.load",
     "libs.cli.play",
 )

@@ -35,9 +35,10 @@ from typing import Any
 
 from libs.cli import stack_metrics
 from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
-from libs.devstack.identity import write_service_keys
+from libs.devstack.identity import write_service_key
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform import healthcheck
+from libs.platform.identity import TOOLS
 
 STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
@@ -155,8 +156,8 @@ def _up_foreground(args: argparse.Namespace) -> int:
             return 1
         state = stack.state()
         write_state(state_dir, state)
-        # for the CLI's commands run later, which call the services as "tools"
-        write_service_keys(state_dir, DEV_SERVICE_KEYS)
+        # for the CLI's commands run later, which call the services as "tools" (that key only)
+        write_service_key(state_dir, DEV_SERVICE_KEYS.key(TOOLS).format())
         _print_summary(state, state_dir)
         if args.play:
             return _play_in_terminal(stack, args)

@@ -1,7 +1,9 @@
 """Calling services of the dev stack with an identity (libs.platform.identity).
 
-The services this process starts (``service_env``) verify callers with ``DEV_SERVICE_KEYS``;
-tools and tests call them as ``tools`` (or as another service, to test a policy) with::
+The services this process starts (``ServiceProcess``, ``service_env``) each sign with their own
+key of ``DEV_SERVICE_KEYS`` and verify callers with its public keys; tools and tests call them
+as ``tools`` (or as another service, to test a policy: with that service's private key from the
+same set) with::
 
     with channel_as(dealer.address, "table") as channel:
         DealerServiceStub(channel).RevealSeed(...)
@@ -9,10 +11,10 @@ tools and tests call them as ``tools`` (or as another service, to test a policy)
     async with aio_channel_as(lobby.address) as channel:
         ...
 
-A stack started by ``holdem stack up`` in another process writes its key ring to
-``<stack dir>/service-keys`` (mode 0600); the CLI's commands call as ``tools`` with
-:func:`cli_service_keys`: HOLDEM_SERVICE_KEYS if set, else that file, else this process's own
-keys (services it started itself).
+A stack started by ``holdem stack up`` in another process writes the private key of ``tools``
+(only that one) to ``<stack dir>/service-key`` (mode 0600); the CLI's commands call as ``tools``
+with :func:`cli_service_key`: HOLDEM_SERVICE_KEY if set (the tools key an operator gave the
+CLI), else that file, else this process's own (services it started itself).
 """
 
 from __future__ import annotations
@@ -23,66 +25,67 @@ from typing import Any
 
 import grpc
 
-from libs.auth.keys import KeyRing
 from libs.platform.clients import signed_aio_channel, signed_channel
-from libs.platform.identity import TOOLS, ServiceSigner
+from libs.platform.identity import TOOLS, ServiceKey, ServiceSigner
 
-from .services import DEV_SERVICE_KEYS
+from .services import DEV_SERVICE_KEYS, SERVICE_KEY_VAR
 
 __all__ = [
-    "SERVICE_KEYS_FILE",
+    "SERVICE_KEY_FILE",
     "aio_channel_as",
     "channel_as",
-    "cli_service_keys",
+    "cli_service_key",
     "signer_as",
-    "stack_service_keys",
-    "write_service_keys",
+    "stack_service_key",
+    "write_service_key",
 ]
 
-SERVICE_KEYS_FILE = "service-keys"
+SERVICE_KEY_FILE = "service-key"
 
 
-def signer_as(service: str = TOOLS, keys: str | None = None) -> ServiceSigner:
-    """A signer of ``service``'s tokens with ``keys`` (default: this run's DEV_SERVICE_KEYS)."""
-    return ServiceSigner(KeyRing.parse(keys or DEV_SERVICE_KEYS), service)
+def signer_as(service: str = TOOLS, key: str | None = None) -> ServiceSigner:
+    """A signer of ``service``'s tokens with the private ``key`` (``kid:base64``; default:
+    ``service``'s key of this run's DEV_SERVICE_KEYS)."""
+    return ServiceSigner(ServiceKey.parse(key) if key else DEV_SERVICE_KEYS.key(service), service)
 
 
 def channel_as(
-    address: str, service: str = TOOLS, *, keys: str | None = None, **kwargs: Any
+    address: str, service: str = TOOLS, *, key: str | None = None, **kwargs: Any
 ) -> grpc.Channel:
     """A blocking channel to ``address`` whose calls say they come from ``service``."""
-    return signed_channel(address, signer_as(service, keys), **kwargs)
+    return signed_channel(address, signer_as(service, key), **kwargs)
 
 
 def aio_channel_as(
-    address: str, service: str = TOOLS, *, keys: str | None = None, **kwargs: Any
+    address: str, service: str = TOOLS, *, key: str | None = None, **kwargs: Any
 ) -> grpc.aio.Channel:
     """An asyncio channel to ``address`` whose calls say they come from ``service``."""
-    return signed_aio_channel(address, signer_as(service, keys), **kwargs)
+    return signed_aio_channel(address, signer_as(service, key), **kwargs)
 
 
-def write_service_keys(directory: Path, keys: str) -> Path:
-    """Keep a stack's service key ring in ``directory`` for tools run later (owner-only)."""
+def write_service_key(directory: Path, key: str) -> Path:
+    """Keep the private key of a stack's ``tools`` for tools run later (owner-only)."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / SERVICE_KEYS_FILE
+    path = directory / SERVICE_KEY_FILE
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
-        out.write(keys + "\n")
+        out.write(key + "\n")
+    os.chmod(path, 0o600)  # also when the file was there before with other bits
     return path
 
 
-def stack_service_keys(directory: Path) -> str | None:
-    """HOLDEM_SERVICE_KEYS if set, else the key ring a stack wrote to ``directory``, else None."""
-    if os.environ.get("HOLDEM_SERVICE_KEYS"):
-        return os.environ["HOLDEM_SERVICE_KEYS"]
+def stack_service_key(directory: Path) -> str | None:
+    """HOLDEM_SERVICE_KEY if set, else the tools key a stack wrote to ``directory``, else None."""
+    if os.environ.get(SERVICE_KEY_VAR):
+        return os.environ[SERVICE_KEY_VAR]
     try:
-        return (directory / SERVICE_KEYS_FILE).read_text().strip() or None
+        return (directory / SERVICE_KEY_FILE).read_text().strip() or None
     except OSError:
         return None
 
 
-def cli_service_keys() -> str:
-    """The keys a CLI command signs with: HOLDEM_SERVICE_KEYS, else those of the stack in
-    $HOLDEM_STACK_DIR (default ./.stack), else this process's own (DEV_SERVICE_KEYS)."""
+def cli_service_key() -> str:
+    """The private key a CLI command signs with as ``tools``: HOLDEM_SERVICE_KEY, else the one
+    of the stack in $HOLDEM_STACK_DIR (default ./.stack), else this process's own."""
     directory = Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
-    return stack_service_keys(directory) or DEV_SERVICE_KEYS
+    return stack_service_key(directory) or DEV_SERVICE_KEYS.key(TOOLS).format()

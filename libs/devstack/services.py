@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from libs.platform import healthcheck
+from libs.platform.identity import IDENTITIES, ServiceKeySet
 
 from .processes import LOOPBACK, START_TIMEOUT, ManagedProcess
 
@@ -33,6 +34,7 @@ __all__ = [
     "addr_env_var",
     "clean_environ",
     "service_env",
+    "service_key_env",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -41,12 +43,13 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 #: lobby signs and the gateway verifies with it (contract-13 §4). New for each run, never a
 #: fixed secret.
 DEV_TOKEN_KEYS = "dev:" + base64.b64encode(secrets.token_bytes(32)).decode()
-#: The service-token key ring (libs.platform.identity) of the services this process starts, unless
-#: this process's environment names one in HOLDEM_SERVICE_KEYS: new for each run. Tools and tests
-#: of this process sign with the same (libs.devstack.identity.channel_as).
-DEV_SERVICE_KEYS = os.environ.get("HOLDEM_SERVICE_KEYS") or (
-    "dev:" + base64.b64encode(secrets.token_bytes(32)).decode()
-)
+#: The service keys (libs.platform.identity) of the services this process starts: one new Ed25519
+#: key pair per identity for each run, never a fixed one. Each service gets only its own private
+#: key (ServiceProcess) and every public key (service_env); tools and tests of this process sign
+#: with the private key of the identity they call as (libs.devstack.identity.channel_as).
+DEV_SERVICE_KEYS = ServiceKeySet.generate("dev")
+SERVICE_KEY_VAR = "HOLDEM_SERVICE_KEY"
+SERVICE_PUBLIC_KEYS_VAR = "HOLDEM_SERVICE_PUBLIC_KEYS"
 
 
 def addr_env_var(name: str) -> str:
@@ -72,8 +75,8 @@ def service_env(
 ) -> dict[str, str]:
     """The environment of a service: ``base`` (default: this process's environment), the agreed
     ``HOLDEM_*`` variables for what is given (peer addresses, NATS, Redis, logging; metrics on
-    a free port; this run's token keys and service keys unless ``base`` has some), then
-    ``extra``.
+    a free port; this run's token keys and public service keys unless ``base`` has some), then
+    ``extra``. The private service key is per service: ``ServiceProcess`` adds its own.
     ``HOLDEM_LISTEN`` is the ``ServiceProcess``'s own."""
     env = dict(os.environ if base is None else base)
     env["HOLDEM_LOG_FORMAT"] = log_format
@@ -81,7 +84,10 @@ def service_env(
     env["HOLDEM_METRICS_LISTEN"] = f"{LOOPBACK}:0"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("HOLDEM_TOKEN_KEYS", DEV_TOKEN_KEYS)
-    env.setdefault("HOLDEM_SERVICE_KEYS", DEV_SERVICE_KEYS)
+    if not env.get(SERVICE_PUBLIC_KEYS_VAR):
+        # this run's keys; a private key from ``base`` could not be among them
+        env[SERVICE_PUBLIC_KEYS_VAR] = DEV_SERVICE_KEYS.public_keys().format()
+        env.pop(SERVICE_KEY_VAR, None)
     if log_level is not None:
         env["HOLDEM_LOG_LEVEL"] = log_level
     if nats_url is not None:
@@ -121,6 +127,9 @@ class ServiceProcess(ManagedProcess):
         super().__init__(name, log_path)
         self.listen = listen
         self.environment = dict(env if env is not None else service_env())
+        if not self.environment.get(SERVICE_KEY_VAR) and name in IDENTITIES:
+            # its own private key only (never another service's)
+            self.environment[SERVICE_KEY_VAR] = DEV_SERVICE_KEYS.key(name).format()
         self._argv = list(argv) if argv is not None else [python, "-m", f"services.{name}"]
         self.port = 0  # known once it listens
         self._log_offset = 0
@@ -207,3 +216,11 @@ class ServiceProcess(ManagedProcess):
     def log_lines(self) -> list[dict[str, Any]]:
         """Every JSON record of the service's log, oldest first (other lines are skipped)."""
         return self._records()
+
+
+def service_key_env(identity: str) -> dict[str, str]:
+    """The service-key variables of a service started as ``identity`` with this run's keys."""
+    return {
+        SERVICE_KEY_VAR: DEV_SERVICE_KEYS.key(identity).format(),
+        SERVICE_PUBLIC_KEYS_VAR: DEV_SERVICE_KEYS.public_keys().format(),
+    }

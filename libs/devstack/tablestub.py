@@ -41,19 +41,15 @@ def aio_table_stub(
 
 
 @contextmanager
-def table_as(address: str, keys: str | None = None) -> Iterator[table_pb2_grpc.TableServiceStub]:
-    """A blocking stub of the table at ``address`` (see the module's doc), channels closed after."""
-    with channel_as(address, keys=keys) as tools, channel_as(address, "gateway", keys=keys) as gw:
-        yield table_stub(tools, gw)
+def table_as(address: str) -> Iterator[table_pb2_grpc.TableServiceStub]:
+    """A blocking stub of the table at ``address`` (see the module's doc) with this run's dev
+    keys, channels closed after."""
+    with channel_as(address) as tools, channel_as(address, "gateway") as gateway:
+        yield table_stub(tools, gateway)
 
 
 @asynccontextmanager
-async def aio_table_as(
-    address: str, keys: str | None = None
-) -> AsyncIterator[table_pb2_grpc.TableServiceAsyncStub]:
-    """An asyncio stub of the table at ``address`` (see the module's doc)."""
-    async with (
-        aio_channel_as(address, keys=keys) as tools,
-        aio_channel_as(address, "gateway", keys=keys) as gateway,
-    ):
+async def aio_table_as(address: str) -> AsyncIterator[table_pb2_grpc.TableServiceAsyncStub]:
+    """An asyncio stub of the table at ``address`` (see the module's doc), dev keys."""
+    async with aio_channel_as(address) as tools, aio_channel_as(address, "gateway") as gateway:
         yield aio_table_stub(tools, gateway)

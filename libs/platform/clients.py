@@ -145,7 +145,7 @@ def connect_peer(platform: PlatformConfig, service: str) -> grpc.aio.Channel:
         platform.peer(service),
         timeout_seconds=platform.rpc_timeout_seconds,
         max_attempts=platform.rpc_max_attempts,
-        signer=ServiceSigner(platform.service_keys, platform.service),
+        signer=ServiceSigner(platform.service_key, platform.service),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urlsplit
 
 from libs.auth.keys import KeyRing, KeyRingError
+from libs.platform.identity import PublicKeys, ServiceKey, ServiceKeyError
 
 T = TypeVar("T")
 
@@ -324,15 +325,39 @@ OPTIONAL_TOKEN_KEYS: Var[KeyRing | None] = Var(
 )
 
 
-#: Keys of service tokens (libs.platform.identity): every service signs its calls to other
-#: services with the first and verifies its callers' with any. Required: a service without keys
-#: refuses to start (it could neither prove who it is nor know who calls). A secret.
-SERVICE_KEYS: Var[KeyRing] = Var(
-    "HOLDEM_SERVICE_KEYS",
-    VarType("kid:base64secret[,kid:base64secret...]", _parse_token_keys),
+def _parse_service_key(raw: str) -> ServiceKey:
+    try:
+        return ServiceKey.parse(raw)
+    except ServiceKeyError as exc:  # its messages never contain a secret
+        raise ValueError(str(exc)) from None
+
+
+def _parse_public_keys(raw: str) -> PublicKeys:
+    try:
+        return PublicKeys.parse(raw)
+    except ServiceKeyError as exc:
+        raise ValueError(str(exc)) from None
+
+
+#: This service's own private key (libs.platform.identity): it signs this service's calls to
+#: other services. Required: a service without it refuses to start (it could not prove who it
+#: is). A secret held by this service only.
+SERVICE_KEY: Var[ServiceKey] = Var(
+    "HOLDEM_SERVICE_KEY",
+    VarType("kid:base64key", _parse_service_key),
     None,
-    "keys of service tokens, a secret shared by every service: the first signs this service's "
-    "calls, every one verifies callers (docs/hardening.md); secrets of at least 32 bytes",
+    "this service's own Ed25519 private key (32 bytes), a secret of this service only: signs "
+    "its calls to other services (docs/hardening.md)",
+)
+
+#: The public keys of every identity: verify callers. Not a secret; the same for every service.
+SERVICE_PUBLIC_KEYS: Var[PublicKeys] = Var(
+    "HOLDEM_SERVICE_PUBLIC_KEYS",
+    VarType("identity:kid:base64key[,identity:kid:base64key...]", _parse_public_keys),
+    None,
+    "public keys of the service identities (gateway, lobby, table, dealer, evaluator, ai, "
+    "tools), the same for every service, not a secret: verify callers; several per identity "
+    "while a key is rotated",
 )
 
 
@@ -431,7 +456,8 @@ def platform_vars(service: str) -> tuple[Var[Any], ...]:
         SHUTDOWN_GRACE_SECONDS,
         RPC_TIMEOUT_SECONDS,
         RPC_MAX_ATTEMPTS,
-        SERVICE_KEYS,
+        SERVICE_KEY,
+        SERVICE_PUBLIC_KEYS,
     )
 
 
@@ -451,13 +477,26 @@ class PlatformConfig:
     shutdown_grace_seconds: float
     rpc_timeout_seconds: float
     rpc_max_attempts: int
-    service_keys: KeyRing  # signs this service's calls, verifies its callers'
+    service_key: ServiceKey  # signs this service's calls
+    service_public_keys: PublicKeys  # verify its callers'
 
     def peer(self, service: str) -> str:
         return self.peers[service]
 
 
 def platform_config(service: str, values: Values) -> PlatformConfig:
+    key, public_keys = values[SERVICE_KEY], values[SERVICE_PUBLIC_KEYS]
+    if not public_keys.holds(service, key):
+        # another service's key, or one not yet rolled out: every call it signs would be refused
+        raise ConfigError(
+            [
+                (
+                    SERVICE_KEY.name,
+                    f"its public key is not listed in {SERVICE_PUBLIC_KEYS.name} as "
+                    f"{service}:{key.kid}",
+                )
+            ]
+        )
     return PlatformConfig(
         service=service,
         listen=values[listen_var(service)],
@@ -471,7 +510,8 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
         shutdown_grace_seconds=values[SHUTDOWN_GRACE_SECONDS],
         rpc_timeout_seconds=values[RPC_TIMEOUT_SECONDS],
         rpc_max_attempts=values[RPC_MAX_ATTEMPTS],
-        service_keys=values[SERVICE_KEYS],
+        service_key=key,
+        service_public_keys=public_keys,
     )
 
 

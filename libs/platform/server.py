@@ -658,7 +658,7 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
             mount.endpoints,
             error_mapper=mount.error_mapper,
             max_calls_per_caller=mount.max_calls_per_caller,
-            verifier=ServiceVerifier(platform.service_keys),
+            verifier=ServiceVerifier(platform.service_public_keys),
             policy=mount.policy,
         )
         log.info(

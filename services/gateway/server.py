@@ -141,7 +141,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
         self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
         # The table channel has no interceptor (see _fast_channel): calls carry this by hand.
-        self.signer = ServiceSigner(config.platform.service_keys, "gateway")
+        self.signer = ServiceSigner(config.platform.service_key, "gateway")
 
     def _meta(self) -> tuple[tuple[str, str], ...]:
         """The gateway's service token, and the request id of the call being served (for the

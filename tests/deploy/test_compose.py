@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import re
 import shutil
 import subprocess
 from typing import Any
@@ -21,6 +22,7 @@ from libs.devstack.access import (
     nats_users_template,
     redis_user_rule,
 )
+from libs.platform.identity import IDENTITIES, TOOLS, PublicKeys, ServiceKey
 from tests.deploy.expected import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, ROOT, SERVICES, variables
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -114,6 +116,34 @@ def test_compose_env_wires_every_service_to_the_others() -> None:
         assert env["HOLDEM_REDIS_URL"] == f"redis://{redis_auth}redis:6379/0", name
         for other in SERVICES:
             assert env[f"HOLDEM_{other.upper()}_ADDR"] == f"{other}:{DEFAULT_PORTS[other]}"
+
+
+def _default(value: str) -> str:
+    """The default of a ``${VARIABLE:-default}`` interpolation."""
+    match = re.fullmatch(r"\$\{([A-Z0-9_]+):-(.+)\}", value)
+    assert match is not None, value
+    return match.group(2)
+
+
+def test_each_service_signs_with_its_own_key_only() -> None:
+    """Per-service keys (libs/platform/identity.py): each service's HOLDEM_SERVICE_KEY (its own
+    variable to override) is the one whose public half HOLDEM_SERVICE_PUBLIC_KEYS lists under
+    that service, and no other identity's; the tools key named in the comments (for the CLI)
+    is listed as tools."""
+    services = _compose()["services"]
+    keys = {}
+    for name in SERVICES:
+        env = services[name]["environment"]
+        assert env["HOLDEM_SERVICE_KEY"].startswith(f"${{HOLDEM_SERVICE_KEY_{name.upper()}:-")
+        assert env["HOLDEM_SERVICE_PUBLIC_KEYS"].startswith("${HOLDEM_SERVICE_PUBLIC_KEYS:-")
+        public = PublicKeys.parse(_default(env["HOLDEM_SERVICE_PUBLIC_KEYS"]))
+        assert public.identities() == set(IDENTITIES)
+        key = ServiceKey.parse(_default(env["HOLDEM_SERVICE_KEY"]))
+        assert [i for i in IDENTITIES if public.holds(i, key)] == [name]
+        keys[name] = key.format()
+    assert len(set(keys.values())) == len(SERVICES)
+    tools = re.search(r"as tools with HOLDEM_SERVICE_KEY=(\S+)", COMPOSE.read_text())
+    assert tools is not None and public.holds(TOOLS, ServiceKey.parse(tools.group(1)))
 
 
 def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:

@@ -28,6 +28,7 @@ from libs.devstack.access import (
     nats_users_template,
     redis_user_rule,
 )
+from libs.platform.identity import IDENTITIES, PublicKeys, ServiceKey
 from tests.deploy.expected import (
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,
@@ -45,6 +46,10 @@ OVERLAYS = ("dev", "production")
 #: The oldest Kubernetes the manifests are validated for (gRPC probes are GA since 1.27).
 KUBERNETES_VERSION = "1.30"
 NAMESPACE = "holdem"
+
+
+#: The public service-token keys of every identity (dev: in git; production: out of band).
+PUBLIC_KEYS_CONFIG = "holdem-service-public-keys"
 
 
 def service_secret(name: str) -> str:
@@ -236,10 +241,17 @@ def _secret_keys(name: str = "table") -> set[str]:
     return set(secret["stringData"])
 
 
+def _public_keys_config() -> dict[str, str]:
+    data: dict[str, str] = find(rendered("dev"), "ConfigMap", PUBLIC_KEYS_CONFIG)["data"]
+    return data
+
+
 def _environment(manifests: list[Manifest], container: dict[str, Any]) -> set[str]:
     names = {e["name"] for e in container.get("env", [])}
     for source in container.get("envFrom", []):
-        if "configMapRef" in source:
+        if source.get("configMapRef", {}).get("name") == PUBLIC_KEYS_CONFIG:
+            names |= set(_public_keys_config())  # production creates it out of band
+        elif "configMapRef" in source:
             names |= set(find(manifests, "ConfigMap", source["configMapRef"]["name"])["data"])
         else:
             assert source["secretRef"]["name"] == service_secret(container["name"])
@@ -254,8 +266,32 @@ def test_each_service_gets_exactly_the_variables_it_validates(tree: str) -> None
         (container,) = pod_spec(find(manifests, "Deployment", name))["containers"]
         assert _environment(manifests, container) == variables(name), name
     shared = set(find(manifests, "ConfigMap", "holdem-config")["data"])
-    assert shared | _secret_keys() == shared_variables()
-    assert not shared & _secret_keys()
+    public = set(_public_keys_config())
+    assert shared | public | _secret_keys() == shared_variables()
+    assert not shared & _secret_keys() and not public & (shared | _secret_keys())
+
+
+def test_each_service_secret_holds_its_own_service_key_and_no_other() -> None:
+    """Per-service keys (libs/platform/identity.py): the Secret of a service has the one private
+    key whose public half the shared ConfigMap lists under that service, and no other identity's;
+    the public keys are in a ConfigMap, never next to a private key."""
+    manifests = rendered("dev")
+    public = PublicKeys.parse(_public_keys_config()["HOLDEM_SERVICE_PUBLIC_KEYS"])
+    assert public.identities() == set(IDENTITIES)
+    seen = set()
+    for name in SERVICES:
+        secret = find(manifests, "Secret", service_secret(name))["stringData"]
+        key = ServiceKey.parse(secret["HOLDEM_SERVICE_KEY"])
+        assert public.holds(name, key), name
+        assert not any(public.holds(other, key) for other in IDENTITIES if other != name), name
+        assert "HOLDEM_SERVICE_PUBLIC_KEYS" not in secret and "HOLDEM_SERVICE_KEYS" not in secret
+        seen.add(secret["HOLDEM_SERVICE_KEY"])
+    assert len(seen) == len(SERVICES)
+    for deployment in of_kind(manifests, "Deployment"):
+        (container,) = pod_spec(deployment)["containers"]
+        refs = [s.get("secretRef", s.get("configMapRef")) for s in container.get("envFrom", [])]
+        if deployment["metadata"]["name"] in SERVICES:
+            assert {"name": PUBLIC_KEYS_CONFIG} in refs
 
 
 def test_each_service_connects_as_its_own_nats_and_redis_user() -> None:
@@ -296,6 +332,10 @@ def test_the_secret_comes_from_git_only_in_dev() -> None:
     assert of_kind(rendered("dev"), "Secret")
     assert of_kind(rendered("production"), "Secret") == []
     assert of_kind(rendered("base"), "Secret") == []
+    # the public keys are bound to the private ones: they come out of band with them
+    for tree in ("production", "base"):
+        names = {m["metadata"]["name"] for m in of_kind(rendered(tree), "ConfigMap")}
+        assert PUBLIC_KEYS_CONFIG not in names, tree
 
 
 # ---- network policies -----------------------------------------------------------------------

@@ -37,6 +37,7 @@ from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.platform.identity import TOOLS
 from libs.platform.natsconn import connect_nats
 from libs.tableproto.envelope import decode_commit
 from tests.gateway.stack import GatewayStack, start_gateway_stack
@@ -52,6 +53,7 @@ STRUCTURES = (
 PEOPLE = 2  # scripted clients per table
 AIS = (pb.BOT_DIFFICULTY_EASY, pb.BOT_DIFFICULTY_HARD)
 BUY_IN = 200
+TOOLS_KEY = DEV_SERVICE_KEYS.key(TOOLS).format()  # not the CLI's: this run's own stack
 ACTIVITY: dict[str, float] = {}  # table -> when a person last got an update
 PROGRESS: dict[str, dict[str, str]] = {}  # table -> player -> what it saw last
 PATIENT = RetryPolicy(attempts=10, initial_delay=0.05, max_delay=1.0)
@@ -552,7 +554,7 @@ async def run_table(
             await login(client, f"p{seed}-{i}")
         table = await people[0].create_table(config, f"e2e {variant}/{structure}")
         table_id = table.table_id
-        ais = await seat_ais(stack.lobby.address, table_id, AIS, BUY_IN, keys=DEV_SERVICE_KEYS)
+        ais = await seat_ais(stack.lobby.address, table_id, AIS, BUY_IN, key=TOOLS_KEY)
     counts = Counts()
     spies = [Spy(p.player_id) for p in people]
     seated = [asyncio.Event() for _ in people]
@@ -616,9 +618,7 @@ async def replace_busted_ais(stack: GatewayStack, table_id: str, ais: list[str])
         if len(seated) - len(busted) >= view.config.max_seats:
             return []
         try:
-            return await seat_ais(
-                stack.lobby.address, table_id, AIS[:1], BUY_IN, keys=DEV_SERVICE_KEYS
-            )
+            return await seat_ais(stack.lobby.address, table_id, AIS[:1], BUY_IN, key=TOOLS_KEY)
         except grpc.aio.AioRpcError as error:  # closed (or a hand began) meanwhile
             assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
             return []

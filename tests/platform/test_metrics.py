@@ -12,6 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
+from libs.devstack.services import service_key_env
 from libs.platform.config import DEFAULT_METRICS_PORTS, ConfigError, load_platform_config
 from libs.platform.errors import InvalidArgument
 from libs.platform.metrics import service as metrics
@@ -19,7 +20,7 @@ from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpo
 from libs.platform.server import Endpoint, start_server
 
 #: Every service needs its service-token keys (libs.platform.identity).
-KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+keyed = service_key_env
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -32,7 +33,7 @@ HEALTH = "grpc.health.v1.Health"
 
 @pytest.mark.parametrize("service", sorted(DEFAULT_METRICS_PORTS))
 def test_each_service_has_its_own_default_metrics_port(service: str) -> None:
-    platform, _ = load_platform_config(service, KEYED)
+    platform, _ = load_platform_config(service, keyed(service))
     assert platform.metrics_listen == f"127.0.0.1:{DEFAULT_METRICS_PORTS[service]}"
 
 
@@ -45,13 +46,13 @@ def test_default_metrics_ports_are_distinct_from_each_other() -> None:
     [("off", None), ("OFF", None), ("0.0.0.0:9090", "0.0.0.0:9090"), ("[::1]:0", "[::1]:0")],
 )
 def test_metrics_listen_takes_an_address_or_off(raw: str, expected: str | None) -> None:
-    platform, _ = load_platform_config("table", {**KEYED, "HOLDEM_METRICS_LISTEN": raw})
+    platform, _ = load_platform_config("table", {**keyed("table"), "HOLDEM_METRICS_LISTEN": raw})
     assert platform.metrics_listen == expected
 
 
 def test_a_bad_metrics_address_names_the_variable() -> None:
     with pytest.raises(ConfigError) as caught:
-        load_platform_config("dealer", {**KEYED, "HOLDEM_METRICS_LISTEN": "9090"})
+        load_platform_config("dealer", {**keyed("dealer"), "HOLDEM_METRICS_LISTEN": "9090"})
     ((name, problem),) = caught.value.problems
     assert name == "HOLDEM_METRICS_LISTEN"
     assert "is not host:port" in problem and "host:port or off" in problem

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import pytest
 
+from libs.devstack.services import service_key_env
 from libs.platform.config import ConfigError, load_platform_config
 from libs.platform.natsconn import nats_servers
 
 #: Every service needs its service-token keys (libs.platform.identity).
-KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+keyed = service_key_env
 
 
 def test_a_cluster_url_lists_every_node() -> None:
     platform, _ = load_platform_config(
         "table",
         {
-            **KEYED,
+            **keyed("table"),
             "HOLDEM_NATS_URL": "nats://a:4222, nats://b:4222,nats://c:4222",
             "HOLDEM_NATS_REPLICAS": "3",
         },
@@ -27,7 +28,7 @@ def test_a_cluster_url_lists_every_node() -> None:
 
 
 def test_one_url_and_one_replica_by_default() -> None:
-    platform, _ = load_platform_config("table", KEYED)
+    platform, _ = load_platform_config("table", keyed("table"))
     assert nats_servers(platform.nats_url) == ["nats://127.0.0.1:4222"]
     assert platform.nats_replicas == 1
 
@@ -43,5 +44,5 @@ def test_one_url_and_one_replica_by_default() -> None:
 )
 def test_bad_values_are_named(name: str, value: str) -> None:
     with pytest.raises(ConfigError) as err:
-        load_platform_config("table", {**KEYED, name: value})
+        load_platform_config("table", {**keyed("table"), name: value})
     assert [n for n, _ in err.value.problems] == [name]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from libs.devstack.services import service_key_env
 from libs.platform.config import (
     DEFAULT_PORTS,
     ConfigError,
@@ -27,7 +28,7 @@ from services.lobby.config import load_config as load_lobby_config
 from services.table.config import VARIABLES as TABLE_VARS
 
 #: Every service needs its service-token keys (libs.platform.identity).
-KEYED = {"HOLDEM_SERVICE_KEYS": "t:" + "A" * 43}
+keyed = service_key_env
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "platform.md"
 SERVICE_VARS = {
@@ -42,12 +43,12 @@ SERVICE_VARS = {
 
 def problems(environ: dict[str, str], service: str = "lobby") -> dict[str, str]:
     with pytest.raises(ConfigError) as caught:
-        load_platform_config(service, {**KEYED, **environ}, SERVICE_VARS[service])
+        load_platform_config(service, {**keyed(service), **environ}, SERVICE_VARS[service])
     return dict(caught.value.problems)
 
 
 def test_defaults_need_no_environment() -> None:
-    platform, _ = load_platform_config("table", KEYED)
+    platform, _ = load_platform_config("table", keyed("table"))
     assert platform.listen == "127.0.0.1:50053"
     assert platform.peer("lobby") == "127.0.0.1:50052"
     assert platform.nats_url == "nats://127.0.0.1:4222"
@@ -57,14 +58,14 @@ def test_defaults_need_no_environment() -> None:
 
 @pytest.mark.parametrize("service", sorted(DEFAULT_PORTS))
 def test_each_service_listens_on_its_own_default_port(service: str) -> None:
-    platform, _ = load_platform_config(service, KEYED)
+    platform, _ = load_platform_config(service, keyed(service))
     assert platform.listen == f"127.0.0.1:{DEFAULT_PORTS[service]}"
 
 
 def test_values_are_read_and_normalised() -> None:
     config = load_lobby_config(
         {
-            **KEYED,
+            **keyed("lobby"),
             "HOLDEM_LISTEN": "0.0.0.0:7000",
             "HOLDEM_GATEWAY_ADDR": "[::1]:7001",
             "HOLDEM_LOG_LEVEL": "DEBUG",
@@ -80,7 +81,7 @@ def test_values_are_read_and_normalised() -> None:
 
 
 def test_empty_value_means_default() -> None:
-    platform, _ = load_platform_config("ai", {**KEYED, "HOLDEM_LISTEN": ""})
+    platform, _ = load_platform_config("ai", {**keyed("ai"), "HOLDEM_LISTEN": ""})
     assert platform.listen == "127.0.0.1:50056"
 
 

@@ -7,16 +7,19 @@ tokens: libs.platform.identity, policies in libs.platform.callers).
   its private stream) only to the gateway and tools, takes chips (open, seat, top up, leave,
   close) only from the lobby and tools, and actions only from the gateway and tools;
 - the lobby answers only the gateway and tools; the ai decides only for the table and tools;
-- a missing, forged, tampered or expired token is no identity at all;
+- a missing, forged, tampered or expired token is no identity at all, and neither is a token
+  that one service signed with its own key but that claims another identity;
 - the lobby believes a forwarded client address only from the authenticated gateway.
 """
 
 from __future__ import annotations
 
-import base64
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -27,31 +30,36 @@ from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.auth.keys import KeyRing
 from libs.devstack.identity import channel_as
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform.callers import CALLER_NOT_ALLOWED, CLIENT_ADDRESS_HEADER
-from libs.platform.identity import IDENTITIES, SERVICE_TOKEN_HEADER, sign
+from libs.platform.identity import IDENTITIES, SERVICE_TOKEN_HEADER, ServiceKey, sign
 from libs.platform.server import ERROR_CODE_HEADER
-from tests.services.conftest import ServiceProcess, start_service, stop_all
+from tests.services.conftest import ROOT, ServiceProcess, clean_env, start_service, stop_all
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
-KEYS = KeyRing.parse(DEV_SERVICE_KEYS)
-FORGER = KeyRing.parse(f"{KEYS.signing.kid}:{base64.b64encode(b'f' * 32).decode()}")
 PER_PEER = 3  # the lobby's failed logins per client before RESOURCE_EXHAUSTED
 
 
 def bad_tokens(service: str) -> dict[str, tuple[tuple[str, str], ...]]:
     """Ways to claim ``service`` without proving it: metadata for a plain channel."""
     expiry = int(time.time()) + 60
-    good = sign(KEYS, service, expiry)
+    own = DEV_SERVICE_KEYS.key(service)
+    good = sign(own, service, expiry)
+    tokens = {
+        "forged": sign(ServiceKey.generate(own.kid), service, expiry),  # right kid, wrong key
+        "unknown kid": sign(ServiceKey("nosuchkid", own.private), service, expiry),
+        "expired": sign(own, service, int(time.time()) - 1),
+        "tampered": good.replace(f".{expiry}.", f".{expiry + 1}."),
+        "garbage": "v2." + "x" * 300,
+    }
+    for other in IDENTITIES:  # a real key of another identity, claiming this one
+        if other != service:
+            tokens[f"signed by {other}"] = sign(DEV_SERVICE_KEYS.key(other), service, expiry)
     return {
         "no token": (),
-        "forged": ((SERVICE_TOKEN_HEADER, sign(FORGER, service, expiry)),),
-        "expired": ((SERVICE_TOKEN_HEADER, sign(KEYS, service, int(time.time()) - 1)),),
-        "tampered": ((SERVICE_TOKEN_HEADER, good.replace(f".{expiry}.", f".{expiry + 1}.")),),
-        "garbage": ((SERVICE_TOKEN_HEADER, "v1." + "x" * 300),),
+        **{how: ((SERVICE_TOKEN_HEADER, token),) for how, token in tokens.items()},
     }
 
 
@@ -307,3 +315,61 @@ def test_the_lobby_believes_a_forwarded_client_address_only_from_the_gateway(
     with channel_as(address) as tools:  # not the gateway: the header is ignored, its peer counts
         codes = [login(tools, f"ipv4:10.9.{n}.1-{tag}") for n in range(PER_PEER + 1)]
         assert codes[-1] == grpc.StatusCode.RESOURCE_EXHAUSTED, codes
+
+
+def test_a_rotated_key_verifies_for_its_identity_only(
+    tmp_path: Path, redis_url: str, nats_url: str
+) -> None:
+    """Mid-rotation the table has two public keys: tokens of both verify as the table, and the
+    new key says nothing for any other identity."""
+    new_table = ServiceKey.generate("rotated")
+    public = f"{DEV_SERVICE_KEYS.public_keys().format()},{new_table.public_entry('table')}"
+    env = {
+        "HOLDEM_REDIS_URL": redis_url,
+        "HOLDEM_NATS_URL": nats_url,
+        "HOLDEM_SERVICE_PUBLIC_KEYS": public,
+    }
+    dealer = start_service("dealer", tmp_path, env)
+    try:
+        table_id = f"id-{uuid.uuid4().hex[:8]}"
+        for n, key in enumerate((DEV_SERVICE_KEYS.key("table").format(), new_table.format())):
+            start = dealer_pb2.StartDeckRequest(
+                table_id=table_id, hand_id=str(n + 1), idempotency_key=f"k{n}"
+            )
+            with channel_as(dealer.address, "table", key=key) as channel:
+                assert dealer_pb2_grpc.DealerServiceStub(channel).StartDeck(start, timeout=10)
+        reveal = dealer_pb2.RevealSeedRequest(deck_id="nosuchdeck")
+        with channel_as(dealer.address, "lobby", key=new_table.format()) as channel:
+            denied(
+                lambda: dealer_pb2_grpc.DealerServiceStub(channel).RevealSeed(reveal, timeout=10)
+            )
+    finally:
+        stop_all([dealer])
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (None, "HOLDEM_SERVICE_KEY: is required but not set"),
+        ("table", "HOLDEM_SERVICE_KEY: its public key is not listed in HOLDEM_SERVICE_PUBLIC_KEYS"),
+    ],
+    ids=["no key", "another service's key"],
+)
+def test_a_dealer_without_its_own_key_exits_with_status_2(
+    tmp_path: Path, key: str | None, message: str
+) -> None:
+    env = clean_env({})
+    env.pop("HOLDEM_SERVICE_KEY", None)
+    if key is not None:
+        env["HOLDEM_SERVICE_KEY"] = DEV_SERVICE_KEYS.key(key).format()
+    finished = subprocess.run(
+        [sys.executable, "-m", "services.dealer"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 2, finished.stderr
+    assert message in finished.stderr
+    assert DEV_SERVICE_KEYS.key("table").format() not in finished.stderr

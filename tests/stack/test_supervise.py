@@ -18,7 +18,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import SERVICE_NAMES, pid_alive
-from libs.devstack.identity import channel_as, stack_service_keys
+from libs.devstack.identity import channel_as, stack_service_key
 from libs.platform import healthcheck
 from tests.stack.stackrun import StackRun, read_state, run_holdem
 
@@ -34,8 +34,7 @@ def _table_stub(
 ) -> tuple[grpc.Channel, table_pb2_grpc.TableServiceStub]:
     address = next(s["address"] for s in state["services"] if s["name"] == "table")
     # as tools, with the stack's own keys (a table takes chips only from the lobby or tools)
-    keys = stack_service_keys(state_dir)
-    channel = channel_as(address, keys=keys)
+    channel = channel_as(address, key=stack_service_key(state_dir))
     return channel, table_pb2_grpc.TableServiceStub(channel)
 
 
