@@ -1,8 +1,12 @@
 """The lobby's aggregates on the event store, as the table keeps its own: every change is one
 JetStream commit appended with the expected last sequence and a message id (libs/eventstore),
 states are snapshotted in Redis every ``snapshot_every`` commits, and a load is "snapshot + the
-commits after it". A process keeps the states it loaded in a cache (the lobby is the only
-writer of its streams; a conflict drops the cached state and decides again on a fresh load).
+commits after it". A process keeps the states it loaded in a cache, but never trusts it: other
+lobby replicas write the same streams, so every read first catches the cached state up with the
+commits appended since (one read of the subject's last sequence when there are none), and every
+decision is appended with the expected last sequence: a replica that lost the race reloads and
+decides again (``Aggregates.execute``). In-process locks only keep one process from racing
+itself; they are not what makes two replicas safe.
 
 Streams (JetStream stream HOLDEM_LOBBY, subjects ``holdem.lobby.<kind>.<id>``): ``player`` (the
 wallet, libs/lobby/wallet.py), ``account`` (credentials by username), ``table`` (the catalogue).
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -33,7 +38,7 @@ E = TypeVar("E")
 
 LOBBY_STREAM = "HOLDEM_LOBBY"
 LOBBY_SUBJECTS = "holdem.lobby"
-_ATTEMPTS = 5
+_ATTEMPTS = 12  # conflicting replicas decide again; each retry waits a little longer
 
 
 async def ensure_lobby_stream(nc: NATS, replicas: int = 1) -> None:
@@ -113,10 +118,17 @@ class Aggregates(Generic[S, E]):
         return lock
 
     async def _load(self, key: str) -> _Cached[S]:
+        """The aggregate as of its last commit: the cached state caught up with whatever other
+        replicas appended since, or a load (snapshot + commits after it)."""
         cached = self._cache.get(key)
         if cached is None:
             loaded = await self.repository.load(key)
             cached = _Cached(loaded.state, loaded.sequence, loaded.commits_since_snapshot)
+            self._cache[key] = cached
+            return cached
+        state, sequence, folded = await self.repository.catch_up(key, cached.state, cached.sequence)
+        if folded:
+            cached = _Cached(state, sequence, cached.since_snapshot + folded)
             self._cache[key] = cached
         return cached
 
@@ -131,7 +143,9 @@ class Aggregates(Generic[S, E]):
         """Decide on the current state and append the events (if any) as one commit with
         message id ``msg_id``; the state after it. ``decide`` may raise a refusal."""
         async with self._lock(key):
-            for _ in range(_ATTEMPTS):
+            for attempt in range(_ATTEMPTS):
+                if attempt:  # another replica appended first: back off a little, then again
+                    await asyncio.sleep(random.uniform(0, 0.005 * attempt))
                 cached = await self._load(key)
                 events = decide(cached.state)
                 if not events:
@@ -144,14 +158,12 @@ class Aggregates(Generic[S, E]):
                         msg_id=msg_id,
                     )
                 except ConcurrencyConflict:
-                    self.forget(key)
-                    continue
+                    continue  # the next _load catches up with the commits that won
                 except BaseException:
                     self.forget(key)  # unknown whether it landed: load again next time
                     raise
-                if result.duplicate:
-                    self.forget(key)
-                    return (await self._load(key)).state
+                if result.duplicate:  # the same step landed before (a retry, or another
+                    return (await self._load(key)).state  # replica): the state after it
                 state = cached.state
                 for event in events:
                     state = self.kind.evolve(state, event)
