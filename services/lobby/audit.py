@@ -1,8 +1,8 @@
 """The chip audit at one moment: the process manager first finishes what it can, then, with every
-money move paused (the gate held exclusively), the wallets, every listed table's chips (read from
-the table service, its public projection waited for up to that commit) and the public commits the
-cash-out consumer has not applied yet (chips on their way to wallets) are summed
-(libs/lobby/audit.py says what must hold)."""
+money move paused on every replica (the gate held exclusively), the wallets, every listed
+table's chips (read from the table service, its public projection waited for up to that commit)
+and the public commits the cash-out consumer has not applied yet (chips on their way to
+wallets) are summed (libs/lobby/audit.py says what must hold)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,17 @@ from nats.aio.client import Client as NATS
 from libs.lobby.audit import ChipAudit, TableChips
 from services.lobby.app import Lobby
 from services.lobby.cashout import CashOuts, money_pending, wait_projected
-from services.lobby.sagas import Gate, Seating
+from services.lobby.gate import Gate
+from services.lobby.sagas import Seating
 from services.lobby.tables import TableRefusal
 
 
 async def audit_chips(
     nc: NATS, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate
 ) -> ChipAudit:
-    await seating.resume_all()
+    await seating.resume_all(grace_seconds=0.0)
     async with gate.exclusive():
+        await lobby.refresh_tables()  # tables another replica listed a moment ago too
         players = [await lobby.players.get(p) for p in await lobby.stores.player_index.keys()]
         players = [p for p in players if p.registered]
         tables: list[TableChips] = []
