@@ -57,6 +57,7 @@ BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
 TABLE_CLOSED = "TABLE_CLOSED"
 TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
+HOUSE_GRANT_ATTEMPTS = 3
 #: The process manager leaves a saga reserved this recently to the call driving it.
 RESUME_AFTER_SECONDS = 3.0
 #: An indexed saga with no reservation is dropped from the index only this long after it was
@@ -165,12 +166,22 @@ class Seating:
             places.append((level, numbers[level], f"ai-{table_id}-{index}"))
 
         async def seat(level: str, number: int, key: str) -> Outcome | None:
-            ai = await self.lobby.house_ai(level, number, buy_in, key)
-            try:
-                return await self.join(ai.player_id, table_id, None, buy_in, False, key)
-            except Pending:  # the table is slow: the process manager seats it when it answers
-                log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
-                return None
+            for attempt in range(HOUSE_GRANT_ATTEMPTS):
+                grant_key = key if attempt == 0 else f"{key}-{attempt}"
+                ai = await self.lobby.house_ai(level, number, buy_in, grant_key)
+                try:
+                    return await self.join(ai.player_id, table_id, None, buy_in, False, key)
+                except Pending:  # the table is slow: the process manager seats it later
+                    log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
+                    return None
+                except PreconditionFailed as refusal:
+                    # Another table (on any replica) bought this AI in between its grant and
+                    # this reservation: grant again (a new grant key) and reserve again.
+                    if refusal.code != wallet.NOT_ENOUGH_CHIPS:
+                        raise
+                    if attempt == HOUSE_GRANT_ATTEMPTS - 1:
+                        raise
+            return None
 
         return await asyncio.gather(*(seat(*place) for place in places))
 

@@ -258,6 +258,7 @@ def test_buy_ins_and_cash_outs_through_every_replica_with_one_killed(lobbies: Lo
     assert not failures, failures
     assert len(audits) >= 2, "no audit ran while chips moved"
     assert all(lobbies.served[i] > 0 for i in range(REPLICAS)), lobbies.served
+    print(f"calls answered per replica {lobbies.served}, {len(audits)} audits, {done[0]} rounds")
 
     # Everyone leaves (through the survivors); then nothing is open or in flight anywhere.
     for number, player in enumerate(players):
