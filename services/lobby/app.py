@@ -449,7 +449,8 @@ class Lobby:
         start = _page_start(page_token)
         matching = [
             t
-            for t in self.listings.values()
+            # oldest first, the same order at every replica (each learnt them in its own order)
+            for t in sorted(self.listings.values(), key=lambda x: (x.created_at, x.table_id))
             if (variant is None or self.config_of(t).variant is variant)
             and (betting_structure is None or self.config_of(t).structure is betting_structure)
             and (include_closed or t.status != catalogue.CLOSED)

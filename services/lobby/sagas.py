@@ -281,10 +281,14 @@ class Seating:
         try:
             return await attempt()
         except TableRefusal as refusal:
-            if refusal.code != "TABLE_NOT_FOUND" or held.table_id not in self.lobby.listings:
+            if refusal.code != "TABLE_NOT_FOUND":
                 raise
+            try:  # from the stream when this replica has not seen the table yet
+                listing = await self.lobby.table(held.table_id)
+            except NotFound:
+                raise refusal from None
         # Listed but never opened (the lobby stopped between the two): open it, then seat.
-        await self.lobby.open_at_table(self.lobby.listings[held.table_id])
+        await self.lobby.open_at_table(listing)
         return await attempt()
 
     async def _confirm(
