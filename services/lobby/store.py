@@ -141,15 +141,28 @@ class Aggregates(Generic[S, E]):
 
     async def execute(self, key: str, decide: Callable[[S], list[E]], msg_id: str) -> S:
         """Decide on the current state and append the events (if any) as one commit with
-        message id ``msg_id``; the state after it. ``decide`` may raise a refusal."""
+        message id ``msg_id``; the state after it. ``decide`` may raise a refusal.
+
+        Optimistic: the first decision is made on the cached state without asking the stream
+        (the append's expected sequence catches a stale one); only a refusal or a decision to
+        do nothing, which the stream would not contradict, is checked against it first."""
         async with self._lock(key):
-            for attempt in range(_ATTEMPTS):
-                if attempt:  # another replica appended first: back off a little, then again
-                    await asyncio.sleep(random.uniform(0, 0.005 * attempt))
+            cached = self._cache.get(key)
+            checked = cached is None  # a state just loaded is the stream's
+            if cached is None:
                 cached = await self._load(key)
-                events = decide(cached.state)
+            for attempt in range(_ATTEMPTS):
+                try:
+                    events: list[E] | None = decide(cached.state)
+                except Exception:
+                    if checked:
+                        raise
+                    events = None  # refused on the cache: the stream's state may differ
                 if not events:
-                    return cached.state
+                    if checked:
+                        return cached.state
+                    cached, checked = await self._load(key), True
+                    continue
                 try:
                     result = await self.repository.append(
                         key,
@@ -157,8 +170,10 @@ class Aggregates(Generic[S, E]):
                         expected_last=cached.sequence,
                         msg_id=msg_id,
                     )
-                except ConcurrencyConflict:
-                    continue  # the next _load catches up with the commits that won
+                except ConcurrencyConflict:  # another replica appended first: catch up with
+                    await asyncio.sleep(random.uniform(0, 0.005 * attempt))  # what won, again
+                    cached, checked = await self._load(key), True
+                    continue
                 except BaseException:
                     self.forget(key)  # unknown whether it landed: load again next time
                     raise
