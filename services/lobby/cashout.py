@@ -131,6 +131,10 @@ class CashOuts:
             )
             await msg.term()
             return
+        if not money_of(commit.events).relevant:  # most commits (actions, deals): nothing to
+            await msg.ack_sync()  # credit or record, so no need to pass the gate in Redis
+            self.applied += 1
+            return
         working = asyncio.create_task(self._in_progress(msg))
         try:
             async with self.gate.shared():
