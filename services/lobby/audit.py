@@ -6,6 +6,8 @@ wallets) are summed (libs/lobby/audit.py says what must hold)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from nats.aio.client import Client as NATS
 
 from libs.lobby.audit import ChipAudit, TableChips
@@ -13,26 +15,33 @@ from services.lobby.app import Lobby
 from services.lobby.cashout import CashOuts, money_pending, wait_projected
 from services.lobby.gate import Gate
 from services.lobby.sagas import Seating
-from services.lobby.tables import TableRefusal
+from services.lobby.tables import TableRefusal, TableState
+
+#: How long the audit waits for the tables that do not answer for now (moving between table
+#: replicas) before it pauses money moves; a fifth of it once they are paused.
+TABLE_WAIT_SECONDS = 10.0
 
 
 async def audit_chips(
     nc: NATS, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate
 ) -> ChipAudit:
     await seating.resume_all(grace_seconds=0.0)
+    await lobby.refresh_tables()  # tables another replica listed a moment ago too
+    loop = asyncio.get_running_loop()
+    settle = loop.time() + TABLE_WAIT_SECONDS  # tables moving between table replicas settle
+    for listing in list(lobby.listings.values()):  # before money moves are paused
+        await _table_state(lobby, listing.table_id, settle)
     async with gate.exclusive():
-        await lobby.refresh_tables()  # tables another replica listed a moment ago too
+        deadline = loop.time() + TABLE_WAIT_SECONDS / 5
+        await lobby.refresh_tables()
         players = [await lobby.players.get(p) for p in await lobby.stores.player_index.keys()]
         players = [p for p in players if p.registered]
         tables: list[TableChips] = []
         through: dict[str, int] = {}
         seated = 0
         for listing in list(lobby.listings.values()):
-            try:
-                state = await lobby.tables.state(listing.table_id)
-            except TableRefusal as refusal:
-                if refusal.code != "TABLE_NOT_FOUND":
-                    raise
+            state = await _table_state(lobby, listing.table_id, deadline)
+            if state is None:
                 continue  # listed, never opened: nothing there
             await wait_projected(nc, listing.table_id, state.sequence)
             through[listing.table_id] = state.sequence
@@ -61,3 +70,19 @@ async def audit_chips(
             open_sagas=sum(len(p.reservations) for p in players),
             seated_players=seated,
         )
+
+
+async def _table_state(lobby: Lobby, table_id: str, deadline: float) -> TableState | None:
+    """The table's state at the table service (None: never opened there), waiting until
+    ``deadline`` (loop time) for a table between two table replicas (its lease held by one that
+    stopped: UNAVAILABLE NOT_OWNER until it expires and another adopts the table)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            return await lobby.tables.state(table_id)
+        except TableRefusal as refusal:
+            if refusal.code == "TABLE_NOT_FOUND":
+                return None
+            if refusal.definitive or loop.time() > deadline:
+                raise
+        await asyncio.sleep(0.2)

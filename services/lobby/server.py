@@ -68,7 +68,7 @@ from services.lobby.store import (
     ensure_lobby_stream,
     jetstream_store,
 )
-from services.lobby.tables import TableClient
+from services.lobby.tables import TableClient, TableRefusal
 
 log = structlog.get_logger("lobby.server")
 
@@ -350,6 +350,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             audit = await audit_chips(self.nc, self.lobby, self.seating, self.cashouts, self.gate)
         except GateUnavailable as exc:
             raise Unavailable(AUDIT_UNAVAILABLE, f"{exc}: retry") from None
+        except TableRefusal as refusal:  # a table moving to another replica, or down
+            raise Unavailable(
+                AUDIT_UNAVAILABLE, f"a table did not answer ({refusal}): retry"
+            ) from None
         return lobby_pb2.AuditChipsResponse(
             grants=audit.grants,
             wallets=audit.wallets,
