@@ -11,6 +11,7 @@ import asyncio
 from nats.aio.client import Client as NATS
 
 from libs.lobby.audit import ChipAudit, TableChips
+from libs.lobby.wallet import Wallet
 from services.lobby.app import Lobby
 from services.lobby.cashout import CashOuts, money_pending, wait_projected
 from services.lobby.gate import Gate
@@ -59,10 +60,11 @@ async def audit_chips(
             return listing is not None and sequence <= listing.last_sequence
 
         pending = money_pending(await cashouts.pending(), through, was_credited, was_recorded)
+        landed = await _reserved_on_tables(cashouts, players, through)
         return ChipAudit(
             grants=sum(p.granted for p in players),
             wallets=sum(p.balance for p in players),
-            reserved=sum(p.reserved for p in players),
+            reserved=sum(p.reserved for p in players) - landed,
             on_tables=sum(t.on_table for t in tables),
             in_flight=sum(amount for who, amount in pending.credits if who in credited),
             rake=sum(t.rake for t in tables) + pending.rake,
@@ -86,3 +88,23 @@ async def _table_state(lobby: Lobby, table_id: str, deadline: float) -> TableSta
             if refusal.definitive or loop.time() > deadline:
                 raise
         await asyncio.sleep(0.2)
+
+
+async def _reserved_on_tables(
+    cashouts: CashOuts, players: list[Wallet], through: dict[str, int]
+) -> int:
+    """Chips reserved by open sagas whose seat (or top-up) the table has already applied, in a
+    commit the audit's table reads include: the lobby's call timed out (or its replica died)
+    and the saga is not confirmed yet, so the chips are on the table and still reserved. Counted
+    once, on the table."""
+    open_by_table: dict[str, dict[str, int]] = {}
+    for player in players:
+        for saga, held in player.reservations.items():
+            open_by_table.setdefault(held.table_id, {})[saga] = held.amount
+    landed = 0
+    for table_id, sagas in open_by_table.items():
+        seated = await cashouts.seated_by(table_id, set(sagas))
+        landed += sum(
+            sagas[saga] for saga, sequence in seated.items() if sequence <= through.get(table_id, 0)
+        )
+    return landed

@@ -272,6 +272,18 @@ class CashOuts:
                 await sub.unsubscribe()
         return found
 
+    async def seated_by(self, table_id: str, causation_ids: set[str]) -> dict[str, int]:
+        """Of ``causation_ids`` (sagas), those whose command seated someone or added chips at
+        the table: saga -> that commit's sequence."""
+        found: dict[str, int] = {}
+        for projected in await read_public(self.nc, table_id):
+            commit = decode_public(projected)
+            if commit.causation_id in causation_ids and any(
+                isinstance(event, PlayerSeated | ChipsAdded) for event in commit.events
+            ):
+                found.setdefault(commit.causation_id, commit.sequence)
+        return found
+
     async def find_commit(self, table_id: str, causation_id: str) -> tuple[int, int] | None:
         """The table commit made by the command with idempotency key ``causation_id`` that
         seated someone or added chips: (its sequence, the seat)."""
