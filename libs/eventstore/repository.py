@@ -60,6 +60,17 @@ class Repository(Generic[S]):
             sequence = commit.sequence
         return Loaded(state, sequence, snapshot is not None, len(commits), len(commits))
 
+    async def catch_up(self, stream_id: str, state: S, sequence: int) -> tuple[S, int, int]:
+        """``state`` (which reflects commits up to ``sequence``) brought up to the stream's
+        last commit: the state, its sequence and how many commits were folded (0: it was
+        current; one read of the stream's last sequence). For a cache that another writer
+        (another replica) may have overtaken."""
+        commits = await self.events.read(stream_id, after=sequence)
+        for commit in commits:
+            state = self._fold(state, commit)
+            sequence = commit.sequence
+        return state, sequence, len(commits)
+
     async def append(
         self,
         stream_id: str,

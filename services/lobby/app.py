@@ -188,6 +188,25 @@ class Lobby:
         if listing.exists:
             self.listings[listing.table_id] = listing
 
+    async def refresh_table(self, table_id: str) -> None:
+        """The catalogue's read model follows the table streams, whoever wrote them (every
+        replica lists tables, records activity, closes them): read one again after a commit.
+        A table first seen here is opened again at the table service (idempotently), in case
+        the replica that listed it stopped before opening it."""
+        listing = await self.stores.tables.get(table_id)
+        if not listing.exists:
+            return
+        new = listing.table_id not in self.listings
+        self._remember(listing)
+        if new and listing.status != catalogue.CLOSED:
+            self.unopened.add(table_id)
+
+    async def refresh_tables(self) -> None:
+        """Every listed table read again (the audit: it must not miss one another replica
+        listed a moment ago)."""
+        for table_id in await self.stores.table_index.keys():
+            await self.refresh_table(table_id)
+
     # ---- accounts and tokens ----
 
     async def register(
@@ -430,7 +449,8 @@ class Lobby:
         start = _page_start(page_token)
         matching = [
             t
-            for t in self.listings.values()
+            # oldest first, the same order at every replica (each learnt them in its own order)
+            for t in sorted(self.listings.values(), key=lambda x: (x.created_at, x.table_id))
             if (variant is None or self.config_of(t).variant is variant)
             and (betting_structure is None or self.config_of(t).structure is betting_structure)
             and (include_closed or t.status != catalogue.CLOSED)

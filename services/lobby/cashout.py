@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -37,12 +38,15 @@ from libs.lobby.cashouts import Money, money_of
 from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
 from services.lobby.app import Lobby
-from services.lobby.sagas import Gate
+from services.lobby.gate import Gate
 from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.cashout")
 
 CONSUMER = "holdem-lobby-cashout"
+#: A message not acknowledged in this time goes to another replica (its holder died); the
+#: holder says "in progress" every third of it while it works.
+ACK_WAIT_SECONDS = 10.0
 # the table did not take a call for now: asking again later may work
 TRANSIENT = frozenset(
     {
@@ -81,14 +85,21 @@ class CashOuts:
         self.applied = 0  # public commits applied by this process
 
     async def _subscription(self) -> object:
+        """The one durable consumer every replica pulls from: JetStream hands each public
+        commit to one of them at a time (``max_ack_pending`` 1), and again to whichever pulls
+        next when it is not acknowledged (a nak, or its replica died)."""
         config = ConsumerConfig(
             durable_name=CONSUMER,
             deliver_policy=DeliverPolicy.ALL,
             ack_policy=AckPolicy.EXPLICIT,
-            ack_wait=30.0,
-            max_ack_pending=1,  # in order
+            ack_wait=ACK_WAIT_SECONDS,
+            max_ack_pending=1,  # in order, and one in flight across every replica
             filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
         )
+        with contextlib.suppress(Exception):  # made by an older lobby: bring its ack wait
+            info = await self.js.consumer_info(PUBLIC_STREAM, CONSUMER)  # down (best effort)
+            if info.config.ack_wait != ACK_WAIT_SECONDS:
+                await self.js.add_consumer(PUBLIC_STREAM, dataclasses.replace(config))
         return await self.js.pull_subscribe(
             f"{PUBLIC_SUBJECT_PREFIX}.>", durable=CONSUMER, stream=PUBLIC_STREAM, config=config
         )
@@ -120,6 +131,11 @@ class CashOuts:
             )
             await msg.term()
             return
+        if not money_of(commit.events).relevant:  # most commits (actions, deals): nothing to
+            await msg.ack_sync()  # credit or record, so no need to pass the gate in Redis
+            self.applied += 1
+            return
+        working = asyncio.create_task(self._in_progress(msg))
         try:
             async with self.gate.shared():
                 await self.apply(commit)
@@ -128,7 +144,17 @@ class CashOuts:
             with contextlib.suppress(Exception):
                 await msg.nak(delay=0.5)  # again soon (nothing is skipped: one in flight)
             raise
+        finally:
+            working.cancel()
         self.applied += 1
+
+    @staticmethod
+    async def _in_progress(msg: Msg) -> None:
+        """Keep the message ours while we work on it (waiting for an audit, a slow table)."""
+        while True:
+            await asyncio.sleep(ACK_WAIT_SECONDS / 3)
+            with contextlib.suppress(Exception):
+                await msg.in_progress()
 
     async def apply(self, commit: PublicCommit) -> None:
         money = money_of(commit.events)
@@ -244,6 +270,18 @@ class CashOuts:
         finally:
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
+        return found
+
+    async def seated_by(self, table_id: str, causation_ids: set[str]) -> dict[str, int]:
+        """Of ``causation_ids`` (sagas), those whose command seated someone or added chips at
+        the table: saga -> that commit's sequence."""
+        found: dict[str, int] = {}
+        for projected in await read_public(self.nc, table_id):
+            commit = decode_public(projected)
+            if commit.causation_id in causation_ids and any(
+                isinstance(event, PlayerSeated | ChipsAdded) for event in commit.events
+            ):
+                found.setdefault(commit.causation_id, commit.sequence)
         return found
 
     async def find_commit(self, table_id: str, causation_id: str) -> tuple[int, int] | None:

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import hashlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -47,6 +47,7 @@ from libs.platform.metrics.lobby import (
     SAGAS_STUCK,
 )
 from services.lobby.app import Lobby
+from services.lobby.gate import Gate
 from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.sagas")
@@ -56,6 +57,12 @@ BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
 TABLE_CLOSED = "TABLE_CLOSED"
 TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
+HOUSE_GRANT_ATTEMPTS = 3
+#: The process manager leaves a saga reserved this recently to the call driving it.
+RESUME_AFTER_SECONDS = 3.0
+#: An indexed saga with no reservation is dropped from the index only this long after it was
+#: indexed: until then a replica may be between indexing it and reserving.
+INDEX_GRACE_SECONDS = 30.0
 
 #: (table id, causation id) -> (table sequence, seat) of the table commit with that causation.
 FindCommit = Callable[[str, str], Awaitable[tuple[int, int] | None]]
@@ -81,49 +88,24 @@ def refusal_error(code: str, status: str, message: str) -> DomainError:
     return _REFUSALS.get(status, PreconditionFailed)(code, message)
 
 
+def index_entry(player_id: str, at: float) -> str:
+    """The open-saga index's value: whose saga, and when it was indexed."""
+    return f"{player_id} {at:.3f}"
+
+
+def parse_index_entry(value: str | None) -> tuple[str, float]:
+    """(player id, when indexed); an entry written before the time was kept counts as old."""
+    player_id, _, at = (value or "").partition(" ")
+    try:
+        return player_id, float(at or 0.0)
+    except ValueError:
+        return player_id, 0.0
+
+
 def saga_id(kind: str, player_id: str, key: str) -> str:
     """Same caller key for the same player and kind = same saga."""
     key = key or uuid.uuid4().hex
     return hashlib.sha256(f"{kind}\n{player_id}\n{key}".encode()).hexdigest()[:40]
-
-
-class Gate:
-    """Money moves (saga steps, credits) run side by side ("shared"); the chip audit runs alone
-    ("exclusive"), so it sees no step half done. Waiting audits go first."""
-
-    def __init__(self) -> None:
-        self._condition = asyncio.Condition()
-        self._shared = 0
-        self._exclusive = False
-        self._waiting = 0
-
-    @contextlib.asynccontextmanager
-    async def shared(self) -> AsyncIterator[None]:
-        async with self._condition:
-            await self._condition.wait_for(lambda: not self._exclusive and not self._waiting)
-            self._shared += 1
-        try:
-            yield
-        finally:
-            async with self._condition:
-                self._shared -= 1
-                self._condition.notify_all()
-
-    @contextlib.asynccontextmanager
-    async def exclusive(self) -> AsyncIterator[None]:
-        async with self._condition:
-            self._waiting += 1
-            try:
-                await self._condition.wait_for(lambda: not self._exclusive and not self._shared)
-            finally:
-                self._waiting -= 1
-            self._exclusive = True
-        try:
-            yield
-        finally:
-            async with self._condition:
-                self._exclusive = False
-                self._condition.notify_all()
 
 
 @dataclass(frozen=True)
@@ -184,12 +166,22 @@ class Seating:
             places.append((level, numbers[level], f"ai-{table_id}-{index}"))
 
         async def seat(level: str, number: int, key: str) -> Outcome | None:
-            ai = await self.lobby.house_ai(level, number, buy_in, key)
-            try:
-                return await self.join(ai.player_id, table_id, None, buy_in, False, key)
-            except Pending:  # the table is slow: the process manager seats it when it answers
-                log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
-                return None
+            for attempt in range(HOUSE_GRANT_ATTEMPTS):
+                grant_key = key if attempt == 0 else f"{key}-{attempt}"
+                ai = await self.lobby.house_ai(level, number, buy_in, grant_key)
+                try:
+                    return await self.join(ai.player_id, table_id, None, buy_in, False, key)
+                except Pending:  # the table is slow: the process manager seats it later
+                    log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
+                    return None
+                except PreconditionFailed as refusal:
+                    # Another table (on any replica) bought this AI in between its grant and
+                    # this reservation: grant again (a new grant key) and reserve again.
+                    if refusal.code != wallet.NOT_ENOUGH_CHIPS:
+                        raise
+                    if attempt == HOUSE_GRANT_ATTEMPTS - 1:
+                        raise
+            return None
 
         return await asyncio.gather(*(seat(*place) for place in places))
 
@@ -216,8 +208,8 @@ class Seating:
         async with self.gate.shared():
             fresh = saga not in player.reservations and saga not in player.outcomes
             if fresh:
-                await self.index.put(saga, player_id)
                 now = self.lobby.clock()
+                await self.index.put(saga, index_entry(player_id, now))
                 try:
                     await self.players.execute(
                         player_id,
@@ -237,8 +229,13 @@ class Seating:
             raise refusal_error(outcome.code, outcome.status, outcome.message)
         return outcome
 
-    async def _drive(self, player_id: str, saga: str, *, fresh: bool) -> Outcome | None:
-        """Take the saga one step further to its end; its outcome (None: still open)."""
+    async def _drive(
+        self, player_id: str, saga: str, *, fresh: bool, unreserved_is_over: bool = True
+    ) -> Outcome | None:
+        """Take the saga one step further to its end; its outcome (None: still open).
+        ``unreserved_is_over``: a saga with no reservation is over (a live call knows; the
+        process manager only once its index entry is old enough that no replica can still be
+        about to reserve it)."""
         async with self._lock(saga):
             player = await self.players.get(player_id)
             if saga in player.outcomes:
@@ -246,7 +243,8 @@ class Seating:
                 return player.outcomes[saga]
             held = player.reservations.get(saga)
             if held is None:  # indexed, never reserved (refused, or the lobby stopped between)
-                await self.index.remove(saga)
+                if unreserved_is_over:
+                    await self.index.remove(saga)
                 return None
             try:
                 sequence = await self._seat(player, saga, held)
@@ -283,10 +281,14 @@ class Seating:
         try:
             return await attempt()
         except TableRefusal as refusal:
-            if refusal.code != "TABLE_NOT_FOUND" or held.table_id not in self.lobby.listings:
+            if refusal.code != "TABLE_NOT_FOUND":
                 raise
+            try:  # from the stream when this replica has not seen the table yet
+                listing = await self.lobby.table(held.table_id)
+            except NotFound:
+                raise refusal from None
         # Listed but never opened (the lobby stopped between the two): open it, then seat.
-        await self.lobby.open_at_table(self.lobby.listings[held.table_id])
+        await self.lobby.open_at_table(listing)
         return await attempt()
 
     async def _confirm(
@@ -324,20 +326,34 @@ class Seating:
 
     # ---- the process manager ----
 
-    async def resume_all(self) -> int:
-        """Drive every open saga (those a live call is driving are left to it); how many are
-        still open."""
+    async def resume_all(self, grace_seconds: float = RESUME_AFTER_SECONDS) -> int:
+        """Drive every open saga; how many are still open. Every replica runs this, and any
+        may drive any saga: each step is idempotent (the table answers a command's key with
+        its first outcome, the wallet decides a step once, appends carry the expected
+        sequence), so two drivers end the same way. Left alone: sagas this process is driving,
+        and those reserved less than ``grace_seconds`` ago (a live call, maybe on another
+        replica, is driving them: not worth a second table call)."""
         still_open = 0
         stuck = {BUY_IN: 0}
         now = self.lobby.clock()
         for saga in await self.index.keys():
-            player_id = await self.index.get(saga)
+            player_id, indexed_at = parse_index_entry(await self.index.get(saga))
             if not player_id or self._lock(saga).locked():
                 still_open += 1
                 continue
+            if grace_seconds > 0:
+                held = (await self.players.get(player_id)).reservations.get(saga)
+                if held is not None and now - held.at < grace_seconds:
+                    still_open += 1
+                    continue
             try:
                 async with self.gate.shared():
-                    outcome = await self._drive(player_id, saga, fresh=False)
+                    outcome = await self._drive(
+                        player_id,
+                        saga,
+                        fresh=False,
+                        unreserved_is_over=now - indexed_at > INDEX_GRACE_SECONDS,
+                    )
             except Exception as exc:  # keep resuming the others
                 log.warning("saga not finished yet", saga=saga, error=str(exc)[:200])
                 outcome = None
@@ -397,7 +413,8 @@ class Seating:
                 return Left(0, sequence)
             with contextlib.suppress(TimeoutError):
                 async with self.lobby.credited:
-                    await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.5))
+                    # another replica's consumer may credit it: look again soon
+                    await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.25))
 
     async def _still_seated(self, table_id: str, player_id: str) -> bool:
         """The player still has a seat after their leave (it waits for the hand's end)."""

@@ -17,7 +17,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
+from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -52,9 +54,12 @@ from services.lobby.app import (
 from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.config import LobbyConfig
+from services.lobby.gate import ClusterGate, Gate, GateUnavailable
 from services.lobby.limits import LoginLimiter, TooManyAttempts
-from services.lobby.sagas import Gate, Seating
+from services.lobby.sagas import Seating
 from services.lobby.store import (
+    LOBBY_STREAM,
+    LOBBY_SUBJECTS,
     Aggregates,
     E,
     Index,
@@ -63,7 +68,7 @@ from services.lobby.store import (
     ensure_lobby_stream,
     jetstream_store,
 )
-from services.lobby.tables import TableClient
+from services.lobby.tables import TableClient, TableRefusal
 
 log = structlog.get_logger("lobby.server")
 
@@ -150,6 +155,7 @@ class Unavailable(DomainError):
 
 
 DEPENDENCY_DOWN = "DEPENDENCY_DOWN"
+AUDIT_UNAVAILABLE = "AUDIT_UNAVAILABLE"
 _DOWN: tuple[type[BaseException], ...] = (
     RedisError,
     NatsError,
@@ -340,7 +346,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def AuditChips(
         self, request: lobby_pb2.AuditChipsRequest, context: Context
     ) -> lobby_pb2.AuditChipsResponse:
-        audit = await audit_chips(self.nc, self.lobby, self.seating, self.cashouts, self.gate)
+        try:
+            audit = await audit_chips(self.nc, self.lobby, self.seating, self.cashouts, self.gate)
+        except GateUnavailable as exc:
+            raise Unavailable(AUDIT_UNAVAILABLE, f"{exc}: retry") from None
+        except TableRefusal as refusal:  # a table moving to another replica, or down
+            raise Unavailable(
+                AUDIT_UNAVAILABLE, f"a table did not answer ({refusal}): retry"
+            ) from None
         return lobby_pb2.AuditChipsResponse(
             grants=audit.grants,
             wallets=audit.wallets,
@@ -372,6 +385,28 @@ def _key_ring(config: LobbyConfig) -> KeyRing:
     log.warning("HOLDEM_TOKEN_KEYS is not set: tokens are signed with a key of this process only")
     secret = secrets.token_bytes(32)
     return KeyRing.parse(f"ephemeral:{base64.b64encode(secret).decode()}")
+
+
+async def follow_catalogue(nc: NATS, lobby: Lobby) -> Any:
+    """Keep this replica's catalogue read model (ListTables, GetTable) current with the table
+    streams, whichever replica commits to them: an ordered consumer of new commits' headers on
+    ``holdem.lobby.table.>``; each commit makes the replica read that table again."""
+
+    async def on_commit(msg: Msg) -> None:
+        table_id = msg.subject.rpartition(".")[2]
+        try:
+            await lobby.refresh_table(table_id)
+        except Exception as exc:  # the next commit of that table, or a restart, reads it again
+            log.warning("catalogue not refreshed", table_id=table_id, error=str(exc)[:200])
+
+    return await nc.jetstream().subscribe(
+        f"{LOBBY_SUBJECTS}.table.>",
+        stream=LOBBY_STREAM,
+        cb=on_commit,
+        ordered_consumer=True,
+        deliver_policy=DeliverPolicy.NEW,
+        headers_only=True,
+    )
 
 
 async def build(config: LobbyConfig) -> Mount:
@@ -421,8 +456,9 @@ async def build(config: LobbyConfig) -> Mount:
         grant=config.starting_chips,
         token_ttl_seconds=config.token_ttl_seconds,
     )
+    follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()
-    gate = Gate()
+    gate = ClusterGate(redis)
     cashouts = CashOuts(nc, lobby, gate)
     seating = Seating(
         lobby, gate, cashouts.find_commit, leave_wait_seconds=config.leave_wait_seconds
@@ -431,6 +467,7 @@ async def build(config: LobbyConfig) -> Mount:
     tasks = [
         asyncio.create_task(cashouts.run()),
         asyncio.create_task(seating.run(config.saga_resume_seconds)),
+        asyncio.create_task(gate.run()),
     ]
     servicer = LobbyServicer(lobby, seating, cashouts, gate, nc)
 
@@ -440,6 +477,8 @@ async def build(config: LobbyConfig) -> Mount:
         for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
+        with contextlib.suppress(Exception):
+            await follower.unsubscribe()
         await channel.close()
         await close_nats(nc)
         await redis.aclose()

@@ -1,8 +1,12 @@
 """The lobby's aggregates on the event store, as the table keeps its own: every change is one
 JetStream commit appended with the expected last sequence and a message id (libs/eventstore),
 states are snapshotted in Redis every ``snapshot_every`` commits, and a load is "snapshot + the
-commits after it". A process keeps the states it loaded in a cache (the lobby is the only
-writer of its streams; a conflict drops the cached state and decides again on a fresh load).
+commits after it". A process keeps the states it loaded in a cache, but never trusts it: other
+lobby replicas write the same streams, so every read first catches the cached state up with the
+commits appended since (one read of the subject's last sequence when there are none), and every
+decision is appended with the expected last sequence: a replica that lost the race reloads and
+decides again (``Aggregates.execute``). In-process locks only keep one process from racing
+itself; they are not what makes two replicas safe.
 
 Streams (JetStream stream HOLDEM_LOBBY, subjects ``holdem.lobby.<kind>.<id>``): ``player`` (the
 wallet, libs/lobby/wallet.py), ``account`` (credentials by username), ``table`` (the catalogue).
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -33,7 +38,7 @@ E = TypeVar("E")
 
 LOBBY_STREAM = "HOLDEM_LOBBY"
 LOBBY_SUBJECTS = "holdem.lobby"
-_ATTEMPTS = 5
+_ATTEMPTS = 12  # conflicting replicas decide again; each retry waits a little longer
 
 
 async def ensure_lobby_stream(nc: NATS, replicas: int = 1) -> None:
@@ -113,10 +118,17 @@ class Aggregates(Generic[S, E]):
         return lock
 
     async def _load(self, key: str) -> _Cached[S]:
+        """The aggregate as of its last commit: the cached state caught up with whatever other
+        replicas appended since, or a load (snapshot + commits after it)."""
         cached = self._cache.get(key)
         if cached is None:
             loaded = await self.repository.load(key)
             cached = _Cached(loaded.state, loaded.sequence, loaded.commits_since_snapshot)
+            self._cache[key] = cached
+            return cached
+        state, sequence, folded = await self.repository.catch_up(key, cached.state, cached.sequence)
+        if folded:
+            cached = _Cached(state, sequence, cached.since_snapshot + folded)
             self._cache[key] = cached
         return cached
 
@@ -129,13 +141,28 @@ class Aggregates(Generic[S, E]):
 
     async def execute(self, key: str, decide: Callable[[S], list[E]], msg_id: str) -> S:
         """Decide on the current state and append the events (if any) as one commit with
-        message id ``msg_id``; the state after it. ``decide`` may raise a refusal."""
+        message id ``msg_id``; the state after it. ``decide`` may raise a refusal.
+
+        Optimistic: the first decision is made on the cached state without asking the stream
+        (the append's expected sequence catches a stale one); only a refusal or a decision to
+        do nothing, which the stream would not contradict, is checked against it first."""
         async with self._lock(key):
-            for _ in range(_ATTEMPTS):
+            cached = self._cache.get(key)
+            checked = cached is None  # a state just loaded is the stream's
+            if cached is None:
                 cached = await self._load(key)
-                events = decide(cached.state)
+            for attempt in range(_ATTEMPTS):
+                try:
+                    events: list[E] | None = decide(cached.state)
+                except Exception:
+                    if checked:
+                        raise
+                    events = None  # refused on the cache: the stream's state may differ
                 if not events:
-                    return cached.state
+                    if checked:
+                        return cached.state
+                    cached, checked = await self._load(key), True
+                    continue
                 try:
                     result = await self.repository.append(
                         key,
@@ -143,15 +170,15 @@ class Aggregates(Generic[S, E]):
                         expected_last=cached.sequence,
                         msg_id=msg_id,
                     )
-                except ConcurrencyConflict:
-                    self.forget(key)
+                except ConcurrencyConflict:  # another replica appended first: catch up with
+                    await asyncio.sleep(random.uniform(0, 0.005 * attempt))  # what won, again
+                    cached, checked = await self._load(key), True
                     continue
                 except BaseException:
                     self.forget(key)  # unknown whether it landed: load again next time
                     raise
-                if result.duplicate:
-                    self.forget(key)
-                    return (await self._load(key)).state
+                if result.duplicate:  # the same step landed before (a retry, or another
+                    return (await self._load(key)).state  # replica): the state after it
                 state = cached.state
                 for event in events:
                     state = self.kind.evolve(state, event)

@@ -20,7 +20,7 @@ BOT_LEVELS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # not frozen: raising it out of a context manager sets __traceback__
 class TableRefusal(Exception):
     """The table service answered with an error: its status and error code."""
 

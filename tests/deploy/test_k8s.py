@@ -213,10 +213,9 @@ def test_production_runs_more_replicas_and_bigger_volumes_than_dev() -> None:
         return count
 
     assert all(replicas(dev, name) == 1 for name in SERVICES)
-    for name in ("gateway", "table", "dealer", "evaluator", "ai"):
+    # every service, the lobby too (its replicas share the stores: docs/lobby.md)
+    for name in ("gateway", "lobby", "table", "dealer", "evaluator", "ai"):
         assert replicas(production, name) >= 2, name
-    # the lobby keeps its players in memory until it has stores: two replicas would split them
-    assert replicas(production, "lobby") == 1
 
     def storage(manifests: list[Manifest]) -> str:
         (claim,) = find(manifests, "StatefulSet", "nats")["spec"]["volumeClaimTemplates"]

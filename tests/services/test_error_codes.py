@@ -116,6 +116,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "TABLE_UNAVAILABLE": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
             "DEPENDENCY_DOWN": S.UNAVAILABLE,
+            "AUDIT_UNAVAILABLE": S.UNAVAILABLE,
         },
     ),
     "dealer": (
