@@ -88,10 +88,12 @@ class Ownership:
         if self.leases is None or self.registry is None:
             return []
         await self.leases.announce()
-        tables = await self.registry.all()
         held = set(self.leases.held())
-        if held and not tables:  # the registry read came back empty: never shed on that
-            return []
+        # The tables held count as registered whatever the registry read says: a table is
+        # claimed before its opening commit adds it to the registry, and a read can miss keys.
+        # Counting only the registry, a lone replica opening tables saw fewer tables than it
+        # held and handed idle ones "back" to nobody (their next hand waited for a command).
+        tables = sorted(set(await self.registry.all()) | held)
         holders: dict[str, str | None] = {}
         for table_id in tables:
             if table_id not in held:
