@@ -62,7 +62,6 @@ def _commit(
 
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
-_loads = json.JSONDecoder().decode
 
 
 def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
@@ -70,12 +69,12 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     records = commit.recorded
     if not records:
         return commit, []
+    # each record's fields read once (every read of a protobuf field makes a new object)
+    fields = [(r.type, r.schema_version, r.data) for r in records]
     # one JSON parse for the whole commit: its records' data side by side in one array
-    datas = _loads("[" + ",".join([r.data.decode() for r in records]) + "]")
+    datas = codec.parse_json(b"[" + b",".join([f[2] for f in fields]) + b"]")
     decode = codec.decode_data
-    events = [
-        decode(r.type, r.schema_version, data) for r, data in zip(records, datas, strict=True)
-    ]
+    events = [decode(t, v, data) for (t, v, _), data in zip(fields, datas, strict=True)]
     return commit, events
 
 
