@@ -255,3 +255,17 @@ def test_a_stored_commit_decodes_to_the_events_it_was_encoded_from() -> None:
     envelope, decoded = decode_commit(encode_commit("t", events, "key", "Act", 12.5))
     assert decoded == events and envelope.causation_id == "key"
     assert decode_commit(encode_commit("t", [], "k", "Act", 1.0))[1] == []
+
+
+def test_the_public_projection_is_the_same_from_the_stored_records() -> None:
+    """The projection reuses the stored commit's records for the events the public sees as
+    they are; hole cards and burns are encoded again without what is hidden."""
+    from libs.poker.events import HoleCardsDealt, StreetDealt
+    from libs.tableproto.envelope import encode_public, encode_records
+
+    _, played = _played_table()
+    events = [*played, StreetDealt(1, (DECK[40], DECK[41], DECK[42]), burn=DECK[39])]
+    assert any(isinstance(e, HoleCardsDealt) for e in events)
+    records = encode_records(events)
+    fresh = encode_public("t", 9, events, "key", "Act", 12.5)
+    assert encode_public("t", 9, events, "key", "Act", 12.5, records=records) == fresh
