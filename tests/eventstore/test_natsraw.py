@@ -124,12 +124,9 @@ def test_both_paths_read_the_same_commits_and_leave_other_subscriptions_alone(
             raw = await store.read("s")
             assert raw_handlers(nc) == {}  # the hook is installed, and its read is over
             tail = await store.read("s", after=raw[100].sequence)
-            original = jetstream_module.raw_handlers
-            jetstream_module.raw_handlers = lambda nc: None  # type: ignore[assignment]
-            try:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(jetstream_module, "raw_handlers", lambda nc: None)
                 by_callback = await store.read("s")
-            finally:
-                jetstream_module.raw_handlers = original
             assert raw == by_callback and tail == raw[101:]
             assert [c.data for c in raw] == [f"{i}".encode() for i in range(300)]
             assert [c.msg_id for c in raw] == [f"k{i}" for i in range(300)]
