@@ -15,19 +15,12 @@ a nats-py that has no such hook it gives None, and the caller reads the ordinary
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import json
 from collections.abc import Callable
 from typing import Any
 
-import nats.errors
-from nats.js import api
-from nats.js.errors import APIError, NoStreamResponseError
-
-#: ``handler(subject, reply, payload, header_block)``: called in the parser's own call, must
-#: not block.
-RawHandler = Callable[[bytes, bytes, bytes, bytes | None], None]
+#: ``handler(reply, payload, header_block)``: called in the parser's own call, must not block.
+RawHandler = Callable[[bytes, bytes, bytes | None], None]
 
 _ATTRIBUTE = "_holdem_raw_handlers"
 
@@ -58,7 +51,7 @@ def raw_handlers(nc: Any) -> dict[int, RawHandler] | None:
             return
         stats["in_msgs"] += 1
         stats["in_bytes"] += len(data)
-        handler(subject, reply, data, headers)
+        handler(reply, data, headers)
 
     nc._process_msg = _process_msg
     setattr(nc, _ATTRIBUTE, table)
@@ -83,87 +76,3 @@ def stream_sequence(reply: bytes) -> int:
         if len(tokens) >= 11:
             return int(tokens[_V2_STREAM_SEQUENCE])
     raise ValueError(f"not a JetStream delivery: {reply!r}")
-
-
-class RawRequests:
-    """Requests on one connection, answered on one wildcard inbox whose messages a raw handler
-    takes: a future and a timer per request. nats-py's ``request`` also builds a ``Msg``, goes
-    through the inbox subscription's machinery and waits with ``asyncio.wait_for``: about half
-    the client's CPU of a JetStream publish (a guarded publish with its acknowledgement took
-    80 us of CPU and 150 us of wall time that way, 45 and 90 us this way)."""
-
-    def __init__(self, nc: Any, handlers: dict[int, RawHandler]) -> None:
-        self._nc = nc
-        self._handlers = handlers
-        self._prefix = ""
-        self._answers: dict[bytes, asyncio.Future[tuple[bytes, bytes | None]]] = {}
-        self._count = 0
-        self._subscribing = asyncio.Lock()
-
-    async def request(
-        self, subject: str, payload: bytes, headers: dict[str, str], timeout: float
-    ) -> tuple[bytes, bytes | None]:
-        """The answer's payload and header block; ``nats.errors.TimeoutError`` when none came
-        within ``timeout`` seconds."""
-        if not self._prefix:
-            async with self._subscribing:
-                if not self._prefix:
-                    prefix = self._nc.new_inbox()
-                    sub = await self._nc.subscribe(f"{prefix}.*")
-                    self._handlers[sub._id] = self._answer
-                    self._prefix = prefix
-        self._count += 1
-        inbox = f"{self._prefix}.{self._count}"
-        key = inbox.encode()
-        answer: asyncio.Future[tuple[bytes, bytes | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        self._answers[key] = answer
-        timer = asyncio.get_running_loop().call_later(timeout, _expire, answer)
-        try:
-            await self._nc.publish(subject, payload, reply=inbox, headers=headers)
-            return await answer
-        finally:
-            timer.cancel()
-            self._answers.pop(key, None)
-
-    def _answer(self, subject: bytes, reply: bytes, data: bytes, block: bytes | None) -> None:
-        answer = self._answers.get(subject)
-        if answer is not None and not answer.done():
-            answer.set_result((data, block))
-
-
-def _expire(answer: asyncio.Future[tuple[bytes, bytes | None]]) -> None:
-    if not answer.done():
-        answer.set_exception(nats.errors.TimeoutError())
-
-
-def _status(block: bytes | None) -> str:
-    """The inline status of a header block (``NATS/1.0 503``), "" if it has none."""
-    if block is None or block[8:9] != b" ":
-        return ""
-    return block[9:12].decode("ascii", "replace")
-
-
-async def js_publish(
-    requests: RawRequests,
-    subject: str,
-    payload: bytes,
-    *,
-    stream: str,
-    headers: dict[str, str],
-    timeout: float,
-) -> api.PubAck:
-    """nats-py's ``JetStreamContext.publish(subject, payload, stream=..., headers=...)``
-    through ``requests``: the same headers, the same acknowledgement, the same errors
-    (``NoStreamResponseError`` when no stream listens, ``APIError`` subclasses for what the
-    stream refuses, ``nats.errors.TimeoutError``)."""
-    sent = dict(headers)
-    sent[api.Header.EXPECTED_STREAM] = stream
-    data, block = await requests.request(subject, payload, sent, timeout)
-    if not data and _status(block) == "503":
-        raise NoStreamResponseError
-    response = json.loads(data)
-    if "error" in response:
-        raise APIError.from_error(response["error"])
-    return api.PubAck.from_response(response)
