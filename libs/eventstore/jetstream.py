@@ -19,7 +19,8 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-from .natsheaders import use_fast_headers
+from .natsheaders import headers_of_block, use_fast_headers
+from .natsraw import raw_handlers, stream_sequence
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 
 WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
@@ -124,8 +125,10 @@ class JetStreamEventStore:
         return last.sequence if last else 0
 
     async def read(self, stream_id: str, after: int = 0) -> list[Commit]:
-        """One pull request for everything after ``after`` up to the last commit, taken by a
-        callback (nats-py's ``fetch`` costs a task and a timer per message: most of a replay)."""
+        """One pull request for everything after ``after`` up to the last commit, each message
+        taken by a raw handler in the parser's own call (``natsraw``), or by a subscription
+        callback where nats-py has no hook for it (nats-py's ``fetch`` costs a task and a timer
+        per message: most of a replay)."""
         last = await self.last_sequence(stream_id)
         if last <= after:
             return []
@@ -143,29 +146,46 @@ class JetStreamEventStore:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         scoped = f"{stream_id}/"
 
-        async def on_msg(msg: Msg) -> None:
-            if done.done():
-                return
-            if not msg.reply:  # a status: no (more) messages for this request
-                done.set_exception(StoreError(f"read of {subject} ended early: {msg.headers}"))
-                return
-            headers = msg.headers or {}
+        def take(sequence: int, data: bytes, headers: dict[str, str]) -> None:
             msg_id = headers.get("Nats-Msg-Id", "")
-            sequence = msg.metadata.sequence.stream
             commits.append(
                 Commit(
                     stream_id,
                     sequence,
                     msg_id[len(scoped) :] if msg_id.startswith(scoped) else msg_id,
-                    msg.data,
+                    data,
                     headers,
                 )
             )
             if sequence >= last:
                 done.set_result(None)
 
+        def on_raw(reply: bytes, data: bytes, block: bytes | None) -> None:
+            if done.done():
+                return
+            if not reply:  # a status: no (more) messages for this request
+                done.set_exception(StoreError(f"read of {subject} ended early: {block!r}"))
+                return
+            try:
+                take(stream_sequence(reply), data, headers_of_block(block))
+            except ValueError as exc:
+                done.set_exception(StoreError(f"read of {subject}: {exc}"))
+
+        async def on_msg(msg: Msg) -> None:
+            if done.done():
+                return
+            if not msg.reply:  # a status: no (more) messages for this request
+                done.set_exception(StoreError(f"read of {subject} ended early: {msg.headers}"))
+                return
+            take(msg.metadata.sequence.stream, msg.data, msg.headers or {})
+
         inbox = self._nc.new_inbox()
-        sub = await self._nc.subscribe(inbox, cb=on_msg, pending_msgs_limit=-1)
+        handlers = raw_handlers(self._nc)
+        if handlers is None:
+            sub = await self._nc.subscribe(inbox, cb=on_msg, pending_msgs_limit=-1)
+        else:
+            sub = await self._nc.subscribe(inbox)  # no callback: nats-py starts no task for it
+            handlers[sub._id] = on_raw
         try:
             # stream sequences after ``after`` up to ``last``: at least this subject's commits
             request = {"batch": last - after, "no_wait": True}
@@ -183,6 +203,8 @@ class JetStreamEventStore:
                     if len(commits) == seen:
                         raise StoreError(f"read of {subject} stalled at {seen} commits") from None
         finally:
+            if handlers is not None:
+                handlers.pop(sub._id, None)
             await sub.unsubscribe()
             with contextlib.suppress(Exception):
                 await self._js.delete_consumer(self.stream, consumer.name)

@@ -38,6 +38,24 @@ def parse_header_lines(raw: bytes) -> dict[str, str]:
     return out
 
 
+_STATUS_LINE = b"NATS/1.0"
+_FIRST_HEADER = len(_STATUS_LINE) + len(_CRLF)
+
+
+def headers_of_block(block: bytes | None) -> dict[str, str]:
+    """The headers of a message whose header block is ``block`` (as the parser hands it over:
+    ``NATS/1.0`` and its lines), the dict nats-py gives as ``msg.headers`` (or {} for None).
+    ValueError for a block with an inline status (``NATS/1.0 404 ...``), which only the
+    server's status messages carry."""
+    if not block:
+        return {}
+    if block[len(_STATUS_LINE) : len(_STATUS_LINE) + 1] == b" ":
+        raise ValueError(f"a status header block: {block[:80]!r}")
+    if len(block) <= _FIRST_HEADER:
+        return {}
+    return parse_header_lines(block[_FIRST_HEADER:])
+
+
 def use_fast_headers(nc: Any) -> None:
     """Make connection ``nc`` parse header blocks with ``parse_header_lines``."""
     if callable(getattr(type(nc), "_parse_header_lines", None)):

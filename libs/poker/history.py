@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from .events import (
+    ActionKind,
     ActionTaken,
     AntePosted,
     BlindPosted,
@@ -61,11 +62,15 @@ class PublicAction:
         return self  # immutable: a table state's deep copy (once per command) shares it
 
 
+#: The public move of each betting action (a dict: calling ``Move`` costs a microsecond).
+_MOVE_OF = {kind: Move(kind.value) for kind in ActionKind}
+
+
 def public_action(event: Event, street: int) -> PublicAction | None:
     """The public action an engine event is, if it is one (``street`` = the street in play)."""
     if isinstance(event, ActionTaken):
         return PublicAction(
-            event.player, street, Move(event.kind.value), event.amount, event.to, event.all_in
+            event.player, street, _MOVE_OF[event.kind], event.amount, event.to, event.all_in
         )
     if isinstance(event, BlindPosted):
         return PublicAction(event.player, PREFLOP, Move.BLIND, event.amount, event.amount)

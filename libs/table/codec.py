@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
+import orjson
+
 from libs.poker import events as hand_events
 from libs.poker.cards import DECK, Card
 from libs.poker.config import HandConfig, RakeRule
@@ -147,6 +149,26 @@ _NAMESPACE: dict[str, Any] = {
 _CONVERTERS = Converters(_hints, _to_data, _from_data)
 
 
+#: Every digit a 0, every other byte a dot: 19 digits in a row may be an integer beyond 64
+#: bits, which orjson reads as a float (a translation and a search: a fifth of a regex's time).
+_DIGITS_ONLY = bytes(ord("0") if byte in b"0123456789" else ord(".") for byte in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def parse_json(payload: bytes) -> Any:
+    """``json.loads(payload)``, by orjson (about four times faster) where it gives the same:
+    what orjson refuses and the standard parser reads (NaN and Infinity, numbers beyond a
+    float, lone surrogates, a byte order mark) and anything that may hold an integer beyond 64
+    bits (which orjson would make a float) goes through the standard parser, so stored data
+    read exactly as they always did (tests/table/test_codec.py)."""
+    if _LONG_NUMBER not in payload.translate(_DIGITS_ONLY):
+        try:
+            return orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(payload)
+
+
 def decode(record: dict[str, Any], generic: bool = False) -> Event:
     """The event of a stored record (upcast to the current version first); ``generic``: with
     the codec before ``converters`` (for comparisons)."""
@@ -157,8 +179,20 @@ def decode(record: dict[str, Any], generic: bool = False) -> Event:
     return decode_data(name, version, data, generic)
 
 
+#: The compiled decoder of each event type met so far, for data at its current schema version.
+_CURRENT_DECODERS: dict[str, Callable[[Any], Any]] = {}
+
+
 def decode_data(name: str, version: int, data: Any, generic: bool = False) -> Event:
     """The event of type ``name``, schema ``version``, from its stored ``data``."""
+    if not generic and version == SCHEMA_VERSIONS.get(name) and type(data) is dict:
+        convert = _CURRENT_DECODERS.get(name)
+        if convert is not None:  # the common case, in as few steps as it takes
+            try:
+                event: Event = convert(data)
+            except (KeyError, TypeError, ValueError, IndexError) as exc:
+                raise CodecError(f"cannot build {name} from {str(data)[:200]}: {exc}") from exc
+            return event
     if not isinstance(data, dict):
         raise CodecError(f"not an event record: {name} {data!r}")
     cls = _EVENT_TYPES.get(name)
@@ -174,7 +208,13 @@ def decode_data(name: str, version: int, data: Any, generic: bool = False) -> Ev
         data = upcast(data)
         version += 1
     try:
-        event: Event = _from_data(cls, data) if generic else _CONVERTERS.decode(cls, data)
+        if generic:
+            event = _from_data(cls, data)
+        else:
+            convert = _CONVERTERS.decoder(cls)
+            assert convert is not None  # a dataclass always has one
+            _CURRENT_DECODERS[name] = convert
+            event = convert(data)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise CodecError(f"cannot build {name} from {str(data)[:200]}: {exc}") from exc
     return event
@@ -187,7 +227,7 @@ def state_dumps(state: TableState) -> bytes:
 
 def state_loads(payload: bytes) -> TableState:
     try:
-        state = _CONVERTERS.decode(TableState, json.loads(payload))
+        state = _CONVERTERS.decode(TableState, parse_json(payload))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise CodecError(f"not a table snapshot: {exc}") from exc
     assert isinstance(state, TableState)
@@ -217,7 +257,7 @@ def snapshot_loads(payload: bytes) -> tuple[TableState, list[SnapshotKey]]:
     """The state and the idempotency keys (key, sequence, commit time) of a ``snapshot_dumps``
     snapshot; version 1 snapshots (keys without their time) read with a time of None."""
     try:
-        data = json.loads(payload)
+        data = parse_json(payload)
         if int(data.get("v", 1)) > SNAPSHOT_VERSION:
             raise CodecError(f"snapshot v{data['v']} is newer than this code")
         state = _CONVERTERS.decode(TableState, data["state"])

@@ -158,7 +158,7 @@ class Converters:
             value_decoder = self.decoder(args[1]) or _same
             return lambda v: {key(k): value_decoder(x) for k, x in v.items()}
         if isinstance(tp, type) and issubclass(tp, Enum):
-            return tp
+            return _enum_decoder(tp)
         if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             return self._dataclass_decoder(tp)
         return lambda v: self._fallback_decode(tp, v)
@@ -205,6 +205,20 @@ def _same(value: Any) -> Any:
 
 def _enum_value(value: Enum) -> Any:
     return value.value
+
+
+def _enum_decoder(tp: type[Enum]) -> Convert:
+    """``tp(value)``: the member of that value looked up in a dict first (calling the enum
+    class costs about a microsecond; what the dict does not hold, the call answers as ever)."""
+    members = {member.value: member for member in tp}
+
+    def decode(value: Any) -> Any:
+        try:
+            return members[value]
+        except (KeyError, TypeError):
+            return tp(value)
+
+    return decode
 
 
 def _card(value: Any) -> Card:

@@ -7,11 +7,13 @@ hands: seats and stacks, the button, who missed which blind, the clock, revealed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from libs.poker.engine import showdown_turn
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.history import PublicAction, public_action
+from libs.poker.state import APPLIERS as HAND_APPLIERS
 from libs.poker.state import HandState, initial_state
 from libs.poker.state import apply as apply_hand_event
 
@@ -144,8 +146,16 @@ def replay(events: list[Event]) -> TableState:
     return state
 
 
+#: The hand events no case of ``apply`` takes (every case is a table event, or HandStarted):
+#: most events of a table, sent to the hand at once instead of through every case.
+_HAND_ONLY = frozenset(HAND_APPLIERS) - {HandStarted}
+
+
 def apply(s: TableState, event: Event) -> None:
     """Apply ``event`` to ``s`` in place."""
+    if type(event) in _HAND_ONLY:
+        _apply_hand_event(s, cast(HandEvent, event))
+        return
     match event:
         case TableOpened():
             s.table_id, s.config, s.opened_at = event.table_id, event.config, event.at

@@ -20,6 +20,21 @@ from libs.table.events import Event
 SCHEMA_VERSION = 1
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+#: One event as a commit stores it: its type, schema version and JSON data.
+Record = tuple[str, int, bytes]
+
+
+def encode_records(events: Sequence[Event]) -> list[Record]:
+    return [_record(event) for event in events]
+
+
+def _record(event: Event) -> Record:
+    record = codec.encode(event)
+    return record["type"], record["v"], _dumps(record["data"]).encode()
+
+
 def encode_commit(
     table_id: str,
     events: Sequence[Event],
@@ -27,14 +42,20 @@ def encode_commit(
     command_type: str,
     now: float,
     automatic: bool = False,
+    records: Sequence[Record] | None = None,
 ) -> bytes:
-    """``automatic``: the table decided the command itself (no client will retry it)."""
-    return _commit(table_id, events, causation_id, command_type, now, automatic).SerializeToString()
+    """``automatic``: the table decided the command itself (no client will retry it);
+    ``records``: ``encode_records(events)`` when the caller has them already."""
+    if records is None:
+        records = encode_records(events)
+    return _commit(
+        table_id, records, causation_id, command_type, now, automatic
+    ).SerializeToString()
 
 
 def _commit(
     table_id: str,
-    events: Sequence[Event],
+    records: Sequence[Record],
     causation_id: str,
     command_type: str,
     now: float,
@@ -51,18 +72,9 @@ def _commit(
         sequence=sequence,
     )
     add = commit.recorded.add
-    for event in events:
-        record = codec.encode(event)
-        add(
-            type=record["type"],
-            schema_version=record["v"],
-            data=_dumps(record["data"]).encode(),
-        )
+    for kind, version, data in records:
+        add(type=kind, schema_version=version, data=data)
     return commit
-
-
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
-_loads = json.JSONDecoder().decode
 
 
 def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
@@ -70,12 +82,12 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     records = commit.recorded
     if not records:
         return commit, []
+    # each record's fields read once (every read of a protobuf field makes a new object)
+    fields = [(r.type, r.schema_version, r.data) for r in records]
     # one JSON parse for the whole commit: its records' data side by side in one array
-    datas = _loads("[" + ",".join([r.data.decode() for r in records]) + "]")
+    datas = codec.parse_json(b"[" + b",".join([f[2] for f in fields]) + b"]")
     decode = codec.decode_data
-    events = [
-        decode(r.type, r.schema_version, data) for r, data in zip(records, datas, strict=True)
-    ]
+    events = [decode(t, v, data) for (t, v, _), data in zip(fields, datas, strict=True)]
     return commit, events
 
 
@@ -119,8 +131,18 @@ def encode_public(
     command_type: str,
     now: float,
     automatic: bool = False,
+    records: Sequence[Record] | None = None,
 ) -> bytes:
+    """``records``: the stored commit's records of ``events`` (``encode_records``), taken as
+    they are for every event the public sees unchanged (all but hole cards and burns)."""
     public = [public_event(e) for e in events]
+    if records is None:
+        public_records = encode_records(public)
+    else:
+        public_records = [
+            record if shown is event else _record(shown)
+            for shown, event, record in zip(public, events, records, strict=True)
+        ]
     return _commit(
-        table_id, public, causation_id, command_type, now, automatic, sequence
+        table_id, public_records, causation_id, command_type, now, automatic, sequence
     ).SerializeToString()

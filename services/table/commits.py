@@ -35,9 +35,11 @@ from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
 from libs.table.events import Event
 from libs.tableproto.envelope import (
+    Record,
     decode_commit,
     encode_commit,
     encode_public,
+    encode_records,
     public_of_stored,
     recorded_seconds,
 )
@@ -127,6 +129,8 @@ class TableStream:
             else Projector(events, projection, _public, max_age=public_max_age)
         )
         self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
+        # each table's last appended events with their records, for its public projection
+        self._appended: dict[str, tuple[list[Event], list[Record]]] = {}
         self._snapshot_writers: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, table_id: str) -> LoadedTable:
@@ -160,7 +164,9 @@ class TableStream:
     ) -> AppendResult:
         """Append ``events`` as one commit on top of ``table.sequence``; raises
         ``ConcurrencyConflict`` when the stream moved on."""
-        payload = encode_commit(table_id, events, key, command_type, now, automatic)
+        records = encode_records(events)
+        self._appended[table_id] = (events, records)
+        payload = encode_commit(table_id, events, key, command_type, now, automatic, records)
         return await self.repository.append(
             table_id, payload, expected_last=table.sequence, msg_id=key
         )
@@ -234,14 +240,18 @@ class TableStream:
         no projection (``then`` was not taken)."""
         if self.projector is None:
             return False
+        appended = self._appended.pop(table_id, None)
+        # the records of the commit just appended, when these are its events
+        records = appended[1] if appended is not None and appended[0] is outcome.events else None
         payload = encode_public(
-            table_id, outcome.sequence, outcome.events, key, command_type, now, automatic
+            table_id, outcome.sequence, outcome.events, key, command_type, now, automatic, records
         )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
         return True
 
     def forget(self, table_id: str) -> None:
         """This process no longer serves ``table_id``: stop projecting it."""
+        self._appended.pop(table_id, None)
         if self.projector is not None:
             self.projector.forget(table_id)
 
