@@ -9,7 +9,7 @@ import random
 import pytest
 from pokerkit.notation import HandHistory as PokerKitHistory
 
-from libs.history import MAX_HISTORY_COMMITS, hands_of_player, history_page
+from libs.history import MAX_HISTORY_COMMITS, StoredCommit, hands_of_player, history_page
 from libs.history.phh import phh_actions
 from libs.poker import DealBoard, DealHoleCards, Phase, legal_actions
 from libs.poker.cards import DECK, format_cards
@@ -154,7 +154,7 @@ def test_a_page_is_the_newest_hands_first_and_the_next_page_follows_its_last() -
 
 def test_only_the_latest_commits_are_read() -> None:
     commits = play(3, seed=2)
-    padding = [(0, 0.0, [])] * MAX_HISTORY_COMMITS  # commits with no event (never stored, but
-    # they count against the bound like any)
+    # commits with no event (never stored, but they count against the bound like any)
+    padding: list[StoredCommit] = [(0, 0.0, [])] * MAX_HISTORY_COMMITS
     assert len(history_page(commits, "alice").hands) == 3
     assert history_page([*commits, *padding], "alice").hands == ()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -50,7 +51,8 @@ def _refused(call: object) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as caught:
         call()  # type: ignore[operator]
     error = caught.value
-    codes = dict(error.trailing_metadata() or ())  # type: ignore[attr-defined]
+    metadata: Any = error.trailing_metadata()
+    codes = dict(metadata or ())
     return error.code(), str(codes.get(ERROR_CODE_HEADER, ""))
 
 
@@ -74,7 +76,7 @@ def test_a_players_history_is_the_stream_projected_for_that_player(
     # what each player was dealt, and who showed, hand by hand (the truth, from the stream)
     dealt: dict[str, dict[str, str]] = {}
     shown: dict[str, set[str]] = {}
-    hand_id, players = "", ("",)
+    hand_id, players = "", cast(tuple[str, ...], ("",))
     for _, _, events in stored:
         for event in events:
             if isinstance(event, HandBegan):
