@@ -7,9 +7,10 @@ own code path (the event store, the projection, the KV buckets, the Redis stores
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,19 +76,40 @@ class Client:
         return any("permissions violation" in e and what.lower() in e for e in self.errors)
 
 
-async def _received(nc: NATS, subject: str, publish: Any) -> list[bytes]:
-    """What a subscription of ``nc`` to ``subject`` receives while ``publish`` runs."""
+async def _received(nc: NATS, subject: str, publish: Any, expect: int = 0) -> list[bytes]:
+    """What a subscription of ``nc`` to ``subject`` receives while ``publish`` runs: for QUIET
+    seconds after it, or (``expect`` > 0) until that many messages came, within 10 s (a loaded
+    machine can take longer than QUIET to deliver what must arrive)."""
     got: list[bytes] = []
+    arrived = asyncio.Event()
 
     async def on_msg(msg: Any) -> None:
         got.append(msg.data)
+        if expect and len(got) >= expect:
+            arrived.set()
 
     sub = await nc.subscribe(subject, cb=on_msg)
     await nc.flush()
     await publish()
-    await asyncio.sleep(QUIET)
+    if expect:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(arrived.wait(), 10.0)
+        await asyncio.sleep(0.1)  # and nothing more than expected
+    else:
+        await asyncio.sleep(QUIET)
     await sub.unsubscribe()
     return got
+
+
+async def _eventually(check: Callable[[], bool], within: float = 10.0) -> bool:
+    """``check`` holds now or becomes true within ``within`` seconds (the server's permission
+    errors arrive asynchronously, later on a loaded machine)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -168,23 +190,26 @@ def test_only_the_table_service_reads_and_writes_private_table_subjects(
         # nobody receives the private subject live (the table service reads its stream)
         for who, nc in (("gateway", g), ("lobby", lb), ("spectator", s), ("table", t)):
             assert await _received(nc, "holdem.table.>", deal) == [], who
-        assert gateway.violated("subscription") and spectator.violated("subscription")
+        assert await _eventually(
+            lambda: gateway.violated("subscription") and spectator.violated("subscription")
+        )
         assert [c.data for c in await events.read("d1")] == [b"hole cards"]
         # ... nor another user's inboxes (where JetStream delivers what a consumer reads)
         gateway.errors.clear()
         assert await _received(g, "_INBOX_table.>", lambda: events.read("t1")) == []
         assert await _received(g, "_INBOX.>", lambda: events.read("t1")) == []
-        assert gateway.violated("subscription")
+        assert await _eventually(lambda: gateway.violated("subscription"))
 
         # watchers get the public projection
         async def publish_public() -> None:
             await public.publish("t3", 1, 0, b"board", expected_position=0)
 
-        assert await _received(s, "holdem.public.table.>", publish_public) == [b"board"]
+        assert await _received(s, "holdem.public.table.>", publish_public, 1) == [b"board"]
         assert await _received(
             g,
             "holdem.public.table.t4",
             lambda: public.publish("t4", 1, 0, b"b4", expected_position=0),
+            1,
         ) == [b"b4"]
         assert [p.data for p in await JetStreamProjection(s).read("t1")] == [b"public"]
 
@@ -195,7 +220,7 @@ def test_only_the_table_service_reads_and_writes_private_table_subjects(
             await nc.publish("holdem.public.table.t1", b"forged")
             await nc.flush()
             await asyncio.sleep(QUIET)
-            assert client.violated("publish"), who
+            assert await _eventually(lambda: client.violated("publish")), who  # noqa: B023
         assert [c.data for c in await events.read("t1")] == [b"hole cards"]
         with pytest.raises(nats.errors.Error):  # no JetStream API on HOLDEM_TABLES for it
             await JetStreamEventStore(lb, timeout=1.0).read("t1")
@@ -210,7 +235,7 @@ def test_only_the_table_service_reads_and_writes_private_table_subjects(
             await g.jetstream(timeout=1.0).get_last_msg("HOLDEM_TABLES", "holdem.table.t1")
         with pytest.raises(nats.errors.Error):
             await g.jetstream(timeout=1.0).stream_info("HOLDEM_TABLES")
-        assert gateway.violated("publish")
+        assert await _eventually(lambda: gateway.violated("publish"))
         with pytest.raises(Exception):  # noqa: B017 (a timeout or a refusal, by version)
             await JetStreamEventStore(g, timeout=1.0).append(
                 "t1", b"forged", expected_last=1, msg_id="f"
@@ -245,7 +270,7 @@ def test_token_revocations_are_written_by_the_lobby_and_only_read_by_the_gateway
         await g.publish(f"$KV.{REVOKED_BUCKET}.forged", b"1")  # no revocation from it
         await g.flush()
         await asyncio.sleep(QUIET)
-        assert gateway.violated("publish")
+        assert await _eventually(lambda: gateway.violated("publish"))
         with pytest.raises(Exception):  # noqa: B017 (no bucket for the table service)
             await t.jetstream(timeout=1.0).key_value(REVOKED_BUCKET)
         for nc in (lb, g, t):
