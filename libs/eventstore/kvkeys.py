@@ -17,6 +17,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 _BATCH = 1024
+_RECHECKS = 3  # rounds of "the consumer still holds some": keys written meanwhile join them
 # a key whose last entry is one of these is gone (deleted, purged, or aged out on 2.11+)
 _GONE_OPERATIONS = {"DEL", "PURGE"}
 _GONE_MARKERS = {"MaxAge", "Purge", "Remove"}
@@ -49,11 +50,16 @@ async def all_keys(nc: NATS, bucket: str, timeout: float = 5.0) -> list[str]:
         info = await sub.consumer_info()
         name, pending = info.name or "", info.num_pending or 0
         keys: set[str] = set()
-        while pending > 0:
-            for msg in await sub.fetch(min(pending, _BATCH), timeout=timeout):
-                pending = msg.metadata.num_pending
-                if _live(msg):
-                    keys.add(msg.subject[len(prefix) :])
+        for _ in range(_RECHECKS):
+            while pending > 0:
+                for msg in await sub.fetch(min(pending, _BATCH), timeout=timeout):
+                    pending = msg.metadata.num_pending
+                    if _live(msg):
+                        keys.add(msg.subject[len(prefix) :])
+            # the consumer's own count, not the last message's, says whether it is all
+            pending = (await sub.consumer_info()).num_pending or 0
+            if pending <= 0:
+                break
         return sorted(keys)
     finally:
         with contextlib.suppress(Exception):
