@@ -105,11 +105,11 @@ class TableFeeds:
                 )
                 feed.heard = asyncio.get_running_loop().time()
                 feed.checker = asyncio.create_task(self._check_when_quiet(table_id, feed))
+                # the new subscription is active on the server before the stream reads the
+                # store (a commit published in between reaches the queue, not only the store)
+                with contextlib.suppress(Exception):
+                    await self.nc.flush(timeout=2)
             feed.listeners.add(listener)
-        # the subscription is active on the server before the stream reads the store (a
-        # commit published in between reaches the queue, not only the store)
-        with contextlib.suppress(Exception):
-            await self.nc.flush(timeout=2)
         return listener
 
     async def leave(self, table_id: str, listener: Listener) -> None:
