@@ -113,19 +113,6 @@ class EveryMethod:
 DEALER_CALLERS = OnlyServices(
     {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
 )
-#: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
-#: authenticated player; hand histories (read from the table's private stream, projected for one
-#: player) to the gateway and tools. Commands only from a service that has a reason to send
-#: them (which command from whom: :data:`TABLE_COMMAND_CALLERS`); actions from the gateway (the
-#: players) and tools. Public reads (GetTableState) stay open: they show nothing hidden.
-TABLE_CALLERS = OnlyServices(
-    {
-        "GetPlayerView": {"gateway"},
-        "GetHandHistory": {"gateway", "tools"},
-        "SubmitCommand": {"gateway", "lobby", "tools"},
-        "SubmitAction": {"gateway", "tools"},
-    }
-)
 _CHIPS = frozenset({"lobby", "tools"})
 _PLAYERS = frozenset({"gateway", "tools"})
 #: Table commands (the ``command`` field of SubmitCommandRequest) by who may send them. Chips
@@ -145,6 +132,20 @@ TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
     "set_auto_muck": _PLAYERS,
     "start_hand": frozenset({"tools"}),
 }
+#: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
+#: authenticated player; hand histories (read from the table's private stream, projected for one
+#: player) to the gateway and tools. Commands only from a service that has a reason to send
+#: them (which command from whom: :data:`TABLE_COMMAND_CALLERS`); actions from the gateway (the
+#: players) and tools. Public reads (GetTableState) stay open: they show nothing hidden.
+TABLE_CALLERS = OnlyServices(
+    {
+        "GetPlayerView": {"gateway"},
+        "GetHandHistory": {"gateway", "tools"},
+        # whoever may send one of the commands (each checked by the handler)
+        "SubmitCommand": frozenset().union(*TABLE_COMMAND_CALLERS.values()),
+        "SubmitAction": {"gateway", "tools"},
+    }
+)
 #: Bots' decisions are asked by the table (and the CLI's arena, as tools).
 AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
 #: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).
