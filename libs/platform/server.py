@@ -618,7 +618,7 @@ async def watch_readiness(
         await asyncio.sleep(interval)
 
 
-def _awaiting(coro: object) -> list[str]:
+def awaiting(coro: object) -> list[str]:
     """The chain of coroutines ``coro`` is suspended in, outermost first."""
     frames = []
     while coro is not None:
@@ -633,7 +633,7 @@ def dump_tasks() -> None:
     """SIGUSR1: log where every asyncio task is waiting (a service that stands still can be
     looked into while it runs: ``kill -USR1 PID``)."""
     for task in asyncio.all_tasks():
-        log.warning("task", name=task.get_name(), awaiting=_awaiting(task.get_coro()))
+        log.warning("task", name=task.get_name(), awaiting=awaiting(task.get_coro()))
 
 
 async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | None = None) -> None:

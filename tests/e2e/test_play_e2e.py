@@ -39,6 +39,7 @@ from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.platform.identity import TOOLS
 from libs.platform.natsconn import connect_nats
+from libs.platform.server import awaiting
 from libs.tableproto.envelope import decode_commit
 from tests.gateway.stack import GatewayStack, start_gateway_stack
 
@@ -121,16 +122,7 @@ async def table_now(table_id: str) -> str:
 
 
 def tasks_now() -> list[str]:
-    def awaiting(coro: object) -> str:
-        frames = []
-        while coro is not None:
-            frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
-            if frame is not None:
-                frames.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
-            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
-        return " > ".join(frames)
-
-    return [awaiting(task.get_coro()) for task in asyncio.all_tasks()]
+    return [" > ".join(awaiting(task.get_coro())) for task in asyncio.all_tasks()]
 
 
 def moved(player_id: str, table_id: str, name: str, view: pb.PlayerView, reply: Any) -> None:
