@@ -13,6 +13,7 @@ import asyncio
 import uuid
 
 import pytest
+from nats.aio.client import Client as NATS
 
 from libs.eventstore.projection import JetStreamProjection
 from libs.platform.natsconn import connect_nats
@@ -20,6 +21,14 @@ from services.gateway import watch
 from services.gateway.watch import TableFeeds
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+
+async def _feeds(nc: NATS) -> tuple[JetStreamProjection, TableFeeds]:
+    """A projection stream of this test's own, and the gateway's feeds on it."""
+    projection = JetStreamProjection(nc, stream=f"QUIET{uuid.uuid4().hex[:8]}")
+    projection.prefix = f"quiet{uuid.uuid4().hex[:8]}"
+    await projection.ensure_stream()
+    return projection, TableFeeds(nc, projection)
 
 
 def test_a_missed_latest_commit_reaches_the_streams_once_the_table_is_quiet(
@@ -30,11 +39,8 @@ def test_a_missed_latest_commit_reaches_the_streams_once_the_table_is_quiet(
     async def run() -> list[int]:
         nc = await connect_nats(nats_url)
         try:
-            projection = JetStreamProjection(nc, stream=f"QUIET{uuid.uuid4().hex[:8]}")
-            projection.prefix = f"quiet{uuid.uuid4().hex[:8]}"
-            await projection.ensure_stream()
+            projection, feeds = await _feeds(nc)
             table = "t1"
-            feeds = TableFeeds(nc, projection)
             listener = await feeds.listen(table, 16)
             position = await projection.publish(table, 1, 0, b"one", expected_position=0)
             first = await asyncio.wait_for(listener.next(), 5)  # delivered live
@@ -62,10 +68,7 @@ def test_a_quiet_table_with_nothing_missed_offers_nothing_new(
     async def run() -> list[int]:
         nc = await connect_nats(nats_url)
         try:
-            projection = JetStreamProjection(nc, stream=f"QUIET{uuid.uuid4().hex[:8]}")
-            projection.prefix = f"quiet{uuid.uuid4().hex[:8]}"
-            await projection.ensure_stream()
-            feeds = TableFeeds(nc, projection)
+            projection, feeds = await _feeds(nc)
             listener = await feeds.listen("t1", 16)
             await projection.publish("t1", 1, 0, b"one", expected_position=0)
             got = [await asyncio.wait_for(listener.next(), 5)]
