@@ -61,9 +61,9 @@ class RemotePlayer:
         from holdem.ai.v1 import ai_pb2_grpc
 
         self._grpc = grpc
-        from libs.devstack.identity import channel_as, cli_service_key
+        from libs.devstack.identity import channel_as, cli_service_key, cli_tls
 
-        self._channel = channel_as(self.address, key=cli_service_key())
+        self._channel = channel_as(self.address, key=cli_service_key(), tls=cli_tls())
         try:
             grpc.channel_ready_future(self._channel).result(timeout=5)
         except grpc.FutureTimeoutError:

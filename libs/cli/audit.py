@@ -14,14 +14,14 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
-from libs.devstack.identity import channel_as, cli_service_key
+from libs.devstack.identity import channel_as, cli_service_key, cli_tls
 
 DEFAULT_LOBBY = "127.0.0.1:50052"
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with channel_as(args.lobby, key=cli_service_key()) as channel:
+        with channel_as(args.lobby, key=cli_service_key(), tls=cli_tls()) as channel:
             audit = lobby_pb2_grpc.LobbyServiceStub(channel).AuditChips(
                 lobby_pb2.AuditChipsRequest(), timeout=args.timeout
             )

@@ -14,7 +14,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.devstack.identity import aio_channel_as
+from libs.devstack.identity import aio_channel_as, cli_tls
 from libs.platform.config import redact_url
 from libs.platform.natsconn import connect_nats
 from libs.poker.cards import format_cards
@@ -177,7 +177,7 @@ async def play_demo_summary(
         min_players_to_start=SEATS,
     )
     # the demo seats its bots as tools (chips reach a table only from the lobby or tools)
-    async with aio_channel_as(table_addr) as channel:
+    async with aio_channel_as(table_addr, tls=cli_tls()) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         await stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(

@@ -15,7 +15,7 @@ from holdem.common.v1 import common_pb2 as pb
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.client import GatewayClient
-from libs.devstack.identity import aio_channel_as, cli_service_key
+from libs.devstack.identity import aio_channel_as, cli_service_key, cli_tls
 
 LEVEL_NAMES = {
     pb.BOT_DIFFICULTY_EASY: "easy",
@@ -57,7 +57,9 @@ async def seat_ais(
     creates a table). The table plays them at NORMAL: the level is in their names only. Calls
     are signed as ``tools`` with the private ``key`` (default: the CLI's, ``cli_service_key``)."""
     ids = []
-    async with aio_channel_as(lobby_address, key=key or cli_service_key()) as channel:
+    async with aio_channel_as(
+        lobby_address, key=key or cli_service_key(), tls=cli_tls()
+    ) as channel:
         lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
         for i, level in enumerate(levels):
             tag = secrets.token_hex(4)
@@ -96,10 +98,11 @@ async def open_house_table(
     levels: Sequence[pb.BotDifficulty.ValueType] = MIXED,
     seats: int = 6,
     hand_limit: int = 0,
+    tls: bool | bytes = False,
 ) -> str:
     """Create the table (by a "house" guest) with its AIs seated (each bought in with the
-    table's max buy-in, 200 here); its id."""
-    async with GatewayClient(gateway_address) as house:
+    table's max buy-in, 200 here); its id. ``tls``: libs.client.client.gateway_channel."""
+    async with GatewayClient(gateway_address, tls=tls) as house:
         await house.guest_login("house")
         table = await house.create_table(house_config(seats, hand_limit), "make run", list(levels))
     return table.table_id

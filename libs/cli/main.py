@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "libs.cli.arena",
     "libs.cli.audit",
     "libs.cli.servicekeys",
+    "libs.cli.tlscerts",
     "libs.cli.load",
     "libs.cli.play",
 )

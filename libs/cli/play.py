@@ -27,6 +27,18 @@ def gateway_address(explicit: str | None, state_dir: Path | None = None) -> str:
     return DEFAULT_GATEWAY
 
 
+def gateway_tls(args: argparse.Namespace) -> bool | bytes:
+    """TLS to the gateway: ``--tls-ca FILE`` (trust that CA only), ``--tls`` (the system's CAs),
+    else the local stack's own CA when it runs with ``--tls``, else plaintext."""
+    if args.tls_ca is not None:
+        return Path(args.tls_ca).read_bytes()
+    if args.tls:
+        return True
+    from libs.devstack.identity import cli_gateway_ca
+
+    return (cli_gateway_ca() or False) if not args.gateway else False
+
+
 def _blinds(text: str) -> tuple[int, int]:
     small, _, big = text.partition("/")
     try:
@@ -64,6 +76,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         table_id=args.table or "",
         create=create,
         buy_in=args.buy_in,
+        tls=gateway_tls(args),
     )
     app.run()
     return 0
@@ -79,6 +92,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         guest=args.guest or ("spectator" if not args.user else ""),
         table_id=args.table,
         spectate=True,
+        tls=gateway_tls(args),
     )
     app.run()
     return 0
@@ -87,6 +101,12 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--gateway", help="gateway host:port (default: the local stack's)")
+        parser.add_argument(
+            "--tls", action="store_true", help="TLS to the gateway, trusting the system's CAs"
+        )
+        parser.add_argument(
+            "--tls-ca", metavar="FILE", help="TLS to the gateway, trusting this CA (PEM) only"
+        )
         parser.add_argument("--user", help="log in with this account (asks otherwise)")
         parser.add_argument("--password", help="the account's password")
         parser.add_argument("--guest", help="play as a guest with this name")

@@ -39,12 +39,15 @@ from libs.devstack.identity import write_service_key
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform import healthcheck
 from libs.platform.identity import TOOLS
+from libs.platform.tls import load_dir
 
 STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
 DATA_DIR = "data"
 #: The stack's NATS and Redis users' passwords and the servers' user files (0600 each).
 SECRETS_DIR = "secrets"
+#: `up --tls`: the stack's CA and a certificate and key per identity (libs.platform.tls)
+TLS_DIR = "tls"
 #: Seconds between two looks of the supervisor at the stack's processes.
 SUPERVISE_INTERVAL = 0.5
 
@@ -146,7 +149,11 @@ def _up_foreground(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         startup_timeout=args.timeout,
         nats_cluster=args.nats_cluster,
+        tls_dir=state_dir / TLS_DIR if args.tls else None,
     )
+    if not args.tls:
+        # a TLS set left by an earlier `up --tls` would make the CLI's commands talk TLS
+        shutil.rmtree(state_dir / TLS_DIR, ignore_errors=True)
     status = 0
     try:
         try:
@@ -220,12 +227,14 @@ def _play_in_terminal(stack: LocalStack, args: argparse.Namespace) -> int:
     """``make run`` on a terminal: a 6-seat no-limit hold'em table with five AIs of mixed levels
     and the user in the terminal client; the stack stops when the client exits."""
     from libs.cli.house import open_house_table
+    from libs.devstack.identity import cli_gateway_ca
     from libs.tui.app import PlayApp
 
     gateway = stack.address("gateway")
+    ca = cli_gateway_ca() if stack.tls_dir is not None else None
     print("opening a table with five AI opponents...", flush=True)
-    table_id = asyncio.run(open_house_table(gateway))
-    PlayApp(gateway, guest=args.player_name, table_id=table_id, buy_in=200).run()
+    table_id = asyncio.run(open_house_table(gateway, tls=ca or False))
+    PlayApp(gateway, guest=args.player_name, table_id=table_id, buy_in=200, tls=ca or False).run()
     print(f"table {table_id}: watch it again with `holdem watch {table_id}` while the stack runs")
     return 0
 
@@ -243,6 +252,8 @@ def _up_detached(args: argparse.Namespace) -> int:
         argv.append("--keep-temp")
     if args.ephemeral:
         argv.append("--ephemeral")
+    if args.tls:
+        argv.append("--tls")
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             argv,
@@ -277,9 +288,13 @@ def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
     over gRPC and its key metrics (libs.cli.stack_metrics); ``restarts`` counts each process's
     restarts after a crash (nats-server, or each cluster node, redis-server and the services)."""
     services: list[dict[str, Any]] = state.get("services", [])
+    tls = None if not state.get("tls_dir") else load_dir(Path(state["tls_dir"]), TOOLS)
     with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
         statuses = list(
-            pool.map(lambda s: healthcheck.check(s["address"], timeout=timeout), services)
+            pool.map(
+                lambda s: healthcheck.check(s["address"], timeout=timeout, tls=tls, peer=s["name"]),
+                services,
+            )
         )
     metrics = stack_metrics.collect(services, timeout)
     nodes = state["nats"].get("nodes") or [{"name": "nats", **state["nats"]}]
@@ -412,6 +427,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "instead of <state dir>/data",
     )
     up.add_argument("--detach", action="store_true", help="run in the background")
+    up.add_argument(
+        "--tls",
+        action="store_true",
+        help="mutual TLS between the services and TLS at the gateway: a new CA and a "
+        "certificate per service in <state dir>/tls (the CLI's commands use tools.pem)",
+    )
     up.add_argument("--timeout", type=float, default=60.0, help="startup timeout (seconds)")
     up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")
     up.add_argument(

@@ -46,6 +46,17 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
+def gateway_channel(target: str, tls: bool | bytes = False) -> grpc.aio.Channel:
+    """A channel to the gateway at ``target``: plaintext (``tls`` False), TLS trusting the
+    system's CAs (True), or TLS trusting only the CA given as PEM bytes (a stack's own)."""
+    if tls is False:
+        return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+    ca = None if tls is True else tls
+    return grpc.aio.secure_channel(
+        target, grpc.ssl_channel_credentials(ca), options=CHANNEL_OPTIONS
+    )
+
+
 class GatewayClient:
     """One connection to the gateway, acting as at most one player (the last login)."""
 
@@ -57,6 +68,7 @@ class GatewayClient:
         retry: RetryPolicy | None = None,
         timeout: float = 15.0,
         channel: grpc.aio.Channel | None = None,
+        tls: bool | bytes = False,
     ) -> None:
         self.target = target
         self.token = token
@@ -64,7 +76,7 @@ class GatewayClient:
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
         self._owns_channel = channel is None
-        self._channel = channel or grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self._channel = channel or gateway_channel(target, tls)
         self._stub = gateway_pb2_grpc.GatewayServiceStub(self._channel)
         # Counters for tests and the terminal client: calls retried, watch streams resumed.
         self.retries = 0

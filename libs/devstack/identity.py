@@ -27,6 +27,7 @@ import grpc
 
 from libs.platform.clients import signed_aio_channel, signed_channel
 from libs.platform.identity import TOOLS, ServiceKey, ServiceSigner
+from libs.platform.tls import CA_FILE, TlsFiles, load_dir, load_tls
 
 from .services import DEV_SERVICE_KEYS, SERVICE_KEY_VAR
 
@@ -34,7 +35,9 @@ __all__ = [
     "SERVICE_KEY_FILE",
     "aio_channel_as",
     "channel_as",
+    "cli_gateway_ca",
     "cli_service_key",
+    "cli_tls",
     "signer_as",
     "stack_service_key",
     "write_service_key",
@@ -50,17 +53,30 @@ def signer_as(service: str = TOOLS, key: str | None = None) -> ServiceSigner:
 
 
 def channel_as(
-    address: str, service: str = TOOLS, *, key: str | None = None, **kwargs: Any
+    address: str,
+    service: str = TOOLS,
+    *,
+    key: str | None = None,
+    tls: TlsFiles | None = None,
+    peer: str = "",
 ) -> grpc.Channel:
-    """A blocking channel to ``address`` whose calls say they come from ``service``."""
-    return signed_channel(address, signer_as(service, key), **kwargs)
+    """A blocking channel to ``address`` whose calls say they come from ``service`` (with
+    ``tls``: ``service``'s certificate, to a callee whose certificate names ``peer``)."""
+    return signed_channel(address, signer_as(service, key), tls=tls, service=peer)
 
 
 def aio_channel_as(
-    address: str, service: str = TOOLS, *, key: str | None = None, **kwargs: Any
+    address: str,
+    service: str = TOOLS,
+    *,
+    key: str | None = None,
+    tls: TlsFiles | None = None,
+    peer: str = "",
+    **kwargs: Any,
 ) -> grpc.aio.Channel:
-    """An asyncio channel to ``address`` whose calls say they come from ``service``."""
-    return signed_aio_channel(address, signer_as(service, key), **kwargs)
+    """An asyncio channel to ``address`` whose calls say they come from ``service`` (with
+    ``tls``: ``service``'s certificate, to a callee whose certificate names ``peer``)."""
+    return signed_aio_channel(address, signer_as(service, key), tls=tls, service=peer, **kwargs)
 
 
 def write_service_key(directory: Path, key: str) -> Path:
@@ -82,6 +98,32 @@ def stack_service_key(directory: Path) -> str | None:
         return (directory / SERVICE_KEY_FILE).read_text().strip() or None
     except OSError:
         return None
+
+
+#: TLS sets issued by stacks this process started (``LocalStack(tls_dir=...)``), newest last: the
+#: CLI's last resort, as this process's own keys are for ``cli_service_key``.
+OWN_TLS_DIRS: list[Path] = []
+
+
+def cli_tls() -> TlsFiles | None:
+    """The TLS files a CLI command calls services with, as ``tools``: HOLDEM_TLS_CA/CERT/KEY if
+    set (what an operator gave the CLI), else the ``tls`` directory of the stack in
+    $HOLDEM_STACK_DIR (default ./.stack) when it runs with ``--tls``, else that of a stack this
+    process started with TLS, else None (plaintext)."""
+    files = load_tls(os.environ)
+    if files is not None:
+        return files
+    directory = Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack") / "tls"
+    for candidate in (directory, *reversed(OWN_TLS_DIRS)):
+        if (candidate / CA_FILE).is_file():
+            return load_dir(candidate, TOOLS)
+    return None
+
+
+def cli_gateway_ca() -> bytes | None:
+    """The CA a player's client trusts for the local stack's gateway (see ``cli_tls``)."""
+    files = cli_tls()
+    return None if files is None else files.ca
 
 
 def cli_service_key() -> str:

@@ -25,6 +25,7 @@ from typing import Any, Self
 
 from libs.platform import healthcheck
 from libs.platform.identity import IDENTITIES, ServiceKeySet
+from libs.platform.tls import TlsFiles, load_tls
 
 from .processes import LOOPBACK, START_TIMEOUT, ManagedProcess
 
@@ -133,6 +134,9 @@ class ServiceProcess(ManagedProcess):
         self._argv = list(argv) if argv is not None else [python, "-m", f"services.{name}"]
         self.port = 0  # known once it listens
         self._log_offset = 0
+        # its TLS files (libs.platform.tls), read at the first health check
+        self._tls: TlsFiles | None = None
+        self._tls_read = False
 
     @property
     def label(self) -> str:
@@ -175,7 +179,9 @@ class ServiceProcess(ManagedProcess):
             self._learn_port()
             if not self.port:
                 return healthcheck.UNREACHABLE
-        return healthcheck.check(self.address, timeout=timeout)
+        if not self._tls_read:
+            self._tls, self._tls_read = load_tls(self.environment), True
+        return healthcheck.check(self.address, timeout=timeout, tls=self._tls, peer=self.name)
 
     def wait_ready(self, deadline: float) -> None:
         last = healthcheck.UNREACHABLE

@@ -35,9 +35,12 @@ from types import TracebackType
 from typing import Any, Self
 
 from libs.platform import healthcheck
+from libs.platform.identity import IDENTITIES
+from libs.platform.tls import LOOPBACK_HOSTS, issue_set, tls_env
 
 from .access import StackAccess
 from .cluster import NatsCluster
+from .identity import OWN_TLS_DIRS
 from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
 from .servers import NatsServer, RedisServer
 from .services import ServiceProcess, service_env
@@ -82,6 +85,7 @@ class LocalStack:
         on_restart: Callable[[RestartEvent], None] | None = None,
         auth: bool = True,
         secrets_dir: Path | None = None,
+        tls_dir: Path | None = None,
     ) -> None:
         if not 1 <= nats_cluster <= 5:
             raise ValueError("nats_cluster is the number of NATS nodes, 1..5")
@@ -96,6 +100,9 @@ class LocalStack:
         # (default: the temp directory's "secrets"); None: open servers, as the test fixtures
         self.access: StackAccess | None = StackAccess.generate() if auth else None
         self.secrets_dir = secrets_dir
+        # mutual TLS between the services (libs.platform.tls): a new CA and a certificate per
+        # identity written here at each start (None: plaintext gRPC)
+        self.tls_dir = tls_dir
         self.nats_nodes = nats_cluster
         self.service_names = tuple(services)
         # How to run one service; tests substitute stand-ins.
@@ -207,6 +214,9 @@ class LocalStack:
         )
         # One token key for the whole stack: the lobby signs with it, the gateway verifies.
         env.setdefault("HOLDEM_TOKEN_KEYS", f"stack:{stack_token_secret()}")
+        if self.tls_dir is not None:
+            issue_set(self.tls_dir, IDENTITIES, [self.host, *LOOPBACK_HOSTS])
+            OWN_TLS_DIRS.append(self.tls_dir)
         for name in self.service_names:
             service = ServiceProcess(
                 name,
@@ -217,6 +227,7 @@ class LocalStack:
                     "HOLDEM_METRICS_LISTEN": self.metrics_addresses[name],
                     "HOLDEM_NATS_URL": self.nats_url_for(name),
                     "HOLDEM_REDIS_URL": self.redis_url_for(name),
+                    **({} if self.tls_dir is None else tls_env(self.tls_dir, name)),
                 },
                 argv=self.service_argv(name),
             )
@@ -357,6 +368,8 @@ class LocalStack:
             "data_dir": None if self.data_dir is None else str(self.data_dir),
             # the users' passwords (0600); the URLs below carry none
             "secrets_dir": None if self.secrets_dir is None else str(self.secrets_dir),
+            # the CA, and each identity's certificate and key (tools: ``tools.pem``)
+            "tls_dir": None if self.tls_dir is None else str(self.tls_dir),
             "keep_temp": self.keep_temp,
             "nats": {
                 "url": self.nats_url,

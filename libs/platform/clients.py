@@ -12,7 +12,7 @@ knows which service calls, and refuses it the methods it may not call.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import grpc
@@ -20,6 +20,7 @@ import grpc
 from libs.platform.config import PlatformConfig
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
+from libs.platform.tls import TlsFiles, channel_credentials, target_options
 
 MAX_ATTEMPTS_LIMIT = 5  # gRPC caps retry attempts at 5 anyway
 
@@ -126,15 +127,48 @@ def connect(
     initial_backoff_seconds: float = 0.05,
     max_backoff_seconds: float = 1.0,
     signer: ServiceSigner | None = None,
+    tls: TlsFiles | None = None,
+    service: str = "",
 ) -> grpc.aio.Channel:
-    """An insecure (in-cluster) channel to ``target`` (host:port), its calls signed by
-    ``signer`` when given. Create it inside the running event loop and ``await channel.close()``
-    when done."""
+    """A channel to ``target`` (host:port), its calls signed by ``signer`` when given: with
+    ``tls``, mutual TLS to a peer whose certificate names ``service``; else plaintext (in-cluster).
+    Create it inside the running event loop and ``await channel.close()`` when done."""
     config = service_config(max_attempts, initial_backoff_seconds, max_backoff_seconds)
-    return grpc.aio.insecure_channel(
+    return aio_channel(
         target,
+        tls,
+        service,
         options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
         interceptors=[CallDefaultsInterceptor(timeout_seconds, signer)],
+    )
+
+
+def aio_channel(
+    target: str,
+    tls: TlsFiles | None,
+    service: str,
+    options: Sequence[tuple[str, Any]] = (),
+    **kwargs: Any,
+) -> grpc.aio.Channel:
+    """A plain asyncio channel, or with ``tls`` a mutual-TLS one to a peer named ``service``."""
+    if tls is None:
+        return grpc.aio.insecure_channel(target, options=list(options), **kwargs)
+    return grpc.aio.secure_channel(
+        target,
+        channel_credentials(tls),
+        options=[*options, *target_options(service)],
+        **kwargs,
+    )
+
+
+def sync_channel(
+    target: str, tls: TlsFiles | None, service: str, options: Sequence[tuple[str, Any]] = ()
+) -> grpc.Channel:
+    """A plain blocking channel, or with ``tls`` a mutual-TLS one to a peer named ``service``."""
+    if tls is None:
+        return grpc.insecure_channel(target, options=list(options))
+    return grpc.secure_channel(
+        target, channel_credentials(tls), options=[*options, *target_options(service)]
     )
 
 
@@ -146,6 +180,8 @@ def connect_peer(platform: PlatformConfig, service: str) -> grpc.aio.Channel:
         timeout_seconds=platform.rpc_timeout_seconds,
         max_attempts=platform.rpc_max_attempts,
         signer=ServiceSigner(platform.service_key, platform.service),
+        tls=platform.tls,
+        service=service,
     )
 
 
@@ -204,18 +240,34 @@ class SyncServiceTokenInterceptor(
         return continuation(self._details(details), request_iterator)
 
 
-def signed_channel(target: str, signer: ServiceSigner, **kwargs: Any) -> grpc.Channel:
-    """A blocking insecure channel to ``target`` whose calls carry ``signer``'s token."""
+def signed_channel(
+    target: str,
+    signer: ServiceSigner,
+    *,
+    tls: TlsFiles | None = None,
+    service: str = "",
+    options: Sequence[tuple[str, Any]] = (),
+) -> grpc.Channel:
+    """A blocking channel to ``target`` whose calls carry ``signer``'s token (with ``tls``:
+    mutual TLS to a peer named ``service``)."""
     return grpc.intercept_channel(
-        grpc.insecure_channel(target, **kwargs), SyncServiceTokenInterceptor(signer)
+        sync_channel(target, tls, service, options), SyncServiceTokenInterceptor(signer)
     )
 
 
-def signed_aio_channel(target: str, signer: ServiceSigner, **kwargs: Any) -> grpc.aio.Channel:
-    """An asyncio insecure channel to ``target`` whose calls carry ``signer``'s token (no
-    default deadline, no retries: a plain channel plus the identity)."""
-    return grpc.aio.insecure_channel(
-        target, interceptors=[CallDefaultsInterceptor(None, signer)], **kwargs
+def signed_aio_channel(
+    target: str,
+    signer: ServiceSigner,
+    *,
+    tls: TlsFiles | None = None,
+    service: str = "",
+    **kwargs: Any,
+) -> grpc.aio.Channel:
+    """An asyncio channel to ``target`` whose calls carry ``signer``'s token (no default
+    deadline, no retries: a plain channel plus the identity; with ``tls``: mutual TLS to a peer
+    named ``service``)."""
+    return aio_channel(
+        target, tls, service, interceptors=[CallDefaultsInterceptor(None, signer)], **kwargs
     )
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from libs.auth.keys import KeyRing, KeyRingError
 from libs.platform.identity import PublicKeys, ServiceKey, ServiceKeyError
+from libs.platform.tls import TlsError, TlsFiles, load_tls
 
 T = TypeVar("T")
 
@@ -81,6 +82,8 @@ def _parse_str(raw: str) -> str:
 
 
 STRING: VarType[str] = VarType("text", _parse_str)
+#: A file's path, or empty for none.
+OPTIONAL_PATH: VarType[str] = VarType("path", lambda raw: raw.strip())
 
 
 def integer(minimum: int | None = None, maximum: int | None = None) -> VarType[int]:
@@ -401,6 +404,25 @@ RPC_TIMEOUT_SECONDS = Var(
     "5",
     "default deadline of calls to other services (retries included)",
 )
+TLS_CA = Var(
+    "HOLDEM_TLS_CA",
+    OPTIONAL_PATH,
+    "",
+    "TLS between services (docs/hardening.md): PEM file of the CA that issued every service's "
+    "certificate; with HOLDEM_TLS_CERT and HOLDEM_TLS_KEY (all three or none; none: plaintext)",
+)
+TLS_CERT = Var(
+    "HOLDEM_TLS_CERT",
+    OPTIONAL_PATH,
+    "",
+    "TLS: PEM file of this service's certificate (its service name as a DNS name)",
+)
+TLS_KEY = Var(
+    "HOLDEM_TLS_KEY",
+    OPTIONAL_PATH,
+    "",
+    "TLS: PEM file of this service's private key, a secret of this service only",
+)
 RPC_MAX_ATTEMPTS = Var(
     "HOLDEM_RPC_MAX_ATTEMPTS",
     integer(minimum=1, maximum=5),
@@ -458,6 +480,9 @@ def platform_vars(service: str) -> tuple[Var[Any], ...]:
         RPC_MAX_ATTEMPTS,
         SERVICE_KEY,
         SERVICE_PUBLIC_KEYS,
+        TLS_CA,
+        TLS_CERT,
+        TLS_KEY,
     )
 
 
@@ -479,6 +504,7 @@ class PlatformConfig:
     rpc_max_attempts: int
     service_key: ServiceKey  # signs this service's calls
     service_public_keys: PublicKeys  # verify its callers'
+    tls: TlsFiles | None = None  # mutual TLS with the other services (None: plaintext)
 
     def peer(self, service: str) -> str:
         return self.peers[service]
@@ -497,6 +523,10 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
                 )
             ]
         )
+    try:
+        tls = load_tls({var.name: values[var] for var in (TLS_CA, TLS_CERT, TLS_KEY)})
+    except TlsError as exc:
+        raise ConfigError([(TLS_CA.name, str(exc))]) from None
     return PlatformConfig(
         service=service,
         listen=values[listen_var(service)],
@@ -512,6 +542,7 @@ def platform_config(service: str, values: Values) -> PlatformConfig:
         rpc_max_attempts=values[RPC_MAX_ATTEMPTS],
         service_key=key,
         service_public_keys=public_keys,
+        tls=tls,
     )
 
 

@@ -22,16 +22,26 @@ from collections.abc import Mapping, Sequence
 import grpc
 from grpc_health.v1 import health_pb2
 
+from libs.platform.clients import sync_channel
+from libs.platform.tls import TlsError, TlsFiles, load_tls
+
 __all__ = ["SERVING", "UNREACHABLE", "check", "main", "wait_serving"]
 
 SERVING = "SERVING"
 UNREACHABLE = "UNREACHABLE"
 
 
-def check(address: str, service: str = "", timeout: float = 2.0) -> str:
+def check(
+    address: str,
+    service: str = "",
+    timeout: float = 2.0,
+    tls: TlsFiles | None = None,
+    peer: str = "",
+) -> str:
     """The health status of ``service`` ('' = the whole server) at ``address`` (host:port):
-    SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN, or UNREACHABLE when no answer came."""
-    with grpc.insecure_channel(address) as channel:
+    SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN, or UNREACHABLE when no answer came. With
+    ``tls``, over mutual TLS to a server whose certificate names ``peer``."""
+    with sync_channel(address, tls, peer) as channel:
         # A plain multicallable: the HealthStub type stubs do not declare Check.
         check_rpc = channel.unary_unary(
             "/grpc.health.v1.Health/Check",
@@ -52,13 +62,19 @@ def check(address: str, service: str = "", timeout: float = 2.0) -> str:
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 
 
-def wait_serving(address: str, timeout: float, service: str = "") -> str:
+def wait_serving(
+    address: str,
+    timeout: float,
+    service: str = "",
+    tls: TlsFiles | None = None,
+    peer: str = "",
+) -> str:
     """Poll ``check`` until SERVING or ``timeout`` seconds; return the last status."""
     deadline = time.monotonic() + timeout
     status = UNREACHABLE
     while True:
         remaining = deadline - time.monotonic()
-        status = check(address, service, timeout=max(0.2, min(2.0, remaining)))
+        status = check(address, service, max(0.2, min(2.0, remaining)), tls, peer)
         if status == SERVING or time.monotonic() >= deadline:
             return status
         time.sleep(0.1)
@@ -86,13 +102,20 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds (default 2)")
     args = parser.parse_args(argv)
     address = args.address
+    env = os.environ if environ is None else environ
+    try:
+        # a service's own TLS settings: it checks itself, so the peer is named in its own cert
+        tls = load_tls(env)
+    except TlsError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     if address is None:
-        listen = (os.environ if environ is None else environ).get("HOLDEM_LISTEN", "")
+        listen = env.get("HOLDEM_LISTEN", "")
         if not listen.strip():
             print("no address given and HOLDEM_LISTEN is not set", file=sys.stderr)
             return 2
         address = local_address(listen)
-    status = check(address, args.service, args.timeout)
+    status = check(address, args.service, args.timeout, tls, "" if tls is None else tls.name())
     print(f"{address}: {status}")
     return 0 if status == SERVING else 1
 

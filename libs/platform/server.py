@@ -54,11 +54,15 @@ from libs.platform.logging import (
 )
 from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
+from libs.platform.tls import server_credentials
 from libs.platform.validation import MALFORMED_REQUEST, validate
 
 ERROR_CODE_HEADER = "x-error-code"
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 # Probes and reflection are frequent and uninteresting: logged at debug only.
+#: Services whose callers are people's clients: with TLS they ask for no client certificate (every
+#: other service requires one issued by the services' CA: libs.platform.tls).
+PUBLIC_SERVICES = frozenset({"gateway"})
 _QUIET_PREFIXES = (f"/{HEALTH_SERVICE}/", f"/{reflection.SERVICE_NAME}/")
 
 #: How servicers annotate their context parameter.
@@ -549,6 +553,7 @@ async def start_server(
     max_calls_per_caller: int = 0,
     verifier: ServiceVerifier | None = None,
     policy: CallerPolicy | None = None,
+    credentials: grpc.ServerCredentials | None = None,
 ) -> RunningServer:
     """Start serving ``endpoints`` plus health and reflection on ``listen`` (port 0 = any free
     port; the chosen one is ``RunningServer.port``). Health is SERVING when this returns.
@@ -556,7 +561,8 @@ async def start_server(
     limits each caller's calls in flight (:class:`CallerLimitInterceptor`); callers are
     identified by their service tokens with ``verifier`` and refused what ``policy`` does not
     open to them (:class:`IdentityInterceptor`; without a verifier no caller has an identity, so
-    every restricted method refuses everyone)."""
+    every restricted method refuses everyone). With ``credentials`` it listens with TLS
+    (libs.platform.tls), else in plaintext."""
     names = [endpoint.name for endpoint in endpoints]
     interceptors: list[grpc.aio.ServerInterceptor] = [
         LoggingInterceptor(),
@@ -578,7 +584,11 @@ async def start_server(
         endpoint.add_to_server(server)
     reflection.enable_server_reflection([*names, HEALTH_SERVICE, reflection.SERVICE_NAME], server)
     try:
-        port = server.add_insecure_port(listen)
+        port = (
+            server.add_insecure_port(listen)
+            if credentials is None
+            else server.add_secure_port(listen, credentials)
+        )
     except RuntimeError as exc:
         raise BindError(f"cannot listen on {listen}: {exc}") from exc
     if port == 0:
@@ -660,10 +670,16 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
             max_calls_per_caller=mount.max_calls_per_caller,
             verifier=ServiceVerifier(platform.service_public_keys),
             policy=mount.policy,
+            credentials=None
+            if platform.tls is None
+            else server_credentials(
+                platform.tls, require_client_cert=platform.service not in PUBLIC_SERVICES
+            ),
         )
         log.info(
             "serving",
             listen=platform.listen,
+            tls=platform.tls is not None,
             port=running.port,
             metrics_port=None if endpoint is None else endpoint.port,
             pid=os.getpid(),

@@ -482,9 +482,11 @@ class PlayApp(App[None]):
         buy_in: int | None = None,
         spectate: bool = False,
         clock: Callable[[], float] = time.time,
+        tls: bool | bytes = False,
     ) -> None:
         super().__init__()
         self.target = target
+        self.tls = tls  # to the gateway: libs.client.client.gateway_channel
         self._client = client  # made in the app's event loop when not given (grpc.aio needs one)
         self.start = (user, password, guest)
         self.table_id = table_id
@@ -496,7 +498,7 @@ class PlayApp(App[None]):
     @property
     def client(self) -> GatewayClient:
         if self._client is None:
-            self._client = GatewayClient(self.target)
+            self._client = GatewayClient(self.target, tls=self.tls)
         return self._client
 
     def on_mount(self) -> None:

@@ -31,7 +31,7 @@ from libs.auth import TokenClaims
 from libs.auth.revocation import REVOKED_BUCKET, RevokedTokens
 from libs.eventstore.projection import JetStreamProjection, Projected
 from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
-from libs.platform.clients import call_timeout, connect_peer, service_config
+from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
 from libs.platform.config import PlatformConfig
 from libs.platform.errors import (
     Conflict,
@@ -678,8 +678,10 @@ def _fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
     interceptor (grpc.aio's Python interceptors cost more than the rest of the hop); the gateway
     passes each call's deadline, request id and service token itself (``_meta``)."""
     config = service_config(platform.rpc_max_attempts)
-    return grpc.aio.insecure_channel(
+    return aio_channel(
         platform.peer("table"),
+        platform.tls,
+        "table",
         options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
     )
 

@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -17,19 +17,23 @@ from tests.stack.stackrun import StackRun, holdem_argv, read_state
 
 @pytest.fixture
 def start_stack(tmp_path: Path) -> Iterator[Callable[..., StackRun]]:
-    """``start_stack(env=..., timeout=..., state_dir=...)`` runs `holdem stack up --state-dir
-    DIR` (a new temp dir unless given) and returns once the state file is written (everything
-    SERVING). At teardown anything still alive is killed, so a failing test leaks no process."""
+    """``start_stack(env=..., timeout=..., state_dir=..., args=...)`` runs `holdem stack up
+    --state-dir DIR [ARGS]` (a new temp dir unless given) and returns once the state file is
+    written (everything SERVING). At teardown anything still alive is killed, so a failing
+    test leaks no process."""
     runs: list[tuple[subprocess.Popen[str], Path]] = []
 
     def start(
         env: Mapping[str, str] | None = None,
         timeout: float = 90.0,
         state_dir: Path | None = None,
+        args: Sequence[str] = (),
     ) -> StackRun:
         state_dir = state_dir or tmp_path / f"stack{len(runs)}"
         proc = subprocess.Popen(
-            holdem_argv("stack", "up", "--state-dir", str(state_dir), "--timeout", str(timeout)),
+            holdem_argv(
+                "stack", "up", "--state-dir", str(state_dir), "--timeout", str(timeout), *args
+            ),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
