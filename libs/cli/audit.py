@@ -14,12 +14,15 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
+from libs.cli.stack import stack_address
 from libs.devstack.identity import channel_as, cli_service_key, cli_tls
 
 DEFAULT_LOBBY = "127.0.0.1:50052"
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.lobby is None:
+        args.lobby = stack_address("lobby") or DEFAULT_LOBBY
     try:
         with channel_as(args.lobby, key=cli_service_key(), tls=cli_tls()) as channel:
             audit = lobby_pb2_grpc.LobbyServiceStub(channel).AuditChips(
@@ -59,7 +62,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     chips = kinds.add_parser(
         "chips", help="wallets + reserved + on tables + in flight + rake = grants, now"
     )
-    chips.add_argument("--lobby", default=DEFAULT_LOBBY, help="the lobby's host:port")
+    chips.add_argument(
+        "--lobby",
+        help=f"the lobby's host:port (default: the local stack's, else {DEFAULT_LOBBY})",
+    )
     chips.add_argument("--json", action="store_true", help="machine-readable output")
     chips.add_argument("--timeout", type=float, default=60.0, help="seconds to wait")
     chips.set_defaults(func=run)

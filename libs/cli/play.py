@@ -12,19 +12,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from libs.cli.stack import default_state_dir, read_state
+from libs.cli.stack import stack_address
 
 DEFAULT_GATEWAY = "localhost:50051"
 
 
 def gateway_address(explicit: str | None, state_dir: Path | None = None) -> str:
-    if explicit:
-        return explicit
-    state = read_state(state_dir or default_state_dir())
-    for service in (state or {}).get("services", []):
-        if isinstance(service, dict) and service.get("name") == "gateway":
-            return str(service["address"])
-    return DEFAULT_GATEWAY
+    return explicit or stack_address("gateway", state_dir) or DEFAULT_GATEWAY
 
 
 def gateway_tls(args: argparse.Namespace) -> bool | bytes:

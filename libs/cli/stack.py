@@ -80,6 +80,16 @@ def write_state(state_dir: Path, state: dict[str, Any]) -> None:
     tmp.replace(state_path(state_dir))
 
 
+def stack_address(service: str, state_dir: Path | None = None) -> str | None:
+    """Where ``service`` of the local stack listens (its state file, default
+    ``default_state_dir()``), or None when no stack wrote one."""
+    state = read_state(state_dir or default_state_dir())
+    for entry in (state or {}).get("services", []):
+        if isinstance(entry, dict) and entry.get("name") == service:
+            return str(entry["address"])
+    return None
+
+
 def _running_pid(state: dict[str, Any] | None) -> int | None:
     if state is None:
         return None

@@ -92,7 +92,7 @@ def test_a_tls_stack_plays_and_refuses_every_caller_without_the_right_certificat
             time.sleep(0.3)
     assert view.hand_number >= 2, "the AIs' table did not play over TLS"
 
-    audit = run_holdem("audit", "chips", "--lobby", address["lobby"], env=env)
+    audit = run_holdem("audit", "chips", env=env)  # the stack's lobby, found in its state
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "invariant  holds" in audit.stdout
 
