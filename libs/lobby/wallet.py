@@ -249,7 +249,7 @@ def _entry(w: Wallet, kind: str, amount: int, table_id: str, ref: str, at: float
     """Append a ledger entry (to a new list: the old state's is not changed)."""
     w.entries += 1
     entry = Entry(w.entries, kind, amount, w.balance, table_id, ref, at)
-    w.ledger = [*w.ledger[len(w.ledger) - LEDGER_WINDOW + 1 :], entry]
+    w.ledger = [*w.ledger[max(len(w.ledger) - LEDGER_WINDOW + 1, 0) :], entry]
 
 
 def _finish(w: Wallet, saga: str, outcome: Outcome, now: float) -> None:
