@@ -144,17 +144,27 @@ def test_marks_of_tables_with_a_seat_or_an_open_buy_in_are_never_forgotten() -> 
     assert w.on_tables == 0
 
 
+def refused(w: Wallet, saga: str, now: float) -> Wallet:
+    """A buy-in the table refused (reserved, then released)."""
+    w = run(w, wallet.reserve(w, saga, wallet.BUY_IN, "t", BUY_IN, None, False, now))
+    return run(w, wallet.release(w, saga, "SEAT_TAKEN", "FAILED_PRECONDITION", "", now))
+
+
 def test_a_saga_step_retried_within_the_window_decides_nothing() -> None:
     w = bot()
     w = run(w, wallet.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, 0.0))
     w = run(w, wallet.confirm(w, "mine", 3, BUY_IN, 5, 1.0))
     for i in range(1, wallet.MAX_OUTCOMES):  # other sagas end meanwhile, within the window
-        w = cycle(w, i * 0.1)  # type: ignore[arg-type]
+        w = refused(w, f"other-{i}", float(i))
     assert "mine" in w.outcomes and w.outcomes["mine"].seat == 3
     late = wallet.OUTCOME_WINDOW_SECONDS - 1
     assert wallet.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, late) == []
     assert wallet.confirm(w, "mine", 3, BUY_IN, 5, late) == []
     assert wallet.release(w, "mine", "X", "ABORTED", "", late) == []
+    # past the count: the oldest outcome goes first, however recent
+    w = refused(w, "one-more", late)
+    assert len(w.outcomes) == wallet.MAX_OUTCOMES and "mine" not in w.outcomes
+    assert next(iter(w.outcomes)) == "other-1"
 
 
 def test_an_open_saga_outlives_any_number_of_finished_ones() -> None:
