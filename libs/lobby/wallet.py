@@ -277,16 +277,21 @@ def _credited(w: Wallet, table_id: str, credit: Credit) -> None:
 def _bounded(
     credits: dict[str, Credit], seatings: dict[str, Seating], reservations: dict[str, Reservation]
 ) -> dict[str, Credit]:
+    """``credits`` without the oldest marks of tables left beyond ``MAX_LEFT_TABLES`` (those of
+    tables with a seat or an open buy-in stay); changed in place."""
     if len(credits) <= MAX_LEFT_TABLES:
         return credits
     active = set(seatings) | {r.table_id for r in reservations.values()}
-    left = sum(1 for table_id in credits if table_id not in active) - MAX_LEFT_TABLES
-    for table_id in list(credits):
-        if left <= 0:
-            break
-        if table_id not in active:
+    excess = len(credits) - MAX_LEFT_TABLES - sum(1 for t in active if t in credits)
+    if excess > 0:
+        oldest = []
+        for table_id in credits:  # oldest first: usually the first one is enough
+            if table_id not in active:
+                oldest.append(table_id)
+                if len(oldest) == excess:
+                    break
+        for table_id in oldest:
             del credits[table_id]
-            left -= 1
     return credits
 
 
