@@ -35,6 +35,9 @@ wallet's history, and ``evolve`` copies only the (bounded) containers an event c
   buy-in are forgotten beyond the ``MAX_LEFT_TABLES`` most recently credited: only a
   redelivery could bring one of their commits again, and a redelivery comes before the next
   message is handed out, so long before ``MAX_LEFT_TABLES`` other tables credit this wallet.
+  (Not covered: a consumer made anew after its durable state was lost would hand out the
+  public stream from its start again; commits of tables whose marks were forgotten would be
+  credited again. Nothing in the lobby deletes the consumer.)
 - ``outcomes``: a finished saga's outcome, for a retried step or call (the same idempotency
   key answers the first outcome), kept ``OUTCOME_WINDOW_SECONDS`` after the saga ended and, of
   those, the last ``MAX_OUTCOMES``. Open sagas (``reservations``) are never dropped, and every
