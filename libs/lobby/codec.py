@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 SCHEMA_VERSION = 1
@@ -43,18 +43,24 @@ def encode_state(state: Any) -> bytes:
     return json.dumps(dataclasses.asdict(state), separators=(",", ":")).encode()
 
 
-def decode_state(data: bytes, kind: type[T], nested: Mapping[str, type[Any]] = {}) -> T:
-    """``nested``: field name -> dataclass of the values of that dict/list field."""
+def decode_state(
+    data: bytes,
+    kind: type[T],
+    nested: Mapping[str, type[Any]] = {},
+    migrate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> T:
+    """``nested``: field name -> dataclass of the values of that dict/list field; ``migrate``:
+    brings the fields of a snapshot written by an older version to today's (JSON values)."""
     try:
         fields = json.loads(data)
+        if migrate is not None:
+            fields = migrate(fields)
         for name, inner in nested.items():
             value = fields.get(name)
             if isinstance(value, dict):
                 fields[name] = {k: inner(**v) for k, v in value.items()}
             elif isinstance(value, list):
                 fields[name] = [inner(**v) for v in value]
-        if "credited" in fields and isinstance(fields["credited"], list):
-            fields["credited"] = list(fields["credited"])
         return kind(**fields)
     except (ValueError, KeyError, TypeError) as exc:
         raise CodecError(f"not a lobby snapshot: {exc}") from None

@@ -6,19 +6,55 @@ Money moves in three ways, each an idempotent step of a saga (services/lobby/sag
   ``Released`` (the table refused) gives them back (ledger REFUND). Deciding either for a saga
   that is not open decides nothing, so a retried step is harmless.
 - ``CashedOut``: chips back from a table (PlayerLeft or TableClosed), keyed by the table commit
-  ``<table>:<seq>``: the same commit is never credited twice. A player the table sat out with no
-  chips (busted) gets one of 0 (``bust``): that buy-in is closed, nothing is left on the table.
+  ``<table>:<seq>``: the same commit is never credited twice (``credits``, below). A player the
+  table sat out with no chips (busted) gets one of 0 (``bust``): that buy-in is closed, nothing
+  is left on the table.
 - ``Granted``: the starting grant of a new player; for a house AI (``bot_level`` set), also a
   refill when its wallet cannot cover an AI seat's buy-in (``house_grant``): the audit counts it
   as a grant like any other.
 
 ``balance`` + the open reservations + what the tables hold for this player is what the player
 owns; the audit (libs/lobby/audit.py) sums it over every player against the grants.
+
+Bounded: a house AI plays for ever, so the state keeps nothing whose size grows with the
+wallet's history, and ``evolve`` copies only the (bounded) containers an event changes.
+
+- ``credits``: per table, the last credited commit (high-water mark), not every commit. A
+  table's credits reach a wallet in the table's commit order, each commit after every earlier
+  one was fully credited: the table projects its commits in order, each once (libs/eventstore/
+  projection.py: every publish is guarded by the subject's last position, a commit at or below
+  the last projected one is never published again); the one cash-out consumer
+  (services/lobby/cashout.py, shared by every replica) has one message in flight
+  (``max_ack_pending`` 1), redelivers a nak'd or expired one before any later one, and acks a
+  commit only after all its credits and busts are committed. The one overlap (a holder stalled
+  past the ack wait while another replica takes the message over) credits nothing twice: the
+  replica that takes over credits the commit fully before it acks it, and the stalled one
+  decides again on the state that won (the append carries the expected sequence), in which the
+  mark is at or past its commit. So "commit ``s`` of table ``t`` was credited" is exactly
+  ``s <= credits[t].sequence``. Marks of tables where the player has no seat and no open
+  buy-in are forgotten beyond the ``MAX_LEFT_TABLES`` most recently credited: only a
+  redelivery could bring one of their commits again, and a redelivery comes before the next
+  message is handed out, so long before ``MAX_LEFT_TABLES`` other tables credit this wallet.
+  (Not covered: a consumer made anew after its durable state was lost would hand out the
+  public stream from its start again; commits of tables whose marks were forgotten would be
+  credited again. Nothing in the lobby deletes the consumer.)
+- ``outcomes``: a finished saga's outcome, for a retried step or call (the same idempotency
+  key answers the first outcome), kept ``OUTCOME_WINDOW_SECONDS`` after the saga ended and, of
+  those, the last ``MAX_OUTCOMES``. Open sagas (``reservations``) are never dropped, and every
+  automatic retry (the process manager, a replica racing another, JetStream's duplicate window)
+  comes while the saga is open or seconds after it ended; a client call repeating a key after
+  the window is a new buy-in (the table forgets the saga's key sooner still:
+  services/table/idempotency.py).
+- ``ledger``: the last ``LEDGER_WINDOW`` entries (``entries`` counts every one ever written);
+  ListLedger reads older pages from the player's stream, which keeps every event
+  (``ledger_of`` folds it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
 from libs.platform.errors import NotFound, PreconditionFailed
@@ -38,7 +74,17 @@ CASH_OUT = "CASH_OUT"
 LEDGER_TOP_UP = "TOP_UP"
 REFUND = "REFUND"
 
-MAX_LEDGER = 100_000  # entries kept (the oldest are dropped from the state, never the stream)
+#: Ledger entries kept in the state (the oldest are dropped from the state, never the stream):
+#: more than a ListLedger page (100), so the latest pages need no stream read.
+LEDGER_WINDOW = 256
+#: A finished saga's outcome is kept this long after it ended (a retried step or call within it
+#: decides nothing and answers the first outcome) ...
+OUTCOME_WINDOW_SECONDS = 3600.0
+#: ... and, of those, only the last this many.
+MAX_OUTCOMES = 256
+#: Credit marks kept for tables where the player has no seat and no open buy-in (the most
+#: recently credited ones); those of the tables where they have one are always kept.
+MAX_LEFT_TABLES = 256
 
 
 # ---- events ----
@@ -130,6 +176,7 @@ class Outcome:
     code: str = ""
     status: str = ""
     message: str = ""
+    at: float = 0.0  # when the saga ended (snapshots of older lobbies: see ``decode_wallet``)
 
 
 @dataclass(frozen=True)
@@ -138,6 +185,16 @@ class Seating:
 
     since: int
     amount: int
+
+
+@dataclass(frozen=True)
+class Credit:
+    """The last credited commit of a table (every earlier one is credited too) and what it
+    paid (a cash-out, or 0 for a bust)."""
+
+    sequence: int
+    amount: int
+    at: float
 
 
 @dataclass(frozen=True)
@@ -165,8 +222,8 @@ class Wallet:
     reservations: dict[str, Reservation] = field(default_factory=dict)
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     seatings: dict[str, Seating] = field(default_factory=dict)  # by table id
-    credited: list[str] = field(default_factory=list)  # refs of credited table commits
-    ledger: list[Entry] = field(default_factory=list)
+    credits: dict[str, Credit] = field(default_factory=dict)  # by table id, last credited last
+    ledger: list[Entry] = field(default_factory=list)  # the last LEDGER_WINDOW entries
     entries: int = 0  # ledger entries ever written (the next index - 1)
 
     @property
@@ -181,28 +238,70 @@ class Wallet:
     def on_tables(self) -> int:
         return sum(s.amount for s in self.seatings.values())
 
+    def was_credited(self, table_id: str, sequence: int) -> bool:
+        """Whether commit ``sequence`` of ``table_id`` was credited (or closed a bust) here."""
+        mark = self.credits.get(table_id)
+        return mark is not None and sequence <= mark.sequence
+
 
 def initial(player_id: str) -> Wallet:
     return Wallet(player_id)
 
 
 def _entry(w: Wallet, kind: str, amount: int, table_id: str, ref: str, at: float) -> None:
+    """Append a ledger entry (to a new list: the old state's is not changed)."""
     w.entries += 1
-    w.ledger.append(Entry(w.entries, kind, amount, w.balance, table_id, ref, at))
-    if len(w.ledger) > MAX_LEDGER:
-        del w.ledger[: len(w.ledger) - MAX_LEDGER]
+    entry = Entry(w.entries, kind, amount, w.balance, table_id, ref, at)
+    w.ledger = [*w.ledger[max(len(w.ledger) - LEDGER_WINDOW + 1, 0) :], entry]
+
+
+def _finish(w: Wallet, saga: str, outcome: Outcome, now: float) -> None:
+    """Record a finished saga's outcome; drop the oldest past the window or the count."""
+    outcomes = dict(w.outcomes)
+    outcomes[saga] = outcome
+    horizon = now - OUTCOME_WINDOW_SECONDS
+    while len(outcomes) > 1:
+        oldest = next(iter(outcomes))
+        if len(outcomes) <= MAX_OUTCOMES and outcomes[oldest].at >= horizon:
+            break
+        del outcomes[oldest]
+    w.outcomes = outcomes
+
+
+def _credited(w: Wallet, table_id: str, credit: Credit) -> None:
+    """Move the table's mark to ``credit`` (last in the order); forget the marks of the tables
+    left longest ago beyond ``MAX_LEFT_TABLES``."""
+    credits = dict(w.credits)
+    credits.pop(table_id, None)
+    credits[table_id] = credit
+    w.credits = _bounded(credits, w.seatings, w.reservations)
+
+
+def _bounded(
+    credits: dict[str, Credit], seatings: dict[str, Seating], reservations: dict[str, Reservation]
+) -> dict[str, Credit]:
+    """``credits`` without the oldest marks of tables left beyond ``MAX_LEFT_TABLES`` (those of
+    tables with a seat or an open buy-in stay); changed in place."""
+    if len(credits) <= MAX_LEFT_TABLES:
+        return credits
+    active = set(seatings) | {r.table_id for r in reservations.values()}
+    excess = len(credits) - MAX_LEFT_TABLES - sum(1 for t in active if t in credits)
+    if excess > 0:
+        oldest = []
+        for table_id in credits:  # oldest first: usually the first one is enough
+            if table_id not in active:
+                oldest.append(table_id)
+                if len(oldest) == excess:
+                    break
+        for table_id in oldest:
+            del credits[table_id]
+    return credits
 
 
 def evolve(state: Wallet, event: Event) -> Wallet:
-    """The state after ``event`` (``state`` is not changed)."""
-    w = replace(
-        state,
-        reservations=dict(state.reservations),
-        outcomes=dict(state.outcomes),
-        seatings=dict(state.seatings),
-        credited=list(state.credited),
-        ledger=list(state.ledger),
-    )
+    """The state after ``event`` (``state`` is not changed: only the containers the event
+    changes are copied, each of a bounded size)."""
+    w = replace(state)
     match event:
         case Registered():
             w.username, w.display_name = event.username, event.display_name
@@ -214,60 +313,83 @@ def evolve(state: Wallet, event: Event) -> Wallet:
             _entry(w, GRANT, event.amount, "", "grant", event.at)
         case Reserved():
             w.balance -= event.amount
-            w.reservations[event.saga] = Reservation(
-                event.kind,
-                event.table_id,
-                event.amount,
-                event.seat,
-                event.wait_for_big_blind,
-                event.at,
-            )
+            w.reservations = {
+                **w.reservations,
+                event.saga: Reservation(
+                    event.kind,
+                    event.table_id,
+                    event.amount,
+                    event.seat,
+                    event.wait_for_big_blind,
+                    event.at,
+                ),
+            }
             kind = LEDGER_BUY_IN if event.kind == BUY_IN else LEDGER_TOP_UP
             _entry(w, kind, -event.amount, event.table_id, event.saga, event.at)
         case Confirmed():
+            w.reservations = dict(w.reservations)
             held = w.reservations.pop(event.saga)
             seating = w.seatings.get(held.table_id)
-            if _cashed_out_after(w, held.table_id, event.sequence):
+            mark = w.credits.get(held.table_id)
+            if mark is not None and mark.sequence > event.sequence:
                 # the table paid these chips back (a cash-out commit after the seat's own, e.g.
                 # the room limit closed the table) before this saga confirmed: they are already
                 # in the balance, so they are on no table
                 pass
             elif held.kind == BUY_IN or seating is None:
-                w.seatings[held.table_id] = Seating(event.sequence, held.amount)
+                w.seatings = {**w.seatings, held.table_id: Seating(event.sequence, held.amount)}
             else:
-                w.seatings[held.table_id] = Seating(seating.since, seating.amount + held.amount)
-            w.outcomes[event.saga] = Outcome(
-                held.kind, held.table_id, held.amount, event.seat, event.stack, event.sequence
+                w.seatings = {
+                    **w.seatings,
+                    held.table_id: Seating(seating.since, seating.amount + held.amount),
+                }
+            outcome = Outcome(
+                held.kind,
+                held.table_id,
+                held.amount,
+                event.seat,
+                event.stack,
+                event.sequence,
+                at=event.at,
             )
+            _finish(w, event.saga, outcome, event.at)
         case Released():
+            w.reservations = dict(w.reservations)
             held = w.reservations.pop(event.saga)
             w.balance += held.amount
-            w.outcomes[event.saga] = Outcome(
+            outcome = Outcome(
                 held.kind,
                 held.table_id,
                 held.amount,
                 code=event.code,
                 status=event.status,
                 message=event.message,
+                at=event.at,
             )
+            _finish(w, event.saga, outcome, event.at)
             _entry(w, REFUND, held.amount, held.table_id, event.saga, event.at)
         case CashedOut():
             w.balance += event.amount
-            w.credited.append(event.ref)
             seating = w.seatings.get(event.table_id)
             if seating is not None and seating.since < event.sequence:
-                del w.seatings[event.table_id]
+                w.seatings = {k: v for k, v in w.seatings.items() if k != event.table_id}
+            _credited(w, event.table_id, Credit(event.sequence, event.amount, event.at))
             _entry(w, CASH_OUT, event.amount, event.table_id, event.ref, event.at)
     return w
 
 
-def _cashed_out_after(w: Wallet, table_id: str, sequence: int) -> bool:
-    """Whether a cash-out from ``table_id`` at a commit after ``sequence`` was credited."""
-    for ref in w.credited:
-        table, _, credited = ref.rpartition(":")
-        if table == table_id and credited.isdigit() and int(credited) > sequence:
-            return True
-    return False
+def ledger_of(player_id: str, events: Iterable[Event], *, after: int, limit: int) -> list[Entry]:
+    """The ledger entries after index ``after`` (at most ``limit``), from the player's events
+    from the first one (the state keeps only the latest ``LEDGER_WINDOW``)."""
+    w, found = initial(player_id), []
+    for event in events:
+        written = w.entries
+        w = evolve(w, event)
+        if w.entries > written and w.entries > after:
+            found.append(w.ledger[-1])
+            if len(found) >= limit:
+                break
+    return found
 
 
 # ---- decisions ----
@@ -342,10 +464,9 @@ def release(w: Wallet, saga: str, code: str, status: str, message: str, now: flo
 
 def credit(w: Wallet, table_id: str, sequence: int, amount: int, now: float) -> list[Event]:
     """Chips back from table commit ``sequence``; nothing if that commit was credited."""
-    ref = f"{table_id}:{sequence}"
-    if not w.registered or ref in w.credited:
+    if not w.registered or w.was_credited(table_id, sequence):
         return []
-    return [CashedOut(ref, table_id, sequence, amount, now)]
+    return [CashedOut(f"{table_id}:{sequence}", table_id, sequence, amount, now)]
 
 
 def bust(w: Wallet, table_id: str, sequence: int, now: float) -> list[Event]:
@@ -353,7 +474,7 @@ def bust(w: Wallet, table_id: str, sequence: int, now: float) -> list[Event]:
     buy-in there is closed with a cash-out of 0 (ledger CASH_OUT 0, nothing on that table any
     more). Nothing when no buy-in there is open (already closed, or a retry)."""
     seating = w.seatings.get(table_id)
-    if seating is None or seating.since >= sequence or f"{table_id}:{sequence}" in w.credited:
+    if seating is None or seating.since >= sequence or w.was_credited(table_id, sequence):
         return []
     return [CashedOut(f"{table_id}:{sequence}", table_id, sequence, 0, now)]
 
@@ -374,14 +495,65 @@ def encode_wallet(w: Wallet) -> bytes:
 
 
 def decode_wallet(data: bytes) -> Wallet:
-    w = decode_state(
+    return decode_state(
         data,
         Wallet,
         {
             "reservations": Reservation,
             "outcomes": Outcome,
             "seatings": Seating,
+            "credits": Credit,
             "ledger": Entry,
         },
+        migrate=_migrate,
     )
-    return w
+
+
+def _migrate(fields: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot of an older lobby (still in a deployed lobby's Redis) in today's shape: the
+    list of every credited commit ``credited`` becomes the marks ``credits``, outcomes that kept
+    no time get the latest time the wallet knows (so they stay the whole window from there),
+    and the containers are cut to their bounds."""
+    ledger = fields.get("ledger")
+    if isinstance(ledger, list) and len(ledger) > LEDGER_WINDOW:
+        fields["ledger"] = ledger = ledger[-LEDGER_WINDOW:]
+    entries = ledger if isinstance(ledger, list) else []
+    refs = fields.pop("credited", None)
+    if isinstance(refs, list):
+        paid = {e["reference"]: e for e in entries if isinstance(e, dict) and "reference" in e}
+        credits: dict[str, dict[str, Any]] = {}
+        for ref in refs:
+            table_id, _, sequence = str(ref).rpartition(":")
+            if not sequence.isdigit():
+                continue
+            mark = credits.pop(table_id, None)
+            if mark is not None and mark["sequence"] >= int(sequence):
+                credits[table_id] = mark
+                continue
+            entry = paid.get(ref, {})
+            credits[table_id] = {
+                "sequence": int(sequence),
+                "amount": entry.get("amount", 0),
+                "at": entry.get("at", 0.0),
+            }
+        seatings = fields.get("seatings") or {}
+        reservations = fields.get("reservations") or {}
+        active = set(seatings) | {
+            r.get("table_id") for r in reservations.values() if isinstance(r, dict)
+        }
+        left = [t for t in credits if t not in active]
+        for table_id in left[: max(len(left) - MAX_LEFT_TABLES, 0)]:
+            del credits[table_id]
+        fields["credits"] = credits
+    outcomes = fields.get("outcomes")
+    if isinstance(outcomes, dict):
+        latest = max(
+            [float(fields.get("created_at") or 0.0)]
+            + [float(e.get("at", 0.0)) for e in entries if isinstance(e, dict)]
+        )
+        kept = list(outcomes.items())[-MAX_OUTCOMES:]
+        for _, outcome in kept:
+            if isinstance(outcome, dict) and "at" not in outcome:
+                outcome["at"] = latest
+        fields["outcomes"] = dict(kept)
+    return fields

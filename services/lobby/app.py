@@ -319,11 +319,19 @@ class Lobby:
     async def ledger(
         self, player_id: str, page_size: int, page_token: str
     ) -> tuple[list[wallet.Entry], str]:
-        """One page of the player's ledger, oldest first, and the next page's token."""
+        """One page of the player's ledger, oldest first, and the next page's token. The wallet
+        keeps its latest entries (``wallet.LEDGER_WINDOW``); a page before them is folded from
+        the player's stream, which keeps every event (a read of the stream up to that page)."""
         found = await self.player(player_id)
         size = min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
         start = _page_start(page_token)
-        entries = [e for e in found.ledger if e.index > start][:size]
+        oldest = found.ledger[0].index if found.ledger else found.entries + 1
+        if start + 1 >= oldest or start >= found.entries:
+            entries = [e for e in found.ledger if e.index > start][:size]
+        else:
+            commits = await self.players.repository.events.read(player_id)
+            events = (event for commit in commits for event in wallet.decode(commit.data))
+            entries = wallet.ledger_of(player_id, events, after=start, limit=size)
         more = bool(entries) and entries[-1].index < found.entries
         return entries, str(entries[-1].index) if more else ""
 

@@ -51,9 +51,9 @@ async def audit_chips(
         by_id = {p.player_id: p for p in players}
         credited = set(by_id)
 
-        def was_credited(player_id: str, ref: str) -> bool:
+        def was_credited(player_id: str, table_id: str, sequence: int) -> bool:
             player = by_id.get(player_id)
-            return player is not None and ref in player.credited
+            return player is not None and player.was_credited(table_id, sequence)
 
         def was_recorded(table_id: str, sequence: int) -> bool:
             listing = lobby.listings.get(table_id)

@@ -300,20 +300,21 @@ class CashOuts:
 def money_pending(
     commits: list[PublicCommit],
     through: dict[str, int],
-    credited: Callable[[str, str], bool],
+    credited: Callable[[str, str, int], bool],
     recorded: Callable[[str, int], bool],
 ) -> Money:
     """What the commits not yet acknowledged still owe wallets and the rake, counting only
     commits the audit's table reads already reflect (sequence <= ``through[table]``) and not
-    what was applied before the lobby stopped short of acknowledging (``credited(player,
-    "<table>:<seq>")``, ``recorded(table, seq)``)."""
+    what was applied before the lobby stopped short of acknowledging (``credited(player, table,
+    seq)``, ``recorded(table, seq)``)."""
     total = Money()
     for commit in commits:
         if commit.sequence > through.get(commit.table_id, 0):
             continue
         money = money_of(commit.events)
-        ref = f"{commit.table_id}:{commit.sequence}"
-        total.credits.extend((p, a) for p, a in money.credits if not credited(p, ref))
+        total.credits.extend(
+            (p, a) for p, a in money.credits if not credited(p, commit.table_id, commit.sequence)
+        )
         if not recorded(commit.table_id, commit.sequence):
             total.rake += money.rake
     return total

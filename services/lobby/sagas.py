@@ -426,8 +426,9 @@ class Seating:
 
 
 def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:
-    for entry in reversed(player.ledger):
-        if entry.kind == wallet.CASH_OUT and entry.table_id == table_id:
-            sequence = int(entry.reference.rpartition(":")[2])
-            return Left(entry.amount, sequence) if sequence >= since else None
-    return None
+    """The player's last cash-out from ``table_id`` (None: none, one before commit ``since``, or
+    one from a table left so long ago that the wallet forgot its mark)."""
+    mark = player.credits.get(table_id)
+    if mark is None or mark.sequence < since:
+        return None
+    return Left(mark.amount, mark.sequence)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import structlog
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NotFoundError
@@ -32,6 +33,9 @@ from libs.eventstore import ConcurrencyConflict, EventStore, Repository, Snapsho
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.kvkeys import all_keys
 from libs.eventstore.store import Commit
+from libs.lobby.codec import CodecError
+
+log = structlog.get_logger("lobby.store")
 
 S = TypeVar("S")
 E = TypeVar("E")
@@ -122,7 +126,12 @@ class Aggregates(Generic[S, E]):
         replicas appended since, or a load (snapshot + commits after it)."""
         cached = self._cache.get(key)
         if cached is None:
-            loaded = await self.repository.load(key)
+            try:
+                loaded = await self.repository.load(key)
+            except CodecError as exc:  # a snapshot this version cannot read (e.g. of a newer
+                # one): it is only an optimisation, the stream has every commit
+                log.warning("snapshot unreadable, folding the stream", key=key, error=str(exc))
+                loaded = await self.repository.load(key, use_snapshot=False)
             cached = _Cached(loaded.state, loaded.sequence, loaded.commits_since_snapshot)
             self._cache[key] = cached
             return cached

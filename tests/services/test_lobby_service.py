@@ -16,6 +16,7 @@ from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2
 
 from libs.cli.main import main
+from libs.lobby import wallet
 from tests.services.lobby_stack import GRANT, LobbyStack, eventually, lobby_stack
 
 pytestmark = pytest.mark.integration
@@ -278,3 +279,54 @@ def test_a_top_up_adds_chips_between_hands_once(stack: LobbyStack) -> None:
 def _seated(stack: LobbyStack, table: str) -> int:
     found = stack.lobby_call("GetTable", lobby_pb2.GetTableRequest(table_id=table))
     return int(found.table.seated_players)
+
+
+def _whole_ledger(stack: LobbyStack, player_id: str) -> list[lobby_pb2.LedgerEntry]:
+    entries: list[lobby_pb2.LedgerEntry] = []
+    token = ""
+    while True:
+        page = stack.lobby_call(
+            "ListLedger",
+            lobby_pb2.ListLedgerRequest(player_id=player_id, page_size=100, page_token=token),
+        )
+        entries.extend(page.entries)
+        token = page.next_page_token
+        if not token:
+            return entries
+
+
+def test_list_ledger_pages_the_history_the_wallet_no_longer_keeps(stack: LobbyStack) -> None:
+    """The wallet keeps its last ``LEDGER_WINDOW`` entries; older pages come from the player's
+    stream, before and after a restart (which loads the snapshot); a retried buy-in within the
+    outcome window answers its first outcome and writes nothing."""
+    bob = stack.register()
+    table = stack.create_table(bob.player_id)
+    refusals = wallet.LEDGER_WINDOW // 2 + 20  # BUY_IN + REFUND each: past the window
+    for i in range(refusals):
+        error = _refused(
+            lambda i=i: stack.join(bob.player_id, table, 1, key=f"k{i}"),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        )
+        assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    expected = [(1, lobby_pb2.LEDGER_ENTRY_KIND_GRANT, GRANT, GRANT)]
+    for i in range(refusals):
+        expected.append((2 * i + 2, lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, -1, GRANT - 1))
+        expected.append((2 * i + 3, lobby_pb2.LEDGER_ENTRY_KIND_REFUND, 1, GRANT))
+
+    def seen() -> list[tuple[int, int, int, int]]:
+        return [
+            (e.index, e.kind, e.amount, e.balance_after)
+            for e in _whole_ledger(stack, bob.player_id)
+        ]
+
+    assert seen() == expected
+    assert stack.lobby is not None
+    stack.lobby.kill()
+    stack.start_lobby()
+    assert seen() == expected
+    error = _refused(
+        lambda: stack.join(bob.player_id, table, 1, key="k0"), grpc.StatusCode.INVALID_ARGUMENT
+    )
+    assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    assert seen() == expected  # the retry wrote nothing
+    assert stack.audit().holds
