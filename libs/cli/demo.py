@@ -154,7 +154,7 @@ async def play_demo_summary(
     done = asyncio.Event()
     broke: asyncio.Queue[int] = asyncio.Queue()
     rebuys = 0
-    nc = await connect_nats(nats_url)
+    nc = await connect_nats(nats_url, cli_tls())
 
     async def on_commit(msg: Any) -> None:
         for event in decode_commit(msg.data)[1]:

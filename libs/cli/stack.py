@@ -115,6 +115,11 @@ def _print_summary(state: dict[str, Any], state_dir: Path) -> None:
 
 def _cmd_up(args: argparse.Namespace) -> int:
     state_dir: Path = args.state_dir
+    if args.tls and args.nats_cluster > 1:
+        print(
+            "holdem stack up: --tls runs one NATS node (not with --nats-cluster)", file=sys.stderr
+        )
+        return 2
     existing = _running_pid(read_state(state_dir))
     if existing is not None:
         print(

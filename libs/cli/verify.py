@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from libs.devstack.identity import cli_tls
 from libs.fairdeck.audit import Outcome
 from libs.fairdeck.audit import outcomes_from_stream as outcomes_from_stream
 from libs.fairdeck.histories import verify_text
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     outcomes: list[Outcome] = []
     if args.table:
         try:
-            events = asyncio.run(read_table_events(args.nats, args.stream, args.table))
+            events = asyncio.run(read_table_events(args.nats, args.stream, args.table, cli_tls()))
         except Exception as exc:  # unreachable server, missing stream: say so plainly
             print(f"holdem verify: cannot read table {args.table}: {exc}", file=sys.stderr)
             return 2

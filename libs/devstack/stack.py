@@ -36,7 +36,7 @@ from typing import Any, Self
 
 from libs.platform import healthcheck
 from libs.platform.identity import IDENTITIES
-from libs.platform.tls import LOOPBACK_HOSTS, issue_set, tls_env
+from libs.platform.tls import LOOPBACK_HOSTS, issue_set, load_dir, tls_env
 
 from .access import StackAccess
 from .cluster import NatsCluster
@@ -50,6 +50,8 @@ __all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 
 # Front to back: the order in which services are stopped (clients first, so nothing is cut off
 # mid-call by a dependency going away); they are started all at once.
+#: With TLS, nats-server and redis-server get certificates of the stack's CA too.
+TLS_SERVERS = ("nats", "redis")
 SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
@@ -89,6 +91,8 @@ class LocalStack:
     ) -> None:
         if not 1 <= nats_cluster <= 5:
             raise ValueError("nats_cluster is the number of NATS nodes, 1..5")
+        if tls_dir is not None and nats_cluster > 1:
+            raise ValueError("TLS runs with one NATS node (not with a cluster yet)")
         if data_dir is not None and nats_cluster > 1:
             raise ValueError("a NATS cluster keeps its stores in the temp directory only")
         # where NATS and Redis keep their data between runs (None: in the temp dir, removed)
@@ -163,6 +167,11 @@ class LocalStack:
             files = self.access.write(self.secrets_dir)
             nats_args = ["-c", str(files["nats.conf"])]
             redis_args = ["--aclfile", str(files["redis-users.acl"])]
+        server_tls = None
+        if self.tls_dir is not None:
+            issue_set(self.tls_dir, [*IDENTITIES, *TLS_SERVERS], [self.host, *LOOPBACK_HOSTS])
+            OWN_TLS_DIRS.append(self.tls_dir)
+            server_tls = {name: load_dir(self.tls_dir, name) for name in TLS_SERVERS}
         if self.nats_nodes > 1:
             self.cluster = NatsCluster(
                 self.nats_nodes,
@@ -179,6 +188,7 @@ class LocalStack:
                 parent_dir=self.workdir,
                 data_dir=self._data("nats"),
                 extra_args=nats_args,
+                tls=None if server_tls is None else server_tls["nats"],
             )
             self.nats.start()
         self.redis = RedisServer(
@@ -187,6 +197,7 @@ class LocalStack:
             parent_dir=self.workdir,
             data_dir=self._data("redis"),
             extra_args=redis_args,
+            tls=None if server_tls is None else server_tls["redis"],
         )
         self.redis.start()
 
@@ -214,9 +225,6 @@ class LocalStack:
         )
         # One token key for the whole stack: the lobby signs with it, the gateway verifies.
         env.setdefault("HOLDEM_TOKEN_KEYS", f"stack:{stack_token_secret()}")
-        if self.tls_dir is not None:
-            issue_set(self.tls_dir, IDENTITIES, [self.host, *LOOPBACK_HOSTS])
-            OWN_TLS_DIRS.append(self.tls_dir)
         for name in self.service_names:
             service = ServiceProcess(
                 name,

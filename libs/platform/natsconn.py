@@ -24,6 +24,7 @@ import nats.errors
 from nats.aio.client import Client as NATS
 
 from libs.platform.config import split_urls
+from libs.platform.tls import TlsFiles, ssl_context
 
 __all__ = ["connect_nats", "inbox_prefix", "nats_servers", "nats_user"]
 
@@ -64,8 +65,9 @@ async def _quiet_errors(exc: Exception) -> None:
     log.log(level, "nats: %s: %s", type(exc).__name__, exc)
 
 
-async def connect_nats(url: str, **options: Any) -> NATS:
-    """A connected client for ``url`` (one URL or several); ``options`` go to nats-py."""
+async def connect_nats(url: str, tls: TlsFiles | None = None, **options: Any) -> NATS:
+    """A connected client for ``url`` (one URL or several); ``options`` go to nats-py. ``tls``:
+    the CA to trust and the certificate to present when the URL is ``tls://``."""
     settings: dict[str, Any] = {
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": RECONNECT_WAIT_SECONDS,
@@ -75,6 +77,8 @@ async def connect_nats(url: str, **options: Any) -> NATS:
     user = nats_user(url)
     if user is not None:
         settings["inbox_prefix"] = inbox_prefix(user)
+    if tls is not None and any(u.startswith("tls://") for u in nats_servers(url)):
+        settings["tls"] = ssl_context(tls)
     settings.update(options)
     return await nats.connect(servers=nats_servers(url), **settings)
 

@@ -26,9 +26,11 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import os
+import ssl
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from cryptography import x509
@@ -47,7 +49,9 @@ __all__ = [
     "key_file",
     "load_dir",
     "load_tls",
+    "redis_options",
     "server_credentials",
+    "ssl_context",
     "target_options",
 ]
 
@@ -71,6 +75,8 @@ class TlsFiles:
     ca: bytes
     cert: bytes
     key: bytes
+    # where they were read from (NATS and Redis clients take paths): CA, certificate, key
+    paths: tuple[str, str, str] = ("", "", "")
 
     def name(self) -> str:
         """The first DNS name of this party's certificate (its service)."""
@@ -107,7 +113,8 @@ def load_tls(environ: Mapping[str, str]) -> TlsFiles | None:
     if len(given) != len(TLS_VARS):
         missing = ", ".join(var for var in TLS_VARS if var not in given)
         raise TlsError(f"TLS needs {', '.join(TLS_VARS)} together; missing: {missing}")
-    files = TlsFiles(*(_read(var, paths[var]) for var in TLS_VARS))
+    ca, cert, key = (_read(var, paths[var]) for var in TLS_VARS)
+    files = TlsFiles(ca, cert, key, (paths[CA_VAR], paths[CERT_VAR], paths[KEY_VAR]))
     try:
         files.name()
         serialization.load_pem_private_key(files.key, password=None)
@@ -128,6 +135,23 @@ def tls_env(directory: Path, identity: str) -> dict[str, str]:
         CERT_VAR: str(directory / cert_file(identity)),
         KEY_VAR: str(directory / key_file(identity)),
     }
+
+
+def ssl_context(files: TlsFiles) -> ssl.SSLContext:
+    """A client's TLS context for NATS (``tls://`` URLs): trust the CA only, present the
+    certificate (servers that verify clients ask for it)."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=files.ca.decode())
+    context.load_cert_chain(files.paths[1], files.paths[2])
+    return context
+
+
+def redis_options(url: str, files: TlsFiles | None) -> dict[str, Any]:
+    """redis-py's options for ``url``: with a ``rediss://`` URL and ``files``, trust the CA only
+    and present the certificate; nothing otherwise."""
+    if files is None or not url.startswith("rediss://"):
+        return {}
+    ca, cert, key = files.paths
+    return {"ssl_ca_certs": ca, "ssl_certfile": cert, "ssl_keyfile": key}
 
 
 def server_credentials(files: TlsFiles, *, require_client_cert: bool) -> grpc.ServerCredentials:

@@ -19,6 +19,7 @@ from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from libs.platform.callers import DEALER_CALLERS, CallerPolicy, authorize
 from libs.platform.probe import Probe
 from libs.platform.server import Context, Endpoint, Mount
+from libs.platform.tls import redis_options
 from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
 from services.dealer.store import RedisSeedStore, SeedStoreUnavailable
@@ -91,7 +92,10 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
 
 
 async def build(config: DealerConfig) -> Mount:
-    store = RedisSeedStore.from_url(config.platform.redis_url)
+    platform = config.platform
+    store = RedisSeedStore.from_url(
+        platform.redis_url, options=redis_options(platform.redis_url, platform.tls)
+    )
     servicer = DealerServicer(Dealer(store))
     # the seeds live in Redis: without it no deck can be started, dealt or revealed
     redis_probe = Probe("Redis", store.client.ping)

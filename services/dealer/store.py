@@ -26,7 +26,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -220,9 +220,17 @@ class RedisSeedStore:
         self._close = client.register_script(_CLOSE)
 
     @classmethod
-    def from_url(cls, url: str, ttl_seconds: float = DEFAULT_TTL_SECONDS) -> RedisSeedStore:
+    def from_url(
+        cls,
+        url: str,
+        ttl_seconds: float = DEFAULT_TTL_SECONDS,
+        options: dict[str, Any] | None = None,
+    ) -> RedisSeedStore:
+        """``options`` go to redis-py (TLS: ``libs.platform.tls.redis_options``)."""
         # Short socket timeouts: a call should fail UNAVAILABLE well inside the caller's deadline.
-        client = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+        client = aioredis.Redis.from_url(
+            url, socket_connect_timeout=2, socket_timeout=2, **(options or {})
+        )
         return cls(client, ttl_seconds)
 
     def key(self, deck_id: str) -> str:

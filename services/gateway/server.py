@@ -689,7 +689,7 @@ def _fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
 async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
     table_channel = _fast_channel(config.platform)
-    nc = await connect_nats(config.platform.nats_url, name="gateway")
+    nc = await connect_nats(config.platform.nats_url, config.platform.tls, name="gateway")
     revoked: RevokedTokens | None = None
     try:
         kv = await nc.jetstream().key_value(REVOKED_BUCKET)

@@ -38,6 +38,7 @@ from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
+from libs.platform.tls import redis_options
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
 from services.lobby.app import (
@@ -411,8 +412,8 @@ async def follow_catalogue(nc: NATS, lobby: Lobby) -> Any:
 
 async def build(config: LobbyConfig) -> Mount:
     platform = config.platform
-    nc = await connect_nats(platform.nats_url, name="lobby")
-    redis = Redis.from_url(platform.redis_url)
+    nc = await connect_nats(platform.nats_url, platform.tls, name="lobby")
+    redis = Redis.from_url(platform.redis_url, **redis_options(platform.redis_url, platform.tls))
     await ensure_lobby_stream(nc)
     try:  # the tables' public projection, which the cash-out consumer reads
         await nc.jetstream().stream_info(PUBLIC_STREAM)

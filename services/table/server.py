@@ -33,6 +33,7 @@ from libs.platform.errors import ErrorKind, ErrorMapper
 from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount
+from libs.platform.tls import redis_options
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
@@ -240,9 +241,14 @@ async def _patiently(step: Callable[[], Awaitable[object]], seconds: float = 60.
 
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
-    nc = await connect_nats(platform.nats_url, name=f"table-{config.replica_id}")
+    nc = await connect_nats(platform.nats_url, platform.tls, name=f"table-{config.replica_id}")
     # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss.
-    redis = Redis.from_url(platform.redis_url, socket_connect_timeout=1.0, socket_timeout=2.0)
+    redis = Redis.from_url(
+        platform.redis_url,
+        socket_connect_timeout=1.0,
+        socket_timeout=2.0,
+        **redis_options(platform.redis_url, platform.tls),
+    )
     snapshots = SnapshotCache(RedisSnapshotStore(redis))
     replicas = platform.nats_replicas
     events = JetStreamEventStore(nc, stream=config.stream)

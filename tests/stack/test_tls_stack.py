@@ -19,6 +19,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+import redis.asyncio
+import redis.exceptions
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -27,10 +29,13 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from libs.cli.house import open_house_table
 from libs.client.client import gateway_channel
 from libs.devstack import SERVICE_NAMES
+from libs.devstack.access import with_credentials
 from libs.devstack.identity import channel_as
+from libs.eventstore.projection import PUBLIC_STREAM
 from libs.platform.clients import connect
 from libs.platform.identity import TOOLS
-from libs.platform.tls import TlsFiles, issue_set, load_dir
+from libs.platform.natsconn import connect_nats
+from libs.platform.tls import TlsFiles, issue_set, load_dir, redis_options
 from tests.stack.stackrun import StackRun, run_holdem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
@@ -112,6 +117,22 @@ def test_a_tls_stack_plays_and_refuses_every_caller_without_the_right_certificat
     assert asyncio.run(_peer_health(address["dealer"], tools, "dealer")) == "SERVING"
     assert asyncio.run(_peer_health(address["table"], tools, "dealer")) == "UNAVAILABLE"
 
+    # NATS and Redis take TLS only, from holders of a certificate of the CA
+    nats_url, redis_url = run.state["nats"]["url"], run.state["redis"]["url"]
+    assert nats_url.startswith("tls://") and redis_url.startswith("rediss://")
+    credentials = json.loads((run.state_dir / "secrets" / "credentials.json").read_text())
+    spectator = with_credentials(nats_url, "spectator", credentials["nats"]["spectator"])
+    assert asyncio.run(_public_commit(spectator, tools, table_id)) > 0
+    for url, tls in ((spectator.replace("tls://", "nats://"), None), (spectator, None)):
+        with pytest.raises(Exception):  # noqa: B017 (nats-py raises several kinds)
+            asyncio.run(_public_commit(url, tls, table_id))
+    table_redis = with_credentials(redis_url, "table", credentials["redis"]["table"])
+    assert asyncio.run(_redis_ping(table_redis, tools))
+    with pytest.raises(redis.exceptions.ConnectionError):
+        asyncio.run(_redis_ping(table_redis.replace("rediss://", "redis://"), None))
+    with pytest.raises(redis.exceptions.ConnectionError):
+        asyncio.run(_redis_ping(table_redis, stranger))
+
     # players: TLS to the gateway with only its CA; plaintext is refused
     with _secure(address["gateway"], grpc.ssl_channel_credentials(tools.ca)) as channel:
         listed = gateway_pb2_grpc.GatewayServiceStub(channel).ListTables(
@@ -131,6 +152,30 @@ def test_a_tls_stack_plays_and_refuses_every_caller_without_the_right_certificat
             await channel.close()
 
     assert table_id in asyncio.run(client_lists())
+
+
+async def _public_commit(url: str, tls: TlsFiles | None, table_id: str) -> int:
+    """The last public commit's sequence of ``table_id``, read as the spectator at ``url``."""
+    nc = await connect_nats(url, tls, max_reconnect_attempts=0, allow_reconnect=False)
+    try:
+        js = nc.jetstream()
+        message = await js.get_last_msg(PUBLIC_STREAM, f"holdem.public.table.{table_id}")
+        return int(message.seq or 0)
+    finally:
+        await nc.close()
+
+
+async def _redis_ping(url: str, tls: TlsFiles | None) -> bool:
+    files = tls
+    if tls is not None and not url.startswith("rediss://"):
+        files = None
+    client = redis.asyncio.Redis.from_url(
+        url, socket_connect_timeout=3, socket_timeout=3, **redis_options(url, files)
+    )
+    try:
+        return bool(await client.ping())
+    finally:
+        await client.aclose()
 
 
 async def _peer_health(address: str, tls: TlsFiles, service: str) -> str:
