@@ -141,18 +141,24 @@ async def _measure(
         state: dict[str, Any] = {"view": None}
 
         async def current() -> Any:
+            """The table once somebody is to act (the table deals, or starts the next hand, after
+            the Act that made it due has been answered): asked again after 1, 2, then 4 ms, as a
+            client waiting for its next update (50 clients asking every millisecond would load
+            the table more than their Acts)."""
+            pause = 0.001
             while True:
                 view = (
                     await tb.GetPlayerView(table_pb2.GetPlayerViewRequest(table_id=table_id))
                 ).view
                 if view.HasField("acting_seat"):
                     return view
-                await asyncio.sleep(0.001)
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, 0.004)
 
         async def step() -> None:
             view = state["view"]
             if view is None or not view.HasField("acting_seat"):
-                view = await current()  # untimed in spirit: rare (between hands)
+                view = await current()  # untimed: between streets and hands
             seat = next(s for s in view.seats if s.seat == view.acting_seat)
             player = seat.player_id
             mine = view if view.viewer_player_id == player else None
