@@ -8,6 +8,12 @@ Act is a real decision that commits. Measured with 1 and ``--clients`` concurren
 ``--seconds`` each: Act p50 and p99 and actions/s, beside a bare grpc.aio unary call (the health
 Check of a server with no interceptors, in another process) at the same concurrency in the same
 run, and the ratio of the p50s (target: at most 3x).
+
+Beside them, the floor of an Act's design in Python, in the same run: a call through two bare
+grpc.aio processes (a relay, as the gateway, then a sink, as the table) whose second one appends
+the request to JetStream as the table appends a commit (expected sequence, message id) and
+answers once it is acknowledged (``benchmarks.bare_server``). An Act cannot cost less than that;
+what it costs above it is the services' own work (interceptors, token, deciding, the view).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import Result
+from benchmarks.bare_server import FLOOR_METHOD
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.tablestub import aio_table_stub
@@ -33,6 +40,7 @@ NAME = "gateway"
 DESCRIPTION = "Act round trip through the gateway (p50/p99, actions/s) vs a bare grpc.aio call"
 KEYS = "bench:" + base64.b64encode(b"b" * 32).decode()
 LOCAL = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+COMMIT_BYTES = 600  # about an Act's commit (its events as JSON in the envelope)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +76,9 @@ async def _clients(
     return latencies, time.monotonic() - started
 
 
-async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: float) -> list[Any]:
+async def _measure(
+    gateway: str, table: str, bare: str, floor: str, clients: int, seconds: float
+) -> list[Any]:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     from holdem.common.v1 import common_pb2
@@ -91,6 +101,8 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
     tch = aio_channel_as(table, "gateway")  # per-viewer views are the gateway's
     tools = aio_channel_as(table)  # seats: chips reach a table only from the lobby or tools
     bch = grpc.aio.insecure_channel(bare)
+    fch = grpc.aio.insecure_channel(floor)
+    hop: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = fch.unary_unary(FLOOR_METHOD)
     gw = gateway_pb2_grpc.GatewayServiceStub(gch)
     tb = aio_table_stub(tools, tch)
     health = health_pb2_grpc.HealthStub(bch)
@@ -129,18 +141,24 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
         state: dict[str, Any] = {"view": None}
 
         async def current() -> Any:
+            """The table once somebody is to act (the table deals, or starts the next hand, after
+            the Act that made it due has been answered): asked again after 1, 2, then 4 ms, as a
+            client waiting for its next update (50 clients asking every millisecond would load
+            the table more than their Acts)."""
+            pause = 0.001
             while True:
                 view = (
                     await tb.GetPlayerView(table_pb2.GetPlayerViewRequest(table_id=table_id))
                 ).view
                 if view.HasField("acting_seat"):
                     return view
-                await asyncio.sleep(0.001)
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, 0.004)
 
         async def step() -> None:
             view = state["view"]
             if view is None or not view.HasField("acting_seat"):
-                view = await current()  # untimed in spirit: rare (between hands)
+                view = await current()  # untimed: between streets and hands
             seat = next(s for s in view.seats if s.seat == view.acting_seat)
             player = seat.player_id
             mine = view if view.viewer_player_id == player else None
@@ -195,15 +213,27 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
 
         return step
 
+    async def floor_client(index: int) -> Callable[[], Awaitable[None]]:
+        request = f"floor{index}x{uuid.uuid4().hex[:8]}".ljust(32).encode() + b"c" * COMMIT_BYTES
+
+        async def step() -> None:
+            started = time.perf_counter()
+            await hop(request)
+            floor_times.append(time.perf_counter() - started)
+
+        return step
+
     rows = []
     for count in sorted({1, clients}):
         act_times: list[float] = []
         bare_times: list[float] = []
         table_times: list[float] = []
+        floor_times: list[float] = []
         _, elapsed = await _clients(count, seconds, act_client)
         acts = list(act_times)
         await _clients(count, min(seconds, 5.0), lambda i: act_client(i, direct=True))
         _, bare_elapsed = await _clients(count, min(seconds, 5.0), bare_client)
+        await _clients(count, min(seconds, 5.0), floor_client)
         row = {
             "clients": count,
             "act_p50_ms": _percentile(acts, 0.5) * 1000,
@@ -213,8 +243,11 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
             "bare_p99_ms": _percentile(bare_times, 0.99) * 1000,
             "bare_per_s": len(bare_times) / bare_elapsed,
             "table_p50_ms": _percentile(table_times, 0.5) * 1000,
+            "floor_p50_ms": _percentile(floor_times, 0.5) * 1000,
+            "floor_p99_ms": _percentile(floor_times, 0.99) * 1000,
         }
         row["p50_ratio"] = row["act_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
+        row["floor_ratio"] = row["floor_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
         rows.append(row)
         _log(
             f"{count:>3} clients: Act p50 {row['act_p50_ms']:.2f} ms p99 {row['act_p99_ms']:.2f} ms"
@@ -222,8 +255,10 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
             f" p99 {row['bare_p99_ms']:.2f} ms {row['bare_per_s']:.0f}/s"
             f" | Act/bare at p50 {row['p50_ratio']:.1f}x"
             f" | table SubmitAction alone p50 {row['table_p50_ms']:.2f} ms"
+            f" | floor (2 bare hops + 1 append) p50 {row['floor_p50_ms']:.2f} ms"
+            f" p99 {row['floor_p99_ms']:.2f} ms = {row['floor_ratio']:.1f}x bare"
         )
-    for channel in (gch, tch, tools, bch):
+    for channel in (gch, tch, tools, bch, fch):
         await channel.close()
     return rows
 
@@ -231,7 +266,7 @@ async def _measure(gateway: str, table: str, bare: str, clients: int, seconds: f
 def format_rows(rows: list[dict[str, float]]) -> str:
     header = (
         "clients  Act p50 ms  Act p99 ms  Act/s   bare p50 ms  bare p99 ms  bare/s   p50 ratio"
-        "  table-only p50 ms"
+        "  table-only p50 ms  floor p50 ms  floor/bare"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -239,9 +274,22 @@ def format_rows(rows: list[dict[str, float]]) -> str:
             f"{int(r['clients']):>7}  {r['act_p50_ms']:>10.2f}  {r['act_p99_ms']:>10.2f}"
             f"  {r['acts_per_s']:>5.0f}   {r['bare_p50_ms']:>11.2f}  {r['bare_p99_ms']:>11.2f}"
             f"  {r['bare_per_s']:>6.0f}   {r['p50_ratio']:>8.1f}x"
-            f"  {r['table_p50_ms']:>17.2f}"
+            f"  {r['table_p50_ms']:>17.2f}  {r['floor_p50_ms']:>12.2f}  {r['floor_ratio']:>9.1f}x"
         )
     return "\n".join(lines)
+
+
+def _bare_server(port_file: Path, procs: list[subprocess.Popen[bytes]], *options: str) -> str:
+    """Start ``benchmarks.bare_server`` with ``options`` (kept in ``procs``); its address."""
+    procs.append(
+        subprocess.Popen([sys.executable, "-m", "benchmarks.bare_server", str(port_file), *options])
+    )
+    deadline = time.monotonic() + 20
+    while not port_file.exists() or not port_file.read_text():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bare server did not start")
+        time.sleep(0.05)
+    return f"127.0.0.1:{port_file.read_text()}"
 
 
 def run(args: argparse.Namespace) -> list[Result]:
@@ -257,7 +305,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             "HOLDEM_TOKEN_KEYS": KEYS,
         }
         started: list[ServiceProcess] = []
-        bare_proc = None
+        bare_procs: list[subprocess.Popen[bytes]] = []
         try:
             table = ServiceProcess(
                 "table",
@@ -285,23 +333,16 @@ def run(args: argparse.Namespace) -> list[Result]:
                 ),
             ).spawn()
             started.append(gateway.wait_serving())
-            port_file = logs / "bare.port"
-            bare_proc = subprocess.Popen(
-                [sys.executable, "-m", "benchmarks.bare_server", str(port_file)]
-            )
-            deadline = time.monotonic() + 20
-            while not port_file.exists() or not port_file.read_text():
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the bare server did not start")
-                time.sleep(0.05)
-            bare = f"127.0.0.1:{port_file.read_text()}"
+            bare = _bare_server(logs / "bare.port", bare_procs)
+            sink = _bare_server(logs / "sink.port", bare_procs, "--nats", nats_server.url)
+            relay = _bare_server(logs / "relay.port", bare_procs, "--next", sink)
             rows = asyncio.run(
-                _measure(gateway.address, table.address, bare, args.clients, args.seconds)
+                _measure(gateway.address, table.address, bare, relay, args.clients, args.seconds)
             )
         finally:
-            if bare_proc is not None:
-                bare_proc.terminate()
-                bare_proc.wait(10)
+            for proc in reversed(bare_procs):
+                proc.terminate()
+                proc.wait(10)
             for process in reversed(started):
                 process.stop()
     print(format_rows(rows))

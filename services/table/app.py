@@ -8,7 +8,8 @@ sequence (``commits``), then keep the registry of open tables (``ownership``), s
 publish. A conflict means another writer got there first: reload and decide again (a player's
 command), or drop the step (an automatic one: what to do next is worked out again on the newer
 state). After each command, what needs no player runs (``drive``): ``libs.table.automation``
-says what is due, the driver turns it into a command.
+says what is due, the driver turns it into a command; a player's action (``act``) is answered
+first and leaves that to a background driver.
 
 Around it: ownership of tables (one replica serves a table at a time: ``ownership``) and three
 background loops: the action clock, lease renewal, and adoption of tables nobody serves.
@@ -113,6 +114,7 @@ class TableApp:
         self._tasks: list[asyncio.Task[None]] = []
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._drives: Counter[str] = Counter()  # drives in progress per table, inline or not
+        self._again: set[str] = set()  # tables whose background driver must look once more
         self._stood_still: dict[str, int] = {}  # the sequence a tick saw a due table idle at
 
     @property
@@ -208,6 +210,16 @@ class TableApp:
             self._drive_later(table_id)
             return outcome
         await self._drive_now(table_id)
+        return outcome
+
+    async def act(self, table_id: str, command: tc.TableCommand, key: str) -> Outcome:
+        """A player's move, answered as soon as its own commit has landed (a retry: at once, with
+        its first outcome). What it enables (a deal, the hand's end, the next hand, bots' turns)
+        is driven in the background: an Act costs one append, not the appends after it too.
+        Players learn what follows from the public projection, as they learn everyone's moves."""
+        outcome = await self._commit(table_id, command, key)
+        assert outcome is not None
+        self._drive_later(table_id)
         return outcome
 
     async def start_hand(self, table_id: str) -> int:
@@ -319,17 +331,25 @@ class TableApp:
         return done
 
     def _drive_later(self, table_id: str) -> None:
+        """Drive ``table_id`` in the background until nothing is due. Asked while its driver
+        runs, that driver looks again before it stops: it may have found nothing due just
+        before the command that asked committed (then waited for a snapshot's write), and the
+        table would stand still until the tick woke it."""
         running = self._drivers.get(table_id)
         if running is not None and not running.done():
+            self._again.add(table_id)
             return
 
         async def rest() -> None:
             failures = 0
             while True:
                 try:
-                    while await self.drive(table_id, limit=200) >= 200:
+                    while True:
+                        self._again.discard(table_id)
+                        done = await self.drive(table_id, limit=200)
+                        if done < 200 and table_id not in self._again:
+                            return
                         failures = 0
-                    return
                 except (NotOwner, PokerError) as exc:  # another replica serves it; a bug
                     log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
                     return

@@ -153,7 +153,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         command = tc.Act(
             request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
         )
-        outcome = await self.app.execute(table_id, command, key)
+        outcome = await self.app.act(table_id, command, key)
         table = await self.app.table(table_id)
         return table_pb2.SubmitActionResponse(
             sequence=outcome.sequence,

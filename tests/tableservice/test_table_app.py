@@ -19,6 +19,7 @@ from libs.eventstore import (
     InMemorySnapshotStore,
     Projected,
     Projection,
+    Snapshot,
     SnapshotStore,
 )
 from libs.poker import HandEnded, HoleCardsDealt, IllegalAction, StreetDealt
@@ -60,6 +61,66 @@ class GatedDealer(LocalDealer):
         self.asked.set()
         await self.go.wait()
         return await super().start_deck(table_id, hand_id)
+
+
+class HeldDeals(LocalDealer):
+    """Deals no card while held (``asked`` tells that a deal waits); ``release`` lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+        self.go.set()
+
+    def hold(self) -> None:
+        self.go.clear()
+
+    async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
+        if not self.go.is_set():
+            self.asked.set()
+            await self.go.wait()
+        return await super().deal(deck_id, indexes)
+
+
+class HeldSaves:
+    """A snapshot store whose writes wait while held (``waiting``: a write waits now)."""
+
+    def __init__(self, inner: SnapshotStore) -> None:
+        self.inner = inner
+        self.waiting = asyncio.Event()
+        self.go = asyncio.Event()
+        self.go.set()
+
+    async def save(self, key: str, sequence: int, data: bytes) -> bool:
+        if not self.go.is_set():
+            self.waiting.set()
+            await self.go.wait()
+        return await self.inner.save(key, sequence, data)
+
+    async def load(self, key: str) -> Snapshot | None:
+        return await self.inner.load(key)
+
+    async def delete(self, key: str) -> None:
+        await self.inner.delete(key)
+
+
+async def board_of(app: TableApp, table_id: str, cards: int) -> bool:
+    """The hand at ``table_id`` shows ``cards`` board cards within a few seconds."""
+    for _ in range(200):
+        hand = (await app.table(table_id)).state.hand
+        if hand is not None and len(hand.board) >= cards:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def act_in_turn(app: TableApp, table_id: str, action: PlayerAction, key: str) -> int:
+    """The player to act takes ``action`` (answered within seconds); the commit's sequence."""
+    state = await app.state(table_id)
+    seat = state.acting_seat()
+    assert seat is not None
+    command = tc.Act(state.seats[seat].player_id, action, now=app.clock())
+    return (await asyncio.wait_for(app.act(table_id, command, key), 10)).sequence
 
 
 class FrozenAfter:
@@ -342,6 +403,44 @@ class TableAppContract:
             assert await driving == 0  # its append conflicted: reloaded, nothing is due
             state = await app.state("t12")
             assert state.hands_started == 0 and set(state.seats) == {0}
+
+        self.run(body)
+
+    def test_an_action_is_answered_at_its_own_commit_before_the_steps_it_enables(self) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            dealer = HeldDeals()
+            app = TableApp(events, snapshots, dealer)
+            await setup(app, "t13", [tc.OpenTable("t13", CONFIG, 0.0), *seat_two()])
+            dealer.hold()  # the flop will wait for the dealer
+            await act_in_turn(app, "t13", PlayerAction.CALL, "call")
+            checked = await act_in_turn(app, "t13", PlayerAction.CHECK, "check")  # round over
+            assert (await app.table("t13")).sequence == checked  # answered before the flop
+            await dealer.asked.wait()  # a background driver asks for it
+            dealer.go.set()
+            assert await board_of(app, "t13", 3)
+            state = await app.state("t13")
+            retry = tc.Act(state.seats[state.acting_seat() or 0].player_id, PlayerAction.CHECK)
+            again = await app.act("t13", retry, "check")  # the key's first outcome, nothing new
+            assert again.duplicate and again.sequence == checked
+            await app.stop()
+
+        self.run(body)
+
+    def test_a_driver_that_found_nothing_due_looks_again_for_an_action_made_meanwhile(
+        self,
+    ) -> None:
+        async def body(events: EventStore, snapshots: SnapshotStore) -> None:
+            saves = HeldSaves(snapshots)
+            app = TableApp(events, saves, LocalDealer(), snapshot_every=1)
+            await setup(app, "t14", [tc.OpenTable("t14", CONFIG, 0.0), *seat_two()])
+            saves.go.clear()
+            await act_in_turn(app, "t14", PlayerAction.CALL, "call")
+            await saves.waiting.wait()
+            await asyncio.sleep(0.05)  # its driver found nothing due and waits for the write
+            await act_in_turn(app, "t14", PlayerAction.CHECK, "check")  # the flop is due now
+            saves.go.set()
+            assert await board_of(app, "t14", 3)  # no tick runs here: only the driver deals it
+            await app.stop()
 
         self.run(body)
 
