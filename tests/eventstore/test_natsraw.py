@@ -143,3 +143,69 @@ def test_both_paths_read_the_same_commits_and_leave_other_subscriptions_alone(
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_a_publish_through_raw_requests_answers_as_nats_py_does(nats_url: str) -> None:
+    """Acknowledgements, duplicates, a stale expected sequence, no stream, no answer: the same
+    results and the same errors as ``JetStreamContext.publish``."""
+
+    async def main() -> None:
+        import nats
+        import nats.errors
+        from nats.js.errors import BadRequestError, NoStreamResponseError
+
+        from libs.eventstore.natsraw import RawRequests, js_publish
+
+        nc = await nats.connect(nats_url)
+        js = nc.jetstream()
+        name = f"T{uuid.uuid4().hex[:12]}"
+        await js.add_stream(name=name, subjects=[f"raw.{name}.>"])
+        handlers = raw_handlers(nc)
+        assert handlers is not None
+        requests = RawRequests(nc, handlers)
+        subject = f"raw.{name}.a"
+
+        async def both(headers: dict[str, str]) -> tuple[object, object]:
+            results: list[object] = []
+            for raw in (True, False):
+                try:
+                    if raw:
+                        results.append(
+                            await js_publish(
+                                requests,
+                                subject,
+                                b"x",
+                                stream=name,
+                                headers=dict(headers),
+                                timeout=2,
+                            )
+                        )
+                    else:
+                        results.append(
+                            await js.publish(subject, b"x", stream=name, headers=dict(headers))
+                        )
+                except Exception as exc:
+                    results.append(exc)
+            return results[0], results[1]
+
+        try:
+            mine, theirs = await both({"Nats-Msg-Id": "m1"})
+            assert theirs == type(theirs)(**{**vars(mine), "duplicate": True})
+            assert not getattr(mine, "duplicate", None) and getattr(mine, "seq", 0) == 1
+            mine, theirs = await both({"Nats-Expected-Last-Subject-Sequence": "0"})
+            assert isinstance(mine, BadRequestError) and isinstance(theirs, BadRequestError)
+            assert mine.err_code == theirs.err_code == 10071
+            with pytest.raises(NoStreamResponseError):
+                await js_publish(requests, "nowhere", b"x", stream=name, headers={}, timeout=2)
+
+            async def silent(msg: Msg) -> None:
+                return None
+
+            await nc.subscribe("silent", cb=silent)
+            with pytest.raises(nats.errors.TimeoutError):
+                await js_publish(requests, "silent", b"x", stream=name, headers={}, timeout=0.2)
+        finally:
+            await js.delete_stream(name)
+            await nc.close()
+
+    asyncio.run(main())
