@@ -114,10 +114,12 @@ class JetStreamProjection:
     ) -> None:
         use_fast_headers(nc)
         self._js: JetStreamContext = nc.jetstream(timeout=timeout)
+        self._nc = nc
         self._timeout = timeout
-        handlers = raw_handlers(nc)
-        # publishes whose acknowledgement a raw handler takes (nats-py's way without the hook)
-        self._requests = None if handlers is None else RawRequests(nc, handlers)
+        # publishes whose acknowledgement a raw handler takes (nats-py's way without the hook),
+        # made at the first publish: a connection that only reads gets no hook
+        self._requests: RawRequests | None = None
+        self._raw_checked = False
         self.stream = stream
         self.prefix = subject_prefix
 
@@ -177,6 +179,10 @@ class JetStreamProjection:
             PREVIOUS_HEADER: str(previous),
         }
         subject = self.subject(stream_id)
+        if not self._raw_checked:
+            handlers = raw_handlers(self._nc)
+            self._requests = None if handlers is None else RawRequests(self._nc, handlers)
+            self._raw_checked = True
         try:
             if self._requests is None:
                 ack = await self._js.publish(subject, data, stream=self.stream, headers=headers)

@@ -209,3 +209,33 @@ def test_a_publish_through_raw_requests_answers_as_nats_py_does(nats_url: str) -
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_the_projection_hooks_its_connection_at_its_first_publish_only(nats_url: str) -> None:
+    """A connection that only reads the projection (the gateway's, the lobby's) keeps nats-py's
+    own message path; one that publishes takes the acknowledgements through a raw handler."""
+
+    async def main() -> None:
+        import nats
+
+        from libs.eventstore import natsraw
+        from libs.eventstore.projection import JetStreamProjection
+
+        nc = await nats.connect(nats_url)
+        name = f"T{uuid.uuid4().hex[:12]}"
+        projection = JetStreamProjection(nc, stream=name, subject_prefix=f"test.{name}")
+        await projection.ensure_stream()
+        try:
+            assert await projection.last("t") is None
+            assert await projection.read("t") == []
+            assert getattr(nc, natsraw._ATTRIBUTE, None) is None
+            assert await projection.publish("t", 1, 0, b"one", expected_position=0) == 1
+            handlers = getattr(nc, natsraw._ATTRIBUTE, None)
+            assert handlers is not None and len(handlers) == 1  # the acknowledgements' inbox
+            assert await projection.publish("t", 2, 1, b"two", expected_position=1) == 2
+            assert [p.data for p in await projection.read("t")] == [b"one", b"two"]
+        finally:
+            await nc.jetstream().delete_stream(name)
+            await nc.close()
+
+    asyncio.run(main())
