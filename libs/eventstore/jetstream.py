@@ -160,7 +160,7 @@ class JetStreamEventStore:
             if sequence >= last:
                 done.set_result(None)
 
-        def on_raw(reply: bytes, data: bytes, block: bytes | None) -> None:
+        def on_raw(subject_: bytes, reply: bytes, data: bytes, block: bytes | None) -> None:
             if done.done():
                 return
             if not reply:  # a status: no (more) messages for this request

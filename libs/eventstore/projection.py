@@ -40,6 +40,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
 from .natsheaders import use_fast_headers
+from .natsraw import RawRequests, js_publish, raw_handlers
 from .store import Commit, EventStore, StoreError
 
 log = structlog.get_logger("eventstore.projection")
@@ -113,6 +114,12 @@ class JetStreamProjection:
     ) -> None:
         use_fast_headers(nc)
         self._js: JetStreamContext = nc.jetstream(timeout=timeout)
+        self._nc = nc
+        self._timeout = timeout
+        # publishes whose acknowledgement a raw handler takes (nats-py's way without the hook),
+        # made at the first publish: a connection that only reads gets no hook
+        self._requests: RawRequests | None = None
+        self._raw_checked = False
         self.stream = stream
         self.prefix = subject_prefix
 
@@ -171,10 +178,23 @@ class JetStreamProjection:
             SEQUENCE_HEADER: str(sequence),
             PREVIOUS_HEADER: str(previous),
         }
+        subject = self.subject(stream_id)
+        if not self._raw_checked:
+            handlers = raw_handlers(self._nc)
+            self._requests = None if handlers is None else RawRequests(self._nc, handlers)
+            self._raw_checked = True
         try:
-            ack = await self._js.publish(
-                self.subject(stream_id), data, stream=self.stream, headers=headers
-            )
+            if self._requests is None:
+                ack = await self._js.publish(subject, data, stream=self.stream, headers=headers)
+            else:
+                ack = await js_publish(
+                    self._requests,
+                    subject,
+                    data,
+                    stream=self.stream,
+                    headers=headers,
+                    timeout=self._timeout,
+                )
         except BadRequestError as exc:
             if exc.err_code in WRONG_LAST_SEQUENCE_CODES:
                 raise ProjectionConflict(stream_id, expected_position) from exc

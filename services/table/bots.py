@@ -134,9 +134,10 @@ class Bots:
         try:
             # the deadline guards a decider that would not keep its own (a little slack for
             # the answer's way back)
-            decision = await asyncio.wait_for(
-                self.decider.decide(view, level, context, self.timeout), self.timeout + 0.05
-            )
+            # (asyncio.timeout, not wait_for: wait_for wraps the call in a task of its own, and
+            # for a decider that answers at once that task was most of a bot's turn)
+            async with asyncio.timeout(self.timeout + 0.05):
+                decision = await self.decider.decide(view, level, context, self.timeout)
             if not is_legal(view.options, decision):
                 raise AiUnavailable(f"illegal answer {decision.kind.value} {decision.to}")
         except Exception as exc:  # no answer, a late or illegal one, a failure: the hand goes on

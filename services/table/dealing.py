@@ -49,6 +49,9 @@ class DealerPort(Protocol):
         ...
 
 
+_DECKS_KEPT = 64  # shuffled decks a LocalDealer keeps (hands in play at its tables)
+
+
 class LocalDealer:
     """The dealer's algorithm in-process (seeds kept in memory)."""
 
@@ -56,6 +59,9 @@ class LocalDealer:
 
     def __init__(self) -> None:
         self._seeds: dict[str, bytes] = {}
+        # the decks of the latest seeds, each shuffled once (a shuffle is 14 HMACs, and a hand
+        # asks for cards four times)
+        self._decks: dict[bytes, tuple[int, ...]] = {}
 
     async def start_deck(self, table_id: str, hand_id: str) -> tuple[str, str]:
         deck_id = f"{table_id}:{hand_id}"
@@ -63,7 +69,12 @@ class LocalDealer:
         return deck_id, commitment(seed)
 
     async def deal(self, deck_id: str, indexes: Sequence[int]) -> list[int]:
-        deck = deck_from_seed(self._seed(deck_id))
+        seed = self._seed(deck_id)
+        deck = self._decks.get(seed)
+        if deck is None:
+            if len(self._decks) >= _DECKS_KEPT:
+                del self._decks[next(iter(self._decks))]  # the oldest
+            deck = self._decks[seed] = deck_from_seed(seed)
         return [deck[i] for i in indexes]
 
     async def reveal(self, deck_id: str) -> str:

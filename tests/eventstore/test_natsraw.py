@@ -143,3 +143,99 @@ def test_both_paths_read_the_same_commits_and_leave_other_subscriptions_alone(
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_a_publish_through_raw_requests_answers_as_nats_py_does(nats_url: str) -> None:
+    """Acknowledgements, duplicates, a stale expected sequence, no stream, no answer: the same
+    results and the same errors as ``JetStreamContext.publish``."""
+
+    async def main() -> None:
+        import nats
+        import nats.errors
+        from nats.js.errors import BadRequestError, NoStreamResponseError
+
+        from libs.eventstore.natsraw import RawRequests, js_publish
+
+        nc = await nats.connect(nats_url)
+        js = nc.jetstream()
+        name = f"T{uuid.uuid4().hex[:12]}"
+        await js.add_stream(name=name, subjects=[f"raw.{name}.>"])
+        handlers = raw_handlers(nc)
+        assert handlers is not None
+        requests = RawRequests(nc, handlers)
+        subject = f"raw.{name}.a"
+
+        async def both(headers: dict[str, str]) -> tuple[object, object]:
+            results: list[object] = []
+            for raw in (True, False):
+                try:
+                    if raw:
+                        results.append(
+                            await js_publish(
+                                requests,
+                                subject,
+                                b"x",
+                                stream=name,
+                                headers=dict(headers),
+                                timeout=2,
+                            )
+                        )
+                    else:
+                        results.append(
+                            await js.publish(subject, b"x", stream=name, headers=dict(headers))
+                        )
+                except Exception as exc:
+                    results.append(exc)
+            return results[0], results[1]
+
+        try:
+            mine, theirs = await both({"Nats-Msg-Id": "m1"})
+            assert theirs == type(theirs)(**{**vars(mine), "duplicate": True})
+            assert not getattr(mine, "duplicate", None) and getattr(mine, "seq", 0) == 1
+            mine, theirs = await both({"Nats-Expected-Last-Subject-Sequence": "0"})
+            assert isinstance(mine, BadRequestError) and isinstance(theirs, BadRequestError)
+            assert mine.err_code == theirs.err_code == 10071
+            with pytest.raises(NoStreamResponseError):
+                await js_publish(requests, "nowhere", b"x", stream=name, headers={}, timeout=2)
+
+            async def silent(msg: Msg) -> None:
+                return None
+
+            await nc.subscribe("silent", cb=silent)
+            with pytest.raises(nats.errors.TimeoutError):
+                await js_publish(requests, "silent", b"x", stream=name, headers={}, timeout=0.2)
+        finally:
+            await js.delete_stream(name)
+            await nc.close()
+
+    asyncio.run(main())
+
+
+def test_the_projection_hooks_its_connection_at_its_first_publish_only(nats_url: str) -> None:
+    """A connection that only reads the projection (the gateway's, the lobby's) keeps nats-py's
+    own message path; one that publishes takes the acknowledgements through a raw handler."""
+
+    async def main() -> None:
+        import nats
+
+        from libs.eventstore import natsraw
+        from libs.eventstore.projection import JetStreamProjection
+
+        nc = await nats.connect(nats_url)
+        name = f"T{uuid.uuid4().hex[:12]}"
+        projection = JetStreamProjection(nc, stream=name, subject_prefix=f"test.{name}")
+        await projection.ensure_stream()
+        try:
+            assert await projection.last("t") is None
+            assert await projection.read("t") == []
+            assert getattr(nc, natsraw._ATTRIBUTE, None) is None
+            assert await projection.publish("t", 1, 0, b"one", expected_position=0) == 1
+            handlers = getattr(nc, natsraw._ATTRIBUTE, None)
+            assert handlers is not None and len(handlers) == 1  # the acknowledgements' inbox
+            assert await projection.publish("t", 2, 1, b"two", expected_position=1) == 2
+            assert [p.data for p in await projection.read("t")] == [b"one", b"two"]
+        finally:
+            await nc.jetstream().delete_stream(name)
+            await nc.close()
+
+    asyncio.run(main())
