@@ -38,6 +38,8 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
+from libs.platform.tasks import honour_cancel
+
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
 from .natsheaders import use_fast_headers
 from .natsraw import RawRequests, js_publish, raw_handlers
@@ -446,6 +448,7 @@ class Projector:
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # NATS unreachable: keep the order, try again
+                    honour_cancel()  # asked to stop, even if the publish swallowed it
                     log.warning("projection_retry", stream_id=stream_id, error=str(exc))
                     subject.position = None
                     await asyncio.sleep(self.retry_delay)

@@ -30,6 +30,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
 from libs.platform.metrics import table as metrics
+from libs.platform.tasks import honour_cancel
 from libs.poker.errors import IllegalAction, PokerError
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
@@ -345,6 +346,7 @@ class TableApp:
             while True:
                 try:
                     while True:
+                        honour_cancel()  # asked to stop, even if a step swallowed it
                         self._again.discard(table_id)
                         done = await self.drive(table_id, limit=200)
                         if done < 200 and table_id not in self._again:
@@ -354,6 +356,7 @@ class TableApp:
                     log.warning("background_drive_stopped", table_id=table_id, error=str(exc))
                     return
                 except Exception as exc:  # store unreachable for a moment: go on after a pause
+                    honour_cancel()
                     pause = DRIVE_RETRY_PAUSES[min(failures, len(DRIVE_RETRY_PAUSES) - 1)]
                     failures += 1
                     log.warning(
@@ -420,6 +423,7 @@ class TableApp:
     async def _clock_loop(self, interval: float) -> None:
         while True:
             await asyncio.sleep(interval)
+            honour_cancel()
             try:
                 await self.tick()
             except Exception:  # keep the clock alive; the error is logged
@@ -428,6 +432,7 @@ class TableApp:
     async def _adopt_loop(self, ttl: float) -> None:
         while True:
             await asyncio.sleep(ttl / 2)
+            honour_cancel()
             try:
                 await self.adopt()
             except Exception:
@@ -436,6 +441,7 @@ class TableApp:
     async def _lease_loop(self, ttl: float) -> None:
         while True:
             await asyncio.sleep(ttl / 3)
+            honour_cancel()
             try:
                 for table_id in await self.ownership.renew():
                     log.warning("lease_lost", table_id=table_id)

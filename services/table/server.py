@@ -26,6 +26,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
+from libs.eventstore.store import StoreError
 from libs.history import HandHistory
 from libs.platform.callers import TABLE_CALLERS, authorize_command
 from libs.platform.clients import connect_peer
@@ -69,7 +70,14 @@ Q = TypeVar("Q")
 
 # What a store that does not answer raises: NATS failing over to another node (no responders,
 # no stream response, timeouts), Redis restarting. The caller gets UNAVAILABLE and retries.
-_UNREACHABLE = (nats.errors.Error, RedisConnectionError, RedisTimeoutError, TimeoutError)
+# StoreError: e.g. a read that a NATS node's death cut short (a 503 mid-read): try again
+_UNREACHABLE = (
+    nats.errors.Error,
+    RedisConnectionError,
+    RedisTimeoutError,
+    TimeoutError,
+    StoreError,
+)
 
 
 def _store_unavailable_is_unavailable(

@@ -136,13 +136,20 @@ async def drive(
                 return used
             playing = [s for s in spectator.seats if s.stack > 0 or s.committed > 0]
             if len(playing) < 2 and not spectator.HasField("acting_seat"):  # one player left
-                await table.SubmitCommand(
-                    table_pb2.SubmitCommandRequest(
-                        table_id=table_id,
-                        idempotency_key="close",
-                        close_table=table_pb2.CloseTable(),
+                try:
+                    await table.SubmitCommand(
+                        table_pb2.SubmitCommandRequest(
+                            table_id=table_id,
+                            idempotency_key="close",
+                            close_table=table_pb2.CloseTable(),
+                        )
                     )
-                )
+                except grpc.aio.AioRpcError as error:
+                    # the last hand's end (its runout, the showdown) is still being driven:
+                    # an action is answered at its own commit, before what it makes due
+                    if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                        raise
+                    await asyncio.sleep(0.01)
                 continue
             if spectator.hand_number == 2 and not sat_out and spectator.HasField("acting_seat"):
                 await gw.SitOut(

@@ -308,6 +308,8 @@ class TableAppContract:
             assert third.events == first.events
             keys = Counter(c.msg_id for c in await events.read("w1"))
             assert keys["seat-5"] == 1  # the retries appended nothing
+            await restarted.stop()
+            await wiped.stop()
 
         self.run(body)
 

@@ -1,0 +1,28 @@
+"""Background loops that stop when told to, even when a step lost the cancellation.
+
+Python 3.11's ``asyncio.wait_for`` (which nats-py's requests use) can swallow a cancellation: a
+task cancelled just as the future it waits for completes gets the result instead of
+``CancelledError``. The task is still marked as cancelling (``Task.cancelling()``), but nothing
+raises again, so a retry loop that catches ``Exception`` and sleeps would run for good, and
+whoever awaits the task (a service's stop, ``asyncio.run``'s clean-up) would wait for ever.
+Such loops call :func:`honour_cancel` once per round and in their error handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+__all__ = ["cancel_requested", "honour_cancel"]
+
+
+def cancel_requested() -> bool:
+    """Whether the running task was asked to stop (a cancellation not yet taken back)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def honour_cancel() -> None:
+    """Raise ``CancelledError`` if the running task was asked to stop, whatever a step did with
+    the cancellation."""
+    if cancel_requested():
+        raise asyncio.CancelledError

@@ -1,0 +1,73 @@
+"""libs.platform.tasks: a retry loop stops when cancelled, even when a step swallowed the
+cancellation (as Python 3.11's asyncio.wait_for can when its future completes at that moment)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+
+from libs.platform.tasks import cancel_requested, honour_cancel
+
+
+async def _step(swallowed: list[bool]) -> None:
+    """A step that loses the first cancellation it meets (later ones go through), then fails
+    as a closed connection would."""
+    if swallowed:
+        await asyncio.sleep(10)
+    else:
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(10)
+        swallowed.append(True)
+    raise ConnectionError("closed")
+
+
+async def _retry_loop(rounds: list[int], honour: bool) -> None:
+    swallowed: list[bool] = []
+    while True:
+        rounds.append(1)
+        try:
+            await _step(swallowed)
+        except Exception:
+            if honour:
+                honour_cancel()
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("honour", [True, False])
+def test_a_retry_loop_that_honours_cancel_stops_even_if_a_step_swallowed_it(honour: bool) -> None:
+    async def scenario() -> bool:
+        rounds: list[int] = []
+        task = asyncio.create_task(_retry_loop(rounds, honour))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=1.0)
+        task.cancel()  # the second time it is not swallowed: clean up
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return bool(done)
+
+    assert asyncio.run(scenario()) is honour
+
+
+def test_cancel_requested_outside_and_inside_a_task() -> None:
+    async def scenario() -> tuple[bool, list[bool]]:
+        seen: list[bool] = []
+
+        async def victim() -> None:
+            seen.append(cancel_requested())
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                seen.append(cancel_requested())  # still asked to stop while it cleans up
+                raise
+
+        task = asyncio.create_task(victim())
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return cancel_requested(), seen
+
+    assert asyncio.run(scenario()) == (False, [False, True])
