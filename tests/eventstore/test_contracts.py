@@ -303,6 +303,43 @@ class TestInMemory(RepositoryContract, SnapshotStoreContract, ProjectionContract
         yield InMemoryEventStore(), InMemorySnapshotStore()
 
 
+@asynccontextmanager
+async def jetstream_store(nats_url: str) -> AsyncIterator[EventStore]:
+    """A JetStream event store on a stream of its own, deleted afterwards."""
+    import nats
+
+    from libs.eventstore.jetstream import JetStreamEventStore
+
+    nc = await nats.connect(nats_url)
+    name = f"T{uuid.uuid4().hex[:12]}"
+    store = JetStreamEventStore(nc, stream=name, subject_prefix=f"test.{name}")
+    await store.ensure_stream()
+    try:
+        yield store
+    finally:
+        await nc.jetstream().delete_stream(name)
+        await nc.close()
+
+
+@asynccontextmanager
+async def jetstream_projection(nats_url: str, prefix: str) -> AsyncIterator[Projection]:
+    """A JetStream projection on a stream of its own (subjects ``<prefix>.<stream>.*``),
+    deleted afterwards."""
+    import nats
+
+    from libs.eventstore.projection import JetStreamProjection
+
+    nc = await nats.connect(nats_url)
+    name = f"P{uuid.uuid4().hex[:12]}"
+    projection = JetStreamProjection(nc, stream=name, subject_prefix=f"{prefix}.{name}")
+    await projection.ensure_stream()
+    try:
+        yield projection
+    finally:
+        await nc.jetstream().delete_stream(name)
+        await nc.close()
+
+
 @pytest.mark.integration
 class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, ProjectionContract):
     @pytest.fixture(autouse=True)
@@ -310,21 +347,8 @@ class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, Projection
         self.nats_url = nats_url
         self.redis_url = redis_url
 
-    @asynccontextmanager
-    async def stores(self) -> AsyncIterator[EventStore]:
-        import nats
-
-        from libs.eventstore.jetstream import JetStreamEventStore
-
-        nc = await nats.connect(self.nats_url)
-        name = f"T{uuid.uuid4().hex[:12]}"
-        store = JetStreamEventStore(nc, stream=name, subject_prefix=f"test.{name}")
-        await store.ensure_stream()
-        try:
-            yield store
-        finally:
-            await nc.jetstream().delete_stream(name)
-            await nc.close()
+    def stores(self) -> AbstractAsyncContextManager[EventStore]:
+        return jetstream_store(self.nats_url)
 
     @asynccontextmanager
     async def snapshots(self) -> AsyncIterator[SnapshotStore]:
@@ -343,18 +367,5 @@ class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, Projection
         async with self.stores() as events, self.snapshots() as snaps:
             yield events, snaps
 
-    @asynccontextmanager
-    async def projections(self) -> AsyncIterator[Projection]:
-        import nats
-
-        from libs.eventstore.projection import JetStreamProjection
-
-        nc = await nats.connect(self.nats_url)
-        name = f"P{uuid.uuid4().hex[:12]}"
-        projection = JetStreamProjection(nc, stream=name, subject_prefix=f"testpub.{name}")
-        await projection.ensure_stream()
-        try:
-            yield projection
-        finally:
-            await nc.jetstream().delete_stream(name)
-            await nc.close()
+    def projections(self) -> AbstractAsyncContextManager[Projection]:
+        return jetstream_projection(self.nats_url, "testpub")

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
 import pytest
 from nats.aio.client import Client as NATS
@@ -18,7 +17,7 @@ from libs.eventstore import EventStore
 from libs.eventstore import jetstream as jetstream_module
 from libs.eventstore.natsheaders import headers_of_block, use_fast_headers
 from libs.eventstore.natsraw import raw_handlers, stream_sequence
-from tests.eventstore.test_contracts import EventStoreContract
+from tests.eventstore.test_contracts import EventStoreContract, jetstream_store
 
 REPLIES = [
     b"$JS.ACK.HOLDEM_TABLES.cons1.1.4757.12.1764585600000000000.0",
@@ -73,21 +72,8 @@ class TestTheCallbackPath(EventStoreContract):
         self.nats_url = nats_url
         monkeypatch.setattr(jetstream_module, "raw_handlers", lambda nc: None)
 
-    @asynccontextmanager
-    async def stores(self) -> AsyncIterator[EventStore]:
-        import nats
-
-        from libs.eventstore.jetstream import JetStreamEventStore
-
-        nc = await nats.connect(self.nats_url)
-        name = f"T{uuid.uuid4().hex[:12]}"
-        store = JetStreamEventStore(nc, stream=name, subject_prefix=f"test.{name}")
-        await store.ensure_stream()
-        try:
-            yield store
-        finally:
-            await nc.jetstream().delete_stream(name)
-            await nc.close()
+    def stores(self) -> AbstractAsyncContextManager[EventStore]:
+        return jetstream_store(self.nats_url)
 
 
 def test_both_paths_read_the_same_commits_and_leave_other_subscriptions_alone(

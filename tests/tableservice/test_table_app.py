@@ -32,6 +32,7 @@ from libs.tableproto.envelope import decode_commit
 from libs.tableproto.public import chain_gaps, decode_public
 from services.table.app import TableApp
 from services.table.dealing import DeckLost, LocalDealer
+from tests.eventstore.test_contracts import jetstream_projection
 
 CONFIG = TableConfig(seats=6, small_blind=1, big_blind=2)
 Stores = AbstractAsyncContextManager[tuple[EventStore, SnapshotStore]]
@@ -663,18 +664,5 @@ class TestRealNatsAndRedis(TableAppContract):
             await nc.close()
             await redis.aclose()
 
-    @asynccontextmanager
-    async def projections(self) -> AsyncIterator[Projection]:
-        import nats
-
-        from libs.eventstore.projection import JetStreamProjection
-
-        nc = await nats.connect(self.nats_url)
-        name = f"P{uuid.uuid4().hex[:12]}"
-        public = JetStreamProjection(nc, stream=name, subject_prefix=f"testpublic.{name}")
-        await public.ensure_stream()
-        try:
-            yield public
-        finally:
-            await nc.jetstream().delete_stream(name)
-            await nc.close()
+    def projections(self) -> AbstractAsyncContextManager[Projection]:
+        return jetstream_projection(self.nats_url, "testpublic")
