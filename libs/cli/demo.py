@@ -14,9 +14,10 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.devstack.identity import aio_channel_as, cli_tls
+from libs.devstack.identity import aio_channel_as
 from libs.platform.config import redact_url
 from libs.platform.natsconn import connect_nats
+from libs.platform.tls import TlsFiles
 from libs.poker.cards import format_cards
 from libs.poker.events import (
     ActionKind,
@@ -145,16 +146,20 @@ async def play_demo(table_addr: str, nats_url: str, hands: int) -> int:
 
 
 async def play_demo_summary(
-    table_addr: str, nats_url: str, hands: int, verify_url: str | None = None
+    table_addr: str,
+    nats_url: str,
+    hands: int,
+    verify_url: str | None = None,
+    tls: TlsFiles | None = None,
 ) -> tuple[int, bool]:
     """``play_demo``, then print the summary; (hands played, chips conserved). ``verify_url``
     is the NATS URL the `holdem verify` hints name (default ``nats_url``); any password in it
-    is printed as ``***``."""
+    is printed as ``***``. ``tls``: the stack's tools files when it runs with TLS."""
     printer = _Printer(redact_url(verify_url or nats_url))
     done = asyncio.Event()
     broke: asyncio.Queue[int] = asyncio.Queue()
     rebuys = 0
-    nc = await connect_nats(nats_url, cli_tls())
+    nc = await connect_nats(nats_url, tls)
 
     async def on_commit(msg: Any) -> None:
         for event in decode_commit(msg.data)[1]:
@@ -177,7 +182,7 @@ async def play_demo_summary(
         min_players_to_start=SEATS,
     )
     # the demo seats its bots as tools (chips reach a table only from the lobby or tools)
-    async with aio_channel_as(table_addr, tls=cli_tls()) as channel:
+    async with aio_channel_as(table_addr, tls=tls) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         await stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(

@@ -35,7 +35,7 @@ from typing import Any
 
 from libs.cli import stack_metrics
 from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
-from libs.devstack.identity import write_service_key
+from libs.devstack.identity import STACK_TLS_DIR, default_stack_dir, write_service_key
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform import healthcheck
 from libs.platform.identity import TOOLS
@@ -47,7 +47,7 @@ DATA_DIR = "data"
 #: The stack's NATS and Redis users' passwords and the servers' user files (0600 each).
 SECRETS_DIR = "secrets"
 #: `up --tls`: the stack's CA and a certificate and key per identity (libs.platform.tls)
-TLS_DIR = "tls"
+TLS_DIR = STACK_TLS_DIR
 #: Seconds between two looks of the supervisor at the stack's processes.
 SUPERVISE_INTERVAL = 0.5
 
@@ -57,7 +57,7 @@ class _Shutdown(BaseException):
 
 
 def default_state_dir() -> Path:
-    return Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
+    return default_stack_dir()
 
 
 def state_path(state_dir: Path) -> Path:
@@ -194,6 +194,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
                     stack.nats_url_for("spectator"),
                     args.demo_hands,
                     verify_url=stack.nats_url_for("admin"),
+                    tls=None if stack.tls_dir is None else load_dir(stack.tls_dir, TOOLS),
                 )
             )
             print(f"\n{played} hands played at table 'demo'", flush=True)
@@ -242,11 +243,11 @@ def _play_in_terminal(stack: LocalStack, args: argparse.Namespace) -> int:
     """``make run`` on a terminal: a 6-seat no-limit hold'em table with five AIs of mixed levels
     and the user in the terminal client; the stack stops when the client exits."""
     from libs.cli.house import open_house_table
-    from libs.devstack.identity import cli_gateway_ca
     from libs.tui.app import PlayApp
 
     gateway = stack.address("gateway")
-    ca = cli_gateway_ca() if stack.tls_dir is not None else None
+    # this stack's own CA (not whatever the CLI would find in $HOLDEM_STACK_DIR)
+    ca = None if stack.tls_dir is None else load_dir(stack.tls_dir, TOOLS).ca
     print("opening a table with five AI opponents...", flush=True)
     table_id = asyncio.run(open_house_table(gateway, tls=ca or False))
     PlayApp(gateway, guest=args.player_name, table_id=table_id, buy_in=200, tls=ca or False).run()

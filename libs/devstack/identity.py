@@ -38,12 +38,20 @@ __all__ = [
     "cli_gateway_ca",
     "cli_service_key",
     "cli_tls",
+    "default_stack_dir",
     "signer_as",
     "stack_service_key",
     "write_service_key",
 ]
 
 SERVICE_KEY_FILE = "service-key"
+#: Where ``holdem stack up --tls`` keeps its CA and the identities' pairs, in its state dir.
+STACK_TLS_DIR = "tls"
+
+
+def default_stack_dir() -> Path:
+    """The state dir of the local stack the CLI talks to: $HOLDEM_STACK_DIR, else ./.stack."""
+    return Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
 
 
 def signer_as(service: str = TOOLS, key: str | None = None) -> ServiceSigner:
@@ -100,24 +108,15 @@ def stack_service_key(directory: Path) -> str | None:
         return None
 
 
-#: TLS sets issued by stacks this process started (``LocalStack(tls_dir=...)``), newest last: the
-#: CLI's last resort, as this process's own keys are for ``cli_service_key``.
-OWN_TLS_DIRS: list[Path] = []
-
-
 def cli_tls() -> TlsFiles | None:
     """The TLS files a CLI command calls services with, as ``tools``: HOLDEM_TLS_CA/CERT/KEY if
     set (what an operator gave the CLI), else the ``tls`` directory of the stack in
-    $HOLDEM_STACK_DIR (default ./.stack) when it runs with ``--tls``, else that of a stack this
-    process started with TLS, else None (plaintext)."""
+    $HOLDEM_STACK_DIR (default ./.stack) when it runs with ``--tls``, else None (plaintext)."""
     files = load_tls(os.environ)
     if files is not None:
         return files
-    directory = Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack") / "tls"
-    for candidate in (directory, *reversed(OWN_TLS_DIRS)):
-        if (candidate / CA_FILE).is_file():
-            return load_dir(candidate, TOOLS)
-    return None
+    directory = default_stack_dir() / STACK_TLS_DIR
+    return load_dir(directory, TOOLS) if (directory / CA_FILE).is_file() else None
 
 
 def cli_gateway_ca() -> bytes | None:
@@ -129,5 +128,5 @@ def cli_gateway_ca() -> bytes | None:
 def cli_service_key() -> str:
     """The private key a CLI command signs with as ``tools``: HOLDEM_SERVICE_KEY, else the one
     of the stack in $HOLDEM_STACK_DIR (default ./.stack), else this process's own."""
-    directory = Path(os.environ.get("HOLDEM_STACK_DIR") or Path.cwd() / ".stack")
+    directory = default_stack_dir()
     return stack_service_key(directory) or DEV_SERVICE_KEYS.key(TOOLS).format()

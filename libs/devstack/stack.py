@@ -40,7 +40,6 @@ from libs.platform.tls import LOOPBACK_HOSTS, issue_set, load_dir, tls_env
 
 from .access import StackAccess
 from .cluster import NatsCluster
-from .identity import OWN_TLS_DIRS
 from .processes import LOOPBACK, ManagedProcess, StartError, free_ports
 from .servers import NatsServer, RedisServer
 from .services import ServiceProcess, service_env
@@ -170,7 +169,6 @@ class LocalStack:
         server_tls = None
         if self.tls_dir is not None:
             issue_set(self.tls_dir, [*IDENTITIES, *TLS_SERVERS], [self.host, *LOOPBACK_HOSTS])
-            OWN_TLS_DIRS.append(self.tls_dir)
             server_tls = {name: load_dir(self.tls_dir, name) for name in TLS_SERVERS}
         if self.nats_nodes > 1:
             self.cluster = NatsCluster(

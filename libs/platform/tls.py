@@ -125,7 +125,9 @@ def load_tls(environ: Mapping[str, str]) -> TlsFiles | None:
 
 def load_dir(directory: Path, identity: str) -> TlsFiles:
     """``identity``'s files in a directory written by :func:`issue_set`."""
-    return load_tls(tls_env(directory, identity)) or TlsFiles(b"", b"", b"")
+    files = load_tls(tls_env(directory, identity))
+    assert files is not None  # every path is given
+    return files
 
 
 def tls_env(directory: Path, identity: str) -> dict[str, str]:
