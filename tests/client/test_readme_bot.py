@@ -35,16 +35,18 @@ def test_the_readme_bot_plays_until_the_table_closes() -> None:
                 await owner.guest_login("owner")
                 config = pb.TableConfig(
                     variant=pb.VARIANT_OMAHA,
-                    betting_structure=pb.BETTING_STRUCTURE_POT_LIMIT,
+                    # fixed limit, 4 hands: at most 48 chips a hand (4 bets a street), so
+                    # nobody's 200 can run out and leave fewer than the 3 a hand needs
+                    betting_structure=pb.BETTING_STRUCTURE_FIXED_LIMIT,
                     small_blind=1,
                     big_blind=2,
-                    hand_limit=5,
+                    hand_limit=4,
                     min_players_to_start=3,
                 )
                 table = await owner.create_table(config, "", [pb.BOT_DIFFICULTY_EASY] * 2)
             await asyncio.wait_for(namespace["call_bot"](server.address, table.table_id), 30)
             state = server.gateway.tables[table.table_id].state
-            assert state.closed and state.hands_started == 5
+            assert state.closed and state.hands_started == 4
         finally:
             await server.server.stop(None)
 

@@ -223,9 +223,16 @@ def test_closing_a_table_cashes_everyone_out(stack: LobbyStack) -> None:
 
 def test_a_table_closed_by_its_hand_limit_cashes_everyone_out(stack: LobbyStack) -> None:
     bots = [stack.register(bot=True) for _ in range(3)]
-    table = stack.create_table(bots[0].player_id, hand_limit=4, min_players_to_start=3)
+    # fixed limit, 4 hands, 1,000 each: at most 48 chips a hand (4 bets a street), so no bot
+    # goes broke and leaves fewer than the 3 a hand needs (the table would wait for good)
+    table = stack.create_table(
+        bots[0].player_id,
+        hand_limit=4,
+        min_players_to_start=3,
+        betting_structure=common_pb2.BETTING_STRUCTURE_FIXED_LIMIT,
+    )
     for bot in bots:
-        stack.join(bot.player_id, table, 100)
+        stack.join(bot.player_id, table, 1000)
     for bot in bots:
         eventually(functools.partial(_cashed_out, stack, bot.player_id), what="cash-out")
     assert sum(stack.wallet(b.player_id).balance for b in bots) == 3 * GRANT
