@@ -81,6 +81,9 @@ class TableState:
     deadline: float = 0.0
     bank_started_at: float | None = None  # when the time bank began running for this decision
     forced_seat: int | None = None  # the clock is acting for this seat
+    # The seed of the last hand whose deck was revealed (the reveal of the hand that just ended
+    # is all a decision needs; keeping every hand's made the state, each command's copy and the
+    # snapshots grow with the table's history). Each hand's seed stays in its SeedRevealed.
     revealed_seeds: dict[str, str] = field(default_factory=dict)
     closed: bool = False
     # The public history of the hand in play (forced bets included; replaced, never mutated).
@@ -114,7 +117,7 @@ class TableState:
 
     def copy(self) -> TableState:
         """A copy sharing nothing mutable with this state (one per command: ``copy.deepcopy``
-        cost a millisecond a command, growing with the seeds revealed)."""
+        cost a millisecond a command)."""
         new = object.__new__(TableState)
         d = new.__dict__
         d.update(self.__dict__)
@@ -212,7 +215,7 @@ def apply(s: TableState, event: Event) -> None:
             s.seats[event.seat].timeouts += 1
             s.forced_seat = event.seat
         case SeedRevealed():
-            s.revealed_seeds[event.hand_id] = event.seed
+            s.revealed_seeds = {event.hand_id: event.seed}  # the last hand's only
         case TableClosed():
             s.closed = True
             s.seats.clear()

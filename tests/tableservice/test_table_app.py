@@ -203,7 +203,8 @@ class TableAppContract:
             await setup(app, "t1", bots_table("t1", hand_limit=5))
             state = await app.state("t1")
             assert state.closed and state.hands_started == 5
-            assert len(state.revealed_seeds) == 5
+            # only the last hand's seed is kept (each hand's is in its commit)
+            assert list(state.revealed_seeds) == [state.hand_id]
             # the commit that ends a hand also reveals its seed
             for commit in await events.read("t1"):
                 kinds = [type(e).__name__ for e in decode_commit(commit.data)[1]]
