@@ -10,13 +10,18 @@ holds is known before the first message moves.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import ServiceUnavailableError
 
 _BATCH = 1024
+_RETRY_PAUSE = 0.1  # between tries while the stream answers "unavailable" (503)
 _RECHECKS = 3  # rounds of "the consumer still holds some": keys written meanwhile join them
 # a key whose last entry is one of these is gone (deleted, purged, or aged out on 2.11+)
 _GONE_OPERATIONS = {"DEL", "PURGE"}
@@ -33,7 +38,21 @@ def _live(msg: Msg) -> bool:
 
 async def all_keys(nc: NATS, bucket: str, timeout: float = 5.0) -> list[str]:
     """Every live key of KV bucket ``bucket``, sorted: the last entry of each key, headers
-    only, through a short-lived pull consumer that is deleted afterwards."""
+    only, through a short-lived pull consumer that is deleted afterwards. A replicated bucket
+    answers 503 for a moment while its stream or the new consumer elects a leader (a node
+    restarting, a bucket just made): the listing is tried again, with a new consumer, for up
+    to ``timeout`` seconds before that error is raised."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await _all_keys_once(nc, bucket, timeout)
+        except (ServiceUnavailableError, NoRespondersError):
+            if time.monotonic() + _RETRY_PAUSE >= deadline:
+                raise
+            await asyncio.sleep(_RETRY_PAUSE)
+
+
+async def _all_keys_once(nc: NATS, bucket: str, timeout: float) -> list[str]:
     js = nc.jetstream(timeout=timeout)
     stream, prefix = f"KV_{bucket}", f"$KV.{bucket}."
     config = ConsumerConfig(

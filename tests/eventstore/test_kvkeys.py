@@ -79,3 +79,35 @@ def test_a_replicated_bucket_never_reads_as_empty(nats_cluster: NatsCluster) -> 
     ours, theirs = asyncio.run(main())
     print(f"all_keys right {ours}/30 times, nats-py keys() right {theirs}/30 times")
     assert ours == 30
+
+
+def test_a_moment_of_unavailable_is_tried_again_and_a_lasting_one_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replicated bucket's stream or new consumer answers 503 while it elects a leader (seen
+    in CI on a bucket just made): the listing is tried again instead of failing the caller, but
+    for no longer than its timeout."""
+    from nats.js.errors import ServiceUnavailableError
+
+    from libs.eventstore import kvkeys
+
+    tries: list[str] = []
+
+    async def flaky(nc: object, bucket: str, timeout: float) -> list[str]:
+        tries.append(bucket)
+        if len(tries) < 3:
+            raise ServiceUnavailableError
+        return ["t1"]
+
+    monkeypatch.setattr(kvkeys, "_all_keys_once", flaky)
+    assert asyncio.run(all_keys(None, "b", timeout=5.0)) == ["t1"]  # type: ignore[arg-type]
+    assert len(tries) == 3
+
+    async def down(nc: object, bucket: str, timeout: float) -> list[str]:
+        raise ServiceUnavailableError
+
+    monkeypatch.setattr(kvkeys, "_all_keys_once", down)
+    started = time.monotonic()
+    with pytest.raises(ServiceUnavailableError):
+        asyncio.run(all_keys(None, "b", timeout=0.5))  # type: ignore[arg-type]
+    assert time.monotonic() - started < 5.0  # gave up around its timeout, did not hang
