@@ -12,6 +12,7 @@ every other connection are untouched); with a nats-py that has no such hook it d
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _CRLF = b"\r\n"
@@ -42,6 +43,26 @@ _STATUS_LINE = b"NATS/1.0"
 _FIRST_HEADER = len(_STATUS_LINE) + len(_CRLF)
 
 
+_MSG_ID, _EXPECTED_LAST, _EXPECTED_STREAM = (
+    "Nats-Msg-Id",
+    "Nats-Expected-Last-Subject-Sequence",
+    "Nats-Expected-Stream",
+)
+# The block every commit of a table stream carries (the headers of a guarded append, as
+# JetStream stores them): read by one regular expression, a third of the line-by-line cost
+# (which was a third of a full table load's read). Values of printable ASCII without spaces
+# only, so decoding and stripping them is what the general parser would do.
+_GUARDED_APPEND = re.compile(
+    rb"NATS/1\.0\r\n"
+    + _MSG_ID.encode()
+    + rb": ([!-~]+)\r\n"
+    + _EXPECTED_LAST.encode()
+    + rb": ([!-~]+)\r\n"
+    + _EXPECTED_STREAM.encode()
+    + rb": ([!-~]+)\r\n\r\n"
+)
+
+
 def headers_of_block(block: bytes | None) -> dict[str, str]:
     """The headers of a message whose header block is ``block`` (as the parser hands it over:
     ``NATS/1.0`` and its lines), the dict nats-py gives as ``msg.headers`` (or {} for None).
@@ -49,6 +70,14 @@ def headers_of_block(block: bytes | None) -> dict[str, str]:
     server's status messages carry."""
     if not block:
         return {}
+    ours = _GUARDED_APPEND.fullmatch(block)
+    if ours is not None:  # the common case, by one regular expression
+        msg_id, expected, stream = ours.groups()
+        return {
+            _MSG_ID: msg_id.decode(),
+            _EXPECTED_LAST: expected.decode(),
+            _EXPECTED_STREAM: stream.decode(),
+        }
     if block[len(_STATUS_LINE) : len(_STATUS_LINE) + 1] == b" ":
         raise ValueError(f"a status header block: {block[:80]!r}")
     if len(block) <= _FIRST_HEADER:

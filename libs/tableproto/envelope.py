@@ -103,7 +103,8 @@ def public_event(event: Event) -> Event:
 
 def recorded_seconds(commit: events_pb2.Commit) -> float:
     """When ``commit`` was recorded, in seconds since the epoch."""
-    return commit.recorded_at.seconds + commit.recorded_at.nanos / 1e9
+    at = commit.recorded_at  # read once: each read of a message field makes a new object
+    return at.seconds + at.nanos / 1e9
 
 
 def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
