@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import nats.errors
 from nats.js import api
 from nats.js.errors import APIError, NoStreamResponseError
+from nats.protocol.command import hpub_cmd
 
 #: ``handler(subject, reply, payload, header_block)``: called in the parser's own call, must
 #: not block.
@@ -128,7 +130,7 @@ class RawRequests:
         self._answers[key] = answer
         timer = loop.call_later(timeout, _expire, answer)
         try:
-            await self._nc.publish(subject, payload, reply=inbox, headers=headers)
+            await publish(self._nc, subject, payload, inbox, headers)
             return await answer
         finally:
             timer.cancel()
@@ -138,6 +140,87 @@ class RawRequests:
         answer = self._answers.get(subject)
         if answer is not None and not answer.done():
             answer.set_result((data, block))
+
+
+# Headers nats-py would write unchanged: names of its allowed characters, values of printable
+# ASCII that neither start nor end with a space (nats-py strips values and turns line breaks
+# in them into spaces; such values take its own path). Checked joined by line breaks, which
+# neither may hold: one regular expression for all names, one for all values.
+_PLAIN_NAMES = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:\n[!#$%&'*+\-.^_`|~0-9A-Za-z]+)*")
+_PLAIN_VALUE = r"[!-~](?:[ -~]*[!-~])?"
+_PLAIN_VALUES = re.compile(f"{_PLAIN_VALUE}(?:\n{_PLAIN_VALUE})*")
+_SUBJECT_INVALID = re.compile(r"[ \t\r\n]")
+
+
+def header_block(headers: dict[str, str]) -> bytes | None:
+    """The header block nats-py 2.16 would build for ``headers``, in one join instead of its
+    line-by-line checks (a third of the CPU of a publish); None when a header is not plain
+    (nats-py then builds it)."""
+    names, values = "\n".join(headers), "\n".join(headers.values())
+    breaks = len(headers) - 1  # the joins' own: a name or value holding one is not plain
+    if not (
+        names.count("\n") == values.count("\n") == breaks
+        and _PLAIN_NAMES.fullmatch(names)
+        and _PLAIN_VALUES.fullmatch(values)
+    ):
+        return None
+    text = "".join([f"{name}: {value}\r\n" for name, value in headers.items()])
+    return b"NATS/1.0\r\n" + text.encode() + b"\r\n"
+
+
+_INTERNALS = (
+    "is_closed",
+    "is_draining_pubs",
+    "is_connected",
+    "stats",
+    "_max_pending_size",
+    "_pending_data_size",
+    "_max_payload",
+    "_send_command",
+    "_flush_queue",
+    "_flush_pending",
+)
+
+
+def _has_internals(nc: Any) -> bool:
+    """``nc`` has what ``publish`` uses of nats-py 2.16's client (else nats-py publishes)."""
+    known: bool | None = getattr(nc, "_holdem_publish_internals", None)
+    if known is None:
+        known = all(hasattr(nc, name) for name in _INTERNALS)
+        nc._holdem_publish_internals = known
+    return known
+
+
+async def publish(
+    nc: Any, subject: str, payload: bytes, reply: str, headers: dict[str, str]
+) -> None:
+    """``nc.publish(subject, payload, reply=reply, headers=headers)``: the same checks, errors
+    and bytes on the wire, with the header block built by ``header_block``."""
+    block = header_block(headers) if headers and _has_internals(nc) else None
+    if (
+        block is None
+        or not subject
+        or _SUBJECT_INVALID.search(subject)
+        or _SUBJECT_INVALID.search(reply)
+    ):
+        await nc.publish(subject, payload, reply=reply, headers=headers)
+        return
+    if nc.is_closed:
+        raise nats.errors.ConnectionClosedError
+    if nc.is_draining_pubs:
+        raise nats.errors.ConnectionDrainingError
+    size = len(payload)
+    if not nc.is_connected and (
+        nc._max_pending_size <= 0 or size + nc._pending_data_size > nc._max_pending_size
+    ):
+        raise nats.errors.OutboundBufferLimitError
+    if size > nc._max_payload:
+        raise nats.errors.MaxPayloadError
+    nc.stats["out_msgs"] += 1
+    nc.stats["out_bytes"] += size
+    await nc._send_command(hpub_cmd(subject, reply, block, payload))
+    if nc._flush_queue is not None and nc._flush_queue.empty():
+        await nc._flush_pending()
 
 
 def _expire(answer: asyncio.Future[tuple[bytes, bytes | None]]) -> None:

@@ -6,6 +6,7 @@ connection are untouched."""
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from contextlib import AbstractAsyncContextManager
 
@@ -225,6 +226,66 @@ def test_the_projection_hooks_its_connection_at_its_first_publish_only(nats_url:
             assert [p.data for p in await projection.read("t")] == [b"one", b"two"]
         finally:
             await nc.jetstream().delete_stream(name)
+            await nc.close()
+
+    asyncio.run(main())
+
+
+def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None:
+    """The header block built in one join gives the very bytes nats-py's ``publish`` sends, for
+    plain headers; anything else (spaces to strip, line breaks, other characters, an empty
+    name) goes through nats-py itself, so the wire is the same whatever the headers."""
+
+    async def main() -> None:
+        import nats
+
+        from libs.eventstore import natsraw
+
+        nc = await nats.connect(nats_url)
+        sent: list[bytes] = []
+
+        async def capture(cmd: bytes, priority: bool = False) -> None:
+            sent.append(cmd)
+
+        nc._send_command = capture  # type: ignore[method-assign]
+        rng = random.Random(16)
+        alphabet = "aZ09/:-_. \t\r\n\né"
+        cases = [
+            {"Nats-Msg-Id": "t1/k1", "Nats-Expected-Last-Subject-Sequence": "41"},
+            {"-: _": "0"},  # a colon in a name: not a name "-" with a value "_: 0"
+            {"Nats-Msg-Id": "x\r\nEvil: y"},
+            {"Nats-Msg-Id": " padded "},
+            {"": "empty name"},
+            {"Bad Name": "x"},
+            {"A": ""},
+        ]
+        for _ in range(2000):
+            cases.append(
+                {
+                    "".join(rng.choice("Ab-_ :") for _ in range(rng.randrange(1, 5))): "".join(
+                        rng.choice(alphabet) for _ in range(rng.randrange(6))
+                    )
+                    for _ in range(rng.randrange(1, 4))
+                }
+            )
+        try:
+            plain = 0
+            for headers in cases:
+                try:
+                    await nc.publish("a.b", b"payload", reply="_INBOX.x", headers=headers)
+                except Exception as exc:  # nats-py refuses it: so must the raw path
+                    with pytest.raises(type(exc)):
+                        await natsraw.publish(nc, "a.b", b"payload", "_INBOX.x", headers)
+                    continue
+                theirs = sent.pop()
+                await natsraw.publish(nc, "a.b", b"payload", "_INBOX.x", headers)
+                assert sent.pop() == theirs, headers
+                plain += natsraw.header_block(headers) is not None
+            assert plain >= 50  # the fast path was taken, not only the fallback
+            assert natsraw.header_block(cases[0]) is not None
+            assert all(natsraw.header_block(h) is None for h in cases[1:7])
+        finally:
+            del nc._send_command
             await nc.close()
 
     asyncio.run(main())
