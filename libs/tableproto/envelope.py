@@ -91,6 +91,32 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     return commit, events
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_TABLE_ID_TAG = b"\x0a"  # field 1 (table_id), length-delimited
+_SEQUENCE_TAG = b"\x10"  # field 2 (sequence), varint
+
+
+def with_sequence(payload: bytes, table_id: str, sequence: int) -> bytes:
+    """Commit ``payload`` (serialized with ``table_id`` and no sequence) with ``sequence`` set:
+    the field written right after the table id, where serializing the message writes it
+    (fields go in number order), so the bytes are those of ``Commit.SerializeToString()``."""
+    name = table_id.encode()
+    head = _TABLE_ID_TAG + _varint(len(name)) + name
+    if not name or not payload.startswith(head) or sequence <= 0:
+        commit = events_pb2.Commit.FromString(payload)
+        commit.sequence = sequence
+        return commit.SerializeToString()
+    return head + _SEQUENCE_TAG + _varint(sequence) + payload[len(head) :]
+
+
 def public_event(event: Event) -> Event:
     """What anyone may see of an event: hole cards are removed (their number follows from the
     variant), burn cards stay face down."""
@@ -133,10 +159,17 @@ def encode_public(
     now: float,
     automatic: bool = False,
     records: Sequence[Record] | None = None,
+    stored: bytes | None = None,
 ) -> bytes:
     """``records``: the stored commit's records of ``events`` (``encode_records``), taken as
-    they are for every event the public sees unchanged (all but hole cards and burns)."""
+    they are for every event the public sees unchanged (all but hole cards and burns);
+    ``stored``: the stored commit itself (``encode_commit`` of the same arguments and
+    ``records``): when the public sees every event unchanged, the projection is that commit
+    with its sequence written in (the same bytes as encoding it again, in a splice)."""
     public = [public_event(e) for e in events]
+    unchanged = all(shown is event for shown, event in zip(public, events, strict=True))
+    if stored is not None and unchanged:
+        return with_sequence(stored, table_id, sequence)
     if records is None:
         public_records = encode_records(public)
     else:

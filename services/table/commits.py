@@ -130,7 +130,7 @@ class TableStream:
         )
         self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
         # each table's last appended events with their records, for its public projection
-        self._appended: dict[str, tuple[list[Event], list[Record]]] = {}
+        self._appended: dict[str, tuple[list[Event], list[Record], bytes]] = {}
         self._snapshot_writers: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, table_id: str) -> LoadedTable:
@@ -165,8 +165,8 @@ class TableStream:
         """Append ``events`` as one commit on top of ``table.sequence``; raises
         ``ConcurrencyConflict`` when the stream moved on."""
         records = encode_records(events)
-        self._appended[table_id] = (events, records)
         payload = encode_commit(table_id, events, key, command_type, now, automatic, records)
+        self._appended[table_id] = (events, records, payload)
         return await self.repository.append(
             table_id, payload, expected_last=table.sequence, msg_id=key
         )
@@ -241,10 +241,22 @@ class TableStream:
         if self.projector is None:
             return False
         appended = self._appended.pop(table_id, None)
-        # the records of the commit just appended, when these are its events
-        records = appended[1] if appended is not None and appended[0] is outcome.events else None
+        # the records and payload of the commit just appended, when these are its events
+        records, stored = (
+            (appended[1], appended[2])
+            if appended is not None and appended[0] is outcome.events
+            else (None, None)
+        )
         payload = encode_public(
-            table_id, outcome.sequence, outcome.events, key, command_type, now, automatic, records
+            table_id,
+            outcome.sequence,
+            outcome.events,
+            key,
+            command_type,
+            now,
+            automatic,
+            records,
+            stored,
         )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
         return True

@@ -269,3 +269,28 @@ def test_the_public_projection_is_the_same_from_the_stored_records() -> None:
     records = encode_records(events)
     fresh = encode_public("t", 9, events, "key", "Act", 12.5)
     assert encode_public("t", 9, events, "key", "Act", 12.5, records=records) == fresh
+
+
+def test_a_projection_spliced_from_the_stored_commit_is_the_same_bytes() -> None:
+    """When the public sees every event of a commit unchanged, its projection is the stored
+    commit with the sequence written in: byte for byte what encoding it again gives, for every
+    commit of a played table, any table id and sequence size; with hidden cards it is encoded
+    again without them."""
+    from libs.poker.events import HoleCardsDealt
+    from libs.tableproto.envelope import encode_commit, encode_public, encode_records
+
+    _, played = _played_table()
+    for table_id in ("t", "a-much-longer-table-id-" * 8):
+        for event in played:
+            events = [event]
+            records = encode_records(events)
+            for sequence in (1, 127, 128, 300, 2**40):
+                for automatic in (False, True):
+                    stored = encode_commit(table_id, events, "key", "Act", 12.5, automatic, records)
+                    fresh = encode_public(table_id, sequence, events, "key", "Act", 12.5, automatic)
+                    spliced = encode_public(
+                        table_id, sequence, events, "key", "Act", 12.5, automatic, records, stored
+                    )
+                    assert spliced == fresh, (event, sequence)
+                    if isinstance(event, HoleCardsDealt):  # not spliced: the cards are gone
+                        assert stored[: len(spliced)] != spliced
