@@ -418,13 +418,16 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         done = await self._seat_call(
             self.table.SubmitCommand(request, timeout=timeout, metadata=self._meta())
         )
-        view = await self.table.GetPlayerView(
-            table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=claims.player_id),
-            timeout=timeout,
-            metadata=self._meta(),
-        )
-        await self._name_seats(view.view)
-        return done.sequence, view.view
+        view = done.view
+        if not view.HasField("config"):  # a table service that sends no view: ask for it
+            asked = await self.table.GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=claims.player_id),
+                timeout=timeout,
+                metadata=self._meta(),
+            )
+            view = asked.view
+        await self._name_seats(view)
+        return done.sequence, view
 
     async def Show(
         self, request: gateway_pb2.ShowRequest, context: Context

@@ -137,8 +137,15 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         elif which == "start_hand":
             return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
         elif which == "show_or_muck":
+            # a player's move at showdown: answered at its own commit, as an action is
             som = request.show_or_muck
-            command = tc.ShowOrMuck(som.player_id, som.show, now, hand_id=som.hand_id)
+            shown = tc.ShowOrMuck(som.player_id, som.show, now, hand_id=som.hand_id)
+            outcome = await self.app.act(table_id, shown, key)
+            table = await self.app.table(table_id)
+            return table_pb2.SubmitCommandResponse(
+                sequence=outcome.sequence,
+                view=player_view(table_id, table.state, table.sequence, som.player_id),
+            )
         elif which == "set_auto_muck":
             command = tc.SetAutoMuck(
                 request.set_auto_muck.player_id, request.set_auto_muck.auto_muck, now

@@ -182,6 +182,7 @@ async def drive(
                 try:
                     if rng.random() < 0.5:
                         mucked = await gw.Muck(request, metadata=bearer(tokens[player]))
+                        assert mucked.view.viewer_player_id == player
                         keep(player, mucked.view)
                         used["muck"] = used.get("muck", 0) + 1
                         continue
@@ -193,6 +194,7 @@ async def drive(
                     ),
                     metadata=bearer(tokens[player]),
                 )
+                assert shown.view.viewer_player_id == player
                 keep(player, shown.view)
                 used["show"] = used.get("show", 0) + 1
                 continue
