@@ -22,6 +22,8 @@ from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import BucketNotFoundError, KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from libs.platform.tasks import stop_tasks
+
 from .tokens import TokenClaims
 
 REVOKED_BUCKET = "holdem_revoked"
@@ -120,8 +122,5 @@ class RevokedTokens:
         return claims.jti in self
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        await stop_tasks([task])

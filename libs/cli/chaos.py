@@ -53,6 +53,7 @@ from libs.eventstore.jetstream import JetStreamEventStore
 from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform import healthcheck
 from libs.platform.natsconn import connect_nats
+from libs.platform.tasks import stop_tasks
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import replay
 from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
@@ -565,9 +566,7 @@ async def _drive(
                 await _racing(call("SubmitCommand", request), killing)  # nothing to start: again
             await asyncio.sleep(0.05)
     finally:
-        killing.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await killing
+        await stop_tasks([killing])
         await nc.close()
     report.restart_serving_p50 = _median(serving_times)
     report.restart_serving_max = round(max(serving_times, default=0.0), 3)
@@ -612,9 +611,7 @@ async def _racing(call: Awaitable[Any], killing: asyncio.Task[None]) -> Any:
     task = asyncio.ensure_future(call)
     await asyncio.wait({task, killing}, return_when=asyncio.FIRST_COMPLETED)
     if not task.done():
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await stop_tasks([task])
         killing.result()  # raises the killer's error
     return task.result()
 

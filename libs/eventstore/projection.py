@@ -25,7 +25,6 @@ are projected by whoever loads the aggregate next (``Projector.catch_up``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -38,7 +37,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
-from libs.platform.tasks import honour_cancel
+from libs.platform.tasks import honour_cancel, stop_tasks
 
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
 from .natsheaders import use_fast_headers
@@ -432,12 +431,8 @@ class Projector:
             subject.idle.set()
 
     async def stop(self) -> None:
-        for stream_id in list(self._subjects):
-            subject = self._subjects.pop(stream_id)
-            if subject.worker is not None:
-                subject.worker.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await subject.worker
+        subjects, self._subjects = self._subjects, {}
+        await stop_tasks(subject.worker for subject in subjects.values())
 
     async def _drain(self, stream_id: str, subject: _Subject) -> None:
         try:

@@ -6,8 +6,9 @@ per command). Its ``reason`` feeds ``Mount.readiness``: NOT_SERVING while the la
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
+
+from libs.platform.tasks import stop_tasks
 
 
 class Probe:
@@ -45,8 +46,5 @@ class Probe:
             await asyncio.sleep(self.interval)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        await stop_tasks([task])

@@ -16,7 +16,6 @@ A service's ``__main__`` is::
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import os
 import signal
@@ -54,6 +53,7 @@ from libs.platform.logging import (
 )
 from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
+from libs.platform.tasks import stop_tasks
 from libs.platform.tls import server_credentials
 from libs.platform.validation import MALFORMED_REQUEST, validate
 
@@ -692,10 +692,7 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
         # Not racing server.wait_for_termination(): cancelling it cancels grpc's own shutdown
         # future and breaks the graceful stop below.
         await stop.wait()
-        if watching is not None:
-            watching.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watching
+        await stop_tasks([watching])
         log.info("shutting down", grace_seconds=platform.shutdown_grace_seconds)
         await running.stop(platform.shutdown_grace_seconds)
         log.info("stopped")

@@ -6,13 +6,17 @@ task cancelled just as the future it waits for completes gets the result instead
 raises again, so a retry loop that catches ``Exception`` and sleeps would run for good, and
 whoever awaits the task (a service's stop, ``asyncio.run``'s clean-up) would wait for ever.
 Such loops call :func:`honour_cancel` once per round and in their error handler.
+
+:func:`stop_tasks` is how a service stops its background tasks: cancel, then wait for each.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["cancel_requested", "honour_cancel"]
+__all__ = ["cancel_requested", "honour_cancel", "stop_tasks"]
 
 
 def cancel_requested() -> bool:
@@ -26,3 +30,19 @@ def honour_cancel() -> None:
     the cancellation."""
     if cancel_requested():
         raise asyncio.CancelledError
+
+
+async def stop_tasks(tasks: Iterable[asyncio.Future[Any] | None]) -> None:
+    """Cancel every task of ``tasks`` (None: none there), then wait until each has ended. A task
+    ending in its cancellation is what was asked; one that failed raises its error here. If
+    the caller itself is cancelled while it waits, that cancellation propagates (``contextlib.
+    suppress(CancelledError)`` around the wait would swallow it, and the caller run on)."""
+    pending = [task for task in tasks if task is not None]
+    for task in pending:
+        task.cancel()
+    for task in pending:
+        try:
+            await task
+        except asyncio.CancelledError:
+            if cancel_requested():  # the caller was cancelled, not (only) the task
+                raise

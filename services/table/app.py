@@ -18,7 +18,6 @@ background loops: the action clock, lease renewal, and adoption of tables nobody
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -30,7 +29,7 @@ from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import CONCURRENCY_CONFLICT
 from libs.platform.metrics import table as metrics
-from libs.platform.tasks import honour_cancel
+from libs.platform.tasks import honour_cancel, stop_tasks
 from libs.poker.errors import IllegalAction, PokerError
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
@@ -139,18 +138,10 @@ class TableApp:
                 self._tasks.append(asyncio.create_task(self._adopt_loop(self.leases.ttl)))
 
     async def stop(self) -> None:
-        for task in self._drivers.values():
-            task.cancel()
-        for task in self._drivers.values():
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._drivers.clear()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        self._tasks.clear()
+        drivers, self._drivers = self._drivers, {}
+        await stop_tasks(drivers.values())
+        tasks, self._tasks = self._tasks, []
+        await stop_tasks(tasks)
         await self.stream.stop()
 
     # ------------------------------------------------------------------ loading

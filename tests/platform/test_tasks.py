@@ -71,3 +71,49 @@ def test_cancel_requested_outside_and_inside_a_task() -> None:
         return cancel_requested(), seen
 
     assert asyncio.run(scenario()) == (False, [False, True])
+
+
+def test_stop_tasks_cancels_and_waits_and_keeps_the_callers_own_cancellation() -> None:
+    from libs.platform.tasks import stop_tasks
+
+    async def forever(ended: list[str], name: str) -> None:
+        try:
+            await asyncio.sleep(100)
+        finally:
+            ended.append(name)
+
+    async def failing() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("broken")
+
+    async def scenario() -> None:
+        ended: list[str] = []
+        tasks = [asyncio.create_task(forever(ended, n)) for n in "ab"]
+        await asyncio.sleep(0)
+        await stop_tasks([*tasks, None])
+        assert sorted(ended) == ["a", "b"] and all(t.cancelled() for t in tasks)
+        await stop_tasks([])  # nothing to stop
+
+        broken = asyncio.create_task(failing())
+        await asyncio.sleep(0.01)
+        with pytest.raises(ValueError):
+            await stop_tasks([broken])
+
+        # the caller cancelled while it waits for a task that takes its time to end
+        async def slow_to_end() -> None:
+            try:
+                await asyncio.sleep(100)
+            finally:
+                await asyncio.sleep(0.2)
+
+        slow = asyncio.create_task(slow_to_end())
+        await asyncio.sleep(0)
+        stopper = asyncio.create_task(stop_tasks([slow]))
+        await asyncio.sleep(0.05)
+        stopper.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stopper
+        assert stopper.cancelled()
+        await asyncio.sleep(0.3)
+
+    asyncio.run(scenario())
