@@ -121,6 +121,12 @@ def test_both_paths_read_the_same_commits_and_leave_other_subscriptions_alone(
             assert [c.data for c in raw] == [f"{i}".encode() for i in range(300)]
             assert [c.msg_id for c in raw] == [f"k{i}" for i in range(300)]
             assert raw[4].headers["Holdem-N"] == "4" and "Holdem-N" not in raw[3].headers
+            # what an append stores: the guarded append's three headers, by their names
+            assert raw[3].headers == {
+                "Nats-Msg-Id": "s/k3",
+                "Nats-Expected-Last-Subject-Sequence": str(raw[2].sequence),
+                "Nats-Expected-Stream": name,
+            }
             await nc.publish("elsewhere", b"hello")
             await nc.flush()
             for _ in range(50):
@@ -238,6 +244,7 @@ def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None
 
     async def main() -> None:
         import nats
+        from nats.js import api
 
         from libs.eventstore import natsraw
 
@@ -250,9 +257,10 @@ def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None
         nc._send_command = capture  # type: ignore[method-assign]
         rng = random.Random(16)
         alphabet = "aZ09/:-_. \t\r\n\né"
-        cases = [
+        cases: list[dict[str, str]] = [
             {"Nats-Msg-Id": "t1/k1", "Nats-Expected-Last-Subject-Sequence": "41"},
             {"-: _": "0"},  # a colon in a name: not a name "-" with a value "_: 0"
+            {api.Header.EXPECTED_STREAM: "S"},  # a str enum: its value is the name
             {"Nats-Msg-Id": "x\r\nEvil: y"},
             {"Nats-Msg-Id": " padded "},
             {"": "empty name"},
@@ -283,7 +291,7 @@ def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None
                 plain += natsraw.header_block(headers) is not None
             assert plain >= 50  # the fast path was taken, not only the fallback
             assert natsraw.header_block(cases[0]) is not None
-            assert all(natsraw.header_block(h) is None for h in cases[1:7])
+            assert all(natsraw.header_block(h) is None for h in cases[1:8])
         finally:
             del nc._send_command
             await nc.close()
