@@ -29,7 +29,6 @@ from grpc_reflection.v1alpha import reflection
 from libs.platform.callers import (
     CALLER_NOT_ALLOWED,
     CALLER_SERVICE,
-    AnyCaller,
     Caller,
     CallerPolicy,
     caller_of,
@@ -278,7 +277,6 @@ def identity_layer(
     identity. A method of ``services`` that ``policy`` does not open to the caller is refused
     PERMISSION_DENIED (code ``CALLER_NOT_ALLOWED``) before its request is even validated."""
     restricted = frozenset(services)
-    everyone = AnyCaller()
 
     def identify(context: Any) -> str | None:
         if verifier is None:
@@ -290,12 +288,14 @@ def identity_layer(
 
     def layer(method: str, handler: Handler) -> Handler:
         owner, _, rpc = method.lstrip("/").rpartition("/")
-        allowed = policy if policy is not None and owner in restricted else everyone
+        # Health, reflection and every method of a server without a policy are open to anyone.
+        checked = policy if policy is not None and owner in restricted else None
 
         def admit(context: Any) -> Any:
             service = identify(context)
-            caller = Caller(peer_address(str(context.peer() or "unknown")), service)
-            if not allowed.allows(caller, rpc):
+            if checked is not None and not checked.allows(
+                Caller(peer_address(str(context.peer() or "unknown")), service), rpc
+            ):
                 raise PermissionDenied(
                     CALLER_NOT_ALLOWED,
                     f"{rpc} is only for other holdem services; this caller has "
