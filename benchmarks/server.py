@@ -49,7 +49,9 @@ async def _serve(port_file: str) -> None:
     async def echo(request: bytes, context: Any) -> bytes:
         return request
 
-    handlers = {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
+    handlers: dict[str, grpc.RpcMethodHandler[bytes, bytes]] = {
+        "Echo": grpc.unary_unary_rpc_method_handler(echo)
+    }
 
     def add(server: grpc.aio.Server) -> None:
         server.add_generic_rpc_handlers(
@@ -77,8 +79,8 @@ async def _measure(platform: str, bare: str, calls: int) -> dict[str, float]:
         echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = pch.unary_unary(ECHO_METHOD)
         check = health_pb2.HealthCheckRequest()
         kinds: dict[str, Any] = {
-            "bare_check": lambda: bare_health.Check(check),
-            "platform_check": lambda: platform_health.Check(check),
+            "bare_check": lambda: bare_health.Check(check),  # type: ignore[attr-defined]
+            "platform_check": lambda: platform_health.Check(check),  # type: ignore[attr-defined]
             "platform_echo": lambda: echo(b"x"),
         }
         times: dict[str, list[float]] = {kind: [] for kind in kinds}
