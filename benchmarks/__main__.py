@@ -19,6 +19,7 @@ from benchmarks import dealer as dealer_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
 from benchmarks import gateway as gateway_benchmark
+from benchmarks import server as server_benchmark
 from benchmarks import table as table_benchmark
 
 BENCHMARKS: dict[str, ModuleType] = {
@@ -31,6 +32,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         ai_benchmark,
         bots_benchmark,
         gateway_benchmark,
+        server_benchmark,
     )
 }
 

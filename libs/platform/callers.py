@@ -2,11 +2,12 @@
 
 A caller is known by its network address (the peer's host, without the port, so a caller opening
 more connections is still one caller) and, when it sent a valid signed service token
-(:mod:`libs.platform.identity`), by the service it is: the server's ``IdentityInterceptor``
-(libs.platform.server) verifies the token and binds the name for the call, and :func:`caller_of`
-puts it in ``Caller.service``. A :class:`CallerPolicy` such as :class:`OnlyServices` restricts
-methods to named services; servicers ask through :func:`authorize`. A call without a valid
-token has ``service`` None and is refused every restricted method.
+(:mod:`libs.platform.identity`), by the service it is: the server's identity layer
+(``identity_layer`` in libs.platform.layers) verifies the token and binds the name for the call,
+and :func:`caller_of` puts it in ``Caller.service``. A :class:`CallerPolicy` such as
+:class:`OnlyServices` restricts methods to named services; servicers ask through
+:func:`authorize`. A call without a valid token has ``service`` None and is refused every
+restricted method.
 
 The gateway calls the lobby on behalf of players: it forwards the player's own address in
 ``x-holdem-client-address`` (:data:`CLIENT_ADDRESS_HEADER`), which :func:`client_address`
@@ -28,7 +29,7 @@ CLIENT_ADDRESS_HEADER = "x-holdem-client-address"
 MAX_CLIENT_ADDRESS_CHARS = 100
 
 #: The verified service identity of the call being served (bound by the server's identity
-#: interceptor around the handler; None when the caller sent no valid token).
+#: layer around the handler; None when the caller sent no valid token).
 CALLER_SERVICE: ContextVar[str | None] = ContextVar("holdem_caller_service", default=None)
 
 

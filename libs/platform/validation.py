@@ -4,7 +4,7 @@ Every request field may carry ``(holdem.common.v1.rules)`` (protos/holdem/common
 and a oneof ``(holdem.common.v1.oneof_required)``. :func:`validate` walks a request message with
 its descriptor and raises :class:`RequestInvalid` (INVALID_ARGUMENT, code ``INVALID_FIELD``) naming
 every field in breach (up to :data:`MAX_REPORTED`), as a path such as ``holdings[2].board[0].rank``.
-The server's validation interceptor (``libs.platform.server``) calls it for every unary request of
+The server's validation layer (``libs.platform.layers``) calls it for every unary request of
 every service, so handlers only ever see well-formed input.
 
 What a message says about a bad value never repeats more than :data:`ECHO_CHARS` characters of it,

@@ -4,7 +4,7 @@ starts without Redis and answers UNAVAILABLE until it can reach it.
 
 Every call first asks the servicer's caller policy (``libs.platform.callers``) whether its caller
 may make it: ``DEALER_CALLERS`` (StartDeck, DealCards and RevealSeed for the authenticated table
-service only; the server's identity interceptor refuses others before this, from the same
+service only; the server's identity layer refuses others before this, from the same
 policy)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Domain errors raised by a servicer reach the client as the right status code and message, over a
-real in-process grpc.aio server (libs.platform.server interceptors)."""
+real in-process grpc.aio server (libs.platform.layers around its methods)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Prometheus metrics of the platform, in process: HOLDEM_METRICS_LISTEN, the gRPC metrics
-interceptor (calls by method and status, latency, open streams) and the HTTP endpoint."""
+layer (calls by method and status, latency, open streams) and the HTTP endpoint."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_a_bad_metrics_address_names_the_variable() -> None:
     assert "is not host:port" in problem and "host:port or off" in problem
 
 
-# ---- the interceptor --------------------------------------------------------------------------
+# ---- the layer --------------------------------------------------------------------------------
 
 
 class Meter:

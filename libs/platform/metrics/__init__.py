@@ -2,7 +2,7 @@
 per owner, on prometheus_client's process-wide registry (one process serves one service):
 
 - :mod:`.service`: what every service exports: gRPC calls by method and status code, latency,
-  open server streams (recorded by ``MetricsInterceptor`` in :mod:`libs.platform.server`), and
+  open server streams (recorded by ``metrics_layer`` in :mod:`libs.platform.layers`), and
   ``holdem_service_info``; prometheus_client adds ``process_*`` (CPU, memory, open files) and
   ``python_*`` (GC) by itself;
 - :mod:`.dealer`, :mod:`.table`, :mod:`.lobby`: each service's own; a service imports its module

@@ -1,10 +1,10 @@
-"""Metrics every service exports: its gRPC calls (recorded by ``MetricsInterceptor`` in
-libs.platform.server) and which service it is.
+"""Metrics every service exports: its gRPC calls (recorded by the server's metrics layer,
+``metrics_layer`` in libs.platform.layers) and which service it is.
 
 Labels: ``grpc_service`` (full proto service name, e.g. ``holdem.table.v1.TableService``),
 ``grpc_method`` (``SubmitAction``), ``grpc_code`` (``OK``, ``INVALID_ARGUMENT``, ...). Their
 values are bounded: only methods a server really serves are recorded (unknown methods are
-answered UNIMPLEMENTED by gRPC before any interceptor sees a handler).
+answered UNIMPLEMENTED by gRPC and never reach a layer).
 """
 
 from __future__ import annotations
