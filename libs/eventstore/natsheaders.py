@@ -43,7 +43,8 @@ _STATUS_LINE = b"NATS/1.0"
 _FIRST_HEADER = len(_STATUS_LINE) + len(_CRLF)
 
 
-_MSG_ID, _EXPECTED_LAST, _EXPECTED_STREAM = (
+#: The headers of a guarded JetStream append (the names nats-py's ``api.Header`` members hold).
+MSG_ID, EXPECTED_LAST, EXPECTED_STREAM = (
     "Nats-Msg-Id",
     "Nats-Expected-Last-Subject-Sequence",
     "Nats-Expected-Stream",
@@ -54,11 +55,11 @@ _MSG_ID, _EXPECTED_LAST, _EXPECTED_STREAM = (
 # only, so decoding and stripping them is what the general parser would do.
 _GUARDED_APPEND = re.compile(
     rb"NATS/1\.0\r\n"
-    + _MSG_ID.encode()
+    + MSG_ID.encode()
     + rb": ([!-~]+)\r\n"
-    + _EXPECTED_LAST.encode()
+    + EXPECTED_LAST.encode()
     + rb": ([!-~]+)\r\n"
-    + _EXPECTED_STREAM.encode()
+    + EXPECTED_STREAM.encode()
     + rb": ([!-~]+)\r\n\r\n"
 )
 
@@ -74,9 +75,9 @@ def headers_of_block(block: bytes | None) -> dict[str, str]:
     if ours is not None:  # the common case, by one regular expression
         msg_id, expected, stream = ours.groups()
         return {
-            _MSG_ID: msg_id.decode(),
-            _EXPECTED_LAST: expected.decode(),
-            _EXPECTED_STREAM: stream.decode(),
+            MSG_ID: msg_id.decode(),
+            EXPECTED_LAST: expected.decode(),
+            EXPECTED_STREAM: stream.decode(),
         }
     if block[len(_STATUS_LINE) : len(_STATUS_LINE) + 1] == b" ":
         raise ValueError(f"a status header block: {block[:80]!r}")

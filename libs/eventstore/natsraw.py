@@ -29,6 +29,8 @@ from nats.js import api
 from nats.js.errors import APIError, NoStreamResponseError
 from nats.protocol.command import hpub_cmd
 
+from .natsheaders import EXPECTED_STREAM
+
 #: ``handler(subject, reply, payload, header_block)``: called in the parser's own call, must
 #: not block.
 RawHandler = Callable[[bytes, bytes, bytes, bytes | None], None]
@@ -225,13 +227,47 @@ async def publish(
         await nc._flush_pending()
 
 
+class JetStreamPublisher:
+    """JetStream publishes of one connection, their acknowledgements taken through the parser
+    hook (``RawRequests`` and ``js_publish``), which is set up at the first publish (a
+    connection that only reads gets no hook); nats-py's own ``publish`` where nats-py has no
+    hook. The same acknowledgements and errors either way."""
+
+    def __init__(self, nc: Any, timeout: float) -> None:
+        self._nc = nc
+        self._js = nc.jetstream(timeout=timeout)
+        self._timeout = timeout
+        self._requests: RawRequests | None = None
+        self._checked = False
+
+    async def publish(
+        self, subject: str, payload: bytes, *, stream: str, headers: dict[str, str]
+    ) -> api.PubAck:
+        if not self._checked:
+            handlers = raw_handlers(self._nc)
+            self._requests = None if handlers is None else RawRequests(self._nc, handlers)
+            self._checked = True
+        if self._requests is None:
+            ack: api.PubAck = await self._js.publish(
+                subject, payload, stream=stream, headers=headers
+            )
+            return ack
+        return await js_publish(
+            self._requests,
+            subject,
+            payload,
+            stream=stream,
+            headers=headers,
+            timeout=self._timeout,
+        )
+
+
 def _expire(answer: asyncio.Future[tuple[bytes, bytes | None]]) -> None:
     if not answer.done():
         answer.set_exception(nats.errors.TimeoutError())
 
 
 _NO_RESPONDERS = b"503"
-_EXPECTED_STREAM = str(api.Header.EXPECTED_STREAM.value)  # the name itself, not the enum
 
 
 def _status(block: bytes | None) -> bytes:
@@ -254,7 +290,7 @@ async def js_publish(
     through ``requests``: the same headers, the same acknowledgement, the same errors
     (``NoStreamResponseError`` when no stream listens, ``APIError`` subclasses for what the
     stream refuses, ``nats.errors.TimeoutError``)."""
-    headers[_EXPECTED_STREAM] = stream
+    headers[EXPECTED_STREAM] = stream  # the name itself (api.Header's member is a str enum)
     data, block = await requests.request(subject, payload, headers, timeout)
     if not data and _status(block) == _NO_RESPONDERS:
         raise NoStreamResponseError

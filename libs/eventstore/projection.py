@@ -41,7 +41,7 @@ from libs.platform.tasks import honour_cancel, stop_tasks
 
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
 from .natsheaders import use_fast_headers
-from .natsraw import RawRequests, js_publish, raw_handlers
+from .natsraw import JetStreamPublisher
 from .store import Commit, EventStore, StoreError
 
 log = structlog.get_logger("eventstore.projection")
@@ -115,12 +115,9 @@ class JetStreamProjection:
     ) -> None:
         use_fast_headers(nc)
         self._js: JetStreamContext = nc.jetstream(timeout=timeout)
-        self._nc = nc
-        self._timeout = timeout
         # publishes whose acknowledgement a raw handler takes (nats-py's way without the hook),
-        # made at the first publish: a connection that only reads gets no hook
-        self._requests: RawRequests | None = None
-        self._raw_checked = False
+        # set up at the first publish: a connection that only reads gets no hook
+        self._publisher = JetStreamPublisher(nc, timeout)
         self.stream = stream
         self.prefix = subject_prefix
 
@@ -180,22 +177,8 @@ class JetStreamProjection:
             PREVIOUS_HEADER: str(previous),
         }
         subject = self.subject(stream_id)
-        if not self._raw_checked:
-            handlers = raw_handlers(self._nc)
-            self._requests = None if handlers is None else RawRequests(self._nc, handlers)
-            self._raw_checked = True
         try:
-            if self._requests is None:
-                ack = await self._js.publish(subject, data, stream=self.stream, headers=headers)
-            else:
-                ack = await js_publish(
-                    self._requests,
-                    subject,
-                    data,
-                    stream=self.stream,
-                    headers=headers,
-                    timeout=self._timeout,
-                )
+            ack = await self._publisher.publish(subject, data, stream=self.stream, headers=headers)
         except BadRequestError as exc:
             if exc.err_code in WRONG_LAST_SEQUENCE_CODES:
                 raise ProjectionConflict(stream_id, expected_position) from exc

@@ -16,6 +16,7 @@ from nats.aio.msg import Msg
 
 from libs.eventstore import EventStore
 from libs.eventstore import jetstream as jetstream_module
+from libs.eventstore import natsraw as natsraw_module
 from libs.eventstore.natsheaders import headers_of_block, use_fast_headers
 from libs.eventstore.natsraw import raw_handlers, stream_sequence
 from tests.eventstore.test_contracts import EventStoreContract, jetstream_store
@@ -71,7 +72,8 @@ class TestTheCallbackPath(EventStoreContract):
     @pytest.fixture(autouse=True)
     def _setup(self, nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
         self.nats_url = nats_url
-        monkeypatch.setattr(jetstream_module, "raw_handlers", lambda nc: None)
+        monkeypatch.setattr(jetstream_module, "raw_handlers", lambda nc: None)  # reads
+        monkeypatch.setattr(natsraw_module, "raw_handlers", lambda nc: None)  # appends
 
     def stores(self) -> AbstractAsyncContextManager[EventStore]:
         return jetstream_store(self.nats_url)
