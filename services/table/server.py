@@ -12,6 +12,7 @@ from typing import TypeVar
 import nats.errors
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
+from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
@@ -141,10 +142,8 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             som = request.show_or_muck
             shown = tc.ShowOrMuck(som.player_id, som.show, now, hand_id=som.hand_id)
             outcome = await self.app.act(table_id, shown, key)
-            table = await self.app.table(table_id)
             return table_pb2.SubmitCommandResponse(
-                sequence=outcome.sequence,
-                view=player_view(table_id, table.state, table.sequence, som.player_id),
+                sequence=outcome.sequence, view=await self._view_now(table_id, som.player_id)
             )
         elif which == "set_auto_muck":
             command = tc.SetAutoMuck(
@@ -169,11 +168,14 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             request.player_id, action, request.amount, self.app.clock(), hand_id=request.hand_id
         )
         outcome = await self.app.act(table_id, command, key)
-        table = await self.app.table(table_id)
         return table_pb2.SubmitActionResponse(
-            sequence=outcome.sequence,
-            view=player_view(table_id, table.state, table.sequence, request.player_id),
+            sequence=outcome.sequence, view=await self._view_now(table_id, request.player_id)
         )
+
+    async def _view_now(self, table_id: str, player_id: str) -> common_pb2.PlayerView:
+        """``player_id``'s view of the table as it is now (right after their move)."""
+        table = await self.app.table(table_id)
+        return player_view(table_id, table.state, table.sequence, player_id)
 
     @_store_unavailable_is_unavailable
     async def GetTableState(
