@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .projection import Projected, ProjectionConflict
+from .projection import Projected, ProjectionConflict, Published
 from .store import AppendResult, Commit, ConcurrencyConflict, Snapshot
 
 
@@ -77,6 +77,11 @@ class InMemoryProjection:
     async def publish(
         self, stream_id: str, sequence: int, previous: int, data: bytes, *, expected_position: int
     ) -> int:
+        return self._publish(stream_id, sequence, previous, data, expected_position)
+
+    def _publish(
+        self, stream_id: str, sequence: int, previous: int, data: bytes, expected_position: int
+    ) -> int:
         messages = self._messages.setdefault(stream_id, [])
         if (messages[-1].position if messages else 0) != expected_position or any(
             m.sequence == sequence for m in messages
@@ -85,6 +90,26 @@ class InMemoryProjection:
         self._position += 1
         messages.append(Projected(stream_id, sequence, previous, data, self._position))
         return self._position
+
+    def publish_nowait(
+        self,
+        stream_id: str,
+        sequence: int,
+        previous: int,
+        data: bytes,
+        *,
+        expected_position: int,
+        callback: Published,
+    ) -> bool:
+        """``publish`` at once, its answer handed to ``callback`` on the loop's next turn (as an
+        acknowledgement comes back from a server)."""
+        result: int | BaseException
+        try:
+            result = self._publish(stream_id, sequence, previous, data, expected_position)
+        except ProjectionConflict as exc:
+            result = exc
+        asyncio.get_running_loop().call_soon(callback, result)
+        return True
 
     async def read(self, stream_id: str, after: int = 0, limit: int = 0) -> list[Projected]:
         found = [m for m in self._messages.get(stream_id, []) if m.sequence > after]

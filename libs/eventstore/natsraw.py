@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import nats.errors
+import orjson
 from nats.js import api
 from nats.js.errors import APIError, NoStreamResponseError
 from nats.protocol.command import hpub_cmd
@@ -91,20 +91,60 @@ def stream_sequence(reply: bytes) -> int:
     raise ValueError(f"not a JetStream delivery: {reply!r}")
 
 
+#: What a request's answer is handed to: its payload and header block, or the error.
+Answer = tuple[bytes, bytes | None]
+AnswerCallback = Callable[["Answer | BaseException"], None]
+
+
+class _Waiting:
+    """One request waiting for its answer: a future to resolve, or a callback to call."""
+
+    __slots__ = ("callback", "deadline", "future")
+
+    def __init__(
+        self,
+        future: asyncio.Future[Answer] | None,
+        callback: AnswerCallback | None,
+        deadline: float,
+    ) -> None:
+        self.future = future
+        self.callback = callback
+        self.deadline = deadline
+
+    def settle(self, result: Answer | BaseException) -> None:
+        if self.future is not None:
+            if not self.future.done():
+                if isinstance(result, BaseException):
+                    self.future.set_exception(result)
+                else:
+                    self.future.set_result(result)
+        elif self.callback is not None:
+            self.callback(result)
+
+
 class RawRequests:
     """Requests on one connection whose answers come to one wildcard inbox taken by a raw
-    handler: a future and a timer per request. nats-py's ``request`` also builds a ``Msg``,
-    queues it to its inbox subscription's task, whose callback resolves a future that
-    ``asyncio.wait_for`` (another future and a timer) waits on: most of the client's CPU of a
-    JetStream publish with its acknowledgement."""
+    handler. nats-py's ``request`` also builds a ``Msg``, queues it to its inbox subscription's
+    task, whose callback resolves a future that ``asyncio.wait_for`` (another future and a
+    timer) waits on: most of the client's CPU of a JetStream publish with its acknowledgement.
+    Here a request is a future (``request``) or a callback called in the parser's own call
+    (``request_nowait``), and one timer per connection, not one per request, expires those
+    whose time ran out."""
 
     def __init__(self, nc: Any, handlers: dict[int, RawHandler]) -> None:
         self._nc = nc
         self._handlers = handlers
         self._prefix = ""
-        self._answers: dict[bytes, asyncio.Future[tuple[bytes, bytes | None]]] = {}
+        self._waiting: dict[bytes, _Waiting] = {}
         self._count = 0
         self._subscribing: asyncio.Lock | None = None
+        self._sweep: asyncio.TimerHandle | None = None
+        self._sweep_at = 0.0
+
+    @property
+    def ready(self) -> bool:
+        """The inbox is subscribed (``request_nowait`` can be used)."""
+        return bool(self._prefix)
 
     async def _inbox_prefix(self) -> str:
         if not self._prefix:
@@ -118,30 +158,83 @@ class RawRequests:
                     self._prefix = prefix
         return self._prefix
 
+    def _wait(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        timeout: float,
+        future: asyncio.Future[Answer] | None,
+        callback: AnswerCallback | None,
+    ) -> tuple[str, bytes]:
+        self._count += 1
+        inbox = f"{self._prefix}.{self._count}"
+        key = inbox.encode()
+        deadline = loop.time() + timeout
+        self._waiting[key] = _Waiting(future, callback, deadline)
+        # The sweep runs at the earliest deadline it knows of; a request answered in time
+        # leaves it be (it finds nothing to expire and sleeps until the next deadline).
+        if self._sweep is None or deadline < self._sweep_at:
+            if self._sweep is not None:
+                self._sweep.cancel()
+            self._sweep_at = deadline
+            self._sweep = loop.call_at(deadline, self._expire_due, loop)
+        return inbox, key
+
+    def _expire_due(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._sweep = None
+        now = loop.time()
+        overdue = [key for key, w in self._waiting.items() if w.deadline <= now]
+        for key in overdue:
+            waiting = self._waiting.pop(key)
+            waiting.settle(nats.errors.TimeoutError())
+        if self._waiting:
+            self._sweep_at = min(w.deadline for w in self._waiting.values())
+            self._sweep = loop.call_at(self._sweep_at, self._expire_due, loop)
+
     async def request(
         self, subject: str, payload: bytes, headers: dict[str, str], timeout: float
-    ) -> tuple[bytes, bytes | None]:
+    ) -> Answer:
         """The answer's payload and header block; ``nats.errors.TimeoutError`` when none came
         within ``timeout`` seconds."""
-        prefix = self._prefix or await self._inbox_prefix()
-        self._count += 1
-        inbox = f"{prefix}.{self._count}"
-        key = inbox.encode()
+        if not self._prefix:
+            await self._inbox_prefix()
         loop = asyncio.get_running_loop()
-        answer: asyncio.Future[tuple[bytes, bytes | None]] = loop.create_future()
-        self._answers[key] = answer
-        timer = loop.call_later(timeout, _expire, answer)
+        answer: asyncio.Future[Answer] = loop.create_future()
+        inbox, key = self._wait(loop, timeout, answer, None)
         try:
             await publish(self._nc, subject, payload, inbox, headers)
             return await answer
         finally:
-            timer.cancel()
-            del self._answers[key]
+            self._waiting.pop(key, None)
+
+    def request_nowait(
+        self,
+        subject: str,
+        payload: bytes,
+        headers: dict[str, str],
+        timeout: float,
+        callback: AnswerCallback,
+    ) -> bool:
+        """Send the request now and hand its answer (or ``nats.errors.TimeoutError``) to
+        ``callback``, in the parser's call; False, and nothing sent, when it cannot be written
+        to the socket at once (no inbox yet, the connection not up, earlier commands queued):
+        then use ``request``."""
+        if not self._prefix:
+            return False
+        loop = asyncio.get_running_loop()
+        inbox, key = self._wait(loop, timeout, None, callback)
+        try:
+            sent = publish_now(self._nc, subject, payload, inbox, headers)
+        except BaseException:
+            self._waiting.pop(key, None)
+            raise
+        if not sent:
+            self._waiting.pop(key, None)
+        return sent
 
     def _answer(self, subject: bytes, reply: bytes, data: bytes, block: bytes | None) -> None:
-        answer = self._answers.get(subject)
-        if answer is not None and not answer.done():
-            answer.set_result((data, block))
+        waiting = self._waiting.pop(subject, None)
+        if waiting is not None:
+            waiting.settle((data, block))
 
 
 # Headers nats-py would write unchanged: names of its allowed characters, values of printable
@@ -183,6 +276,9 @@ _INTERNALS = (
     "_send_command",
     "_flush_queue",
     "_flush_pending",
+    "_status",
+    "CONNECTED",
+    "_transport",
 )
 
 
@@ -195,20 +291,8 @@ def _has_internals(nc: Any) -> bool:
     return known
 
 
-async def publish(
-    nc: Any, subject: str, payload: bytes, reply: str, headers: dict[str, str]
-) -> None:
-    """``nc.publish(subject, payload, reply=reply, headers=headers)``: the same checks, errors
-    and bytes on the wire, with the header block built by ``header_block``."""
-    block = header_block(headers) if headers and _has_internals(nc) else None
-    if (
-        block is None
-        or not subject
-        or _SUBJECT_INVALID.search(subject)
-        or _SUBJECT_INVALID.search(reply)
-    ):
-        await nc.publish(subject, payload, reply=reply, headers=headers)
-        return
+def _command(nc: Any, subject: str, payload: bytes, reply: str, block: bytes) -> bytes:
+    """The HPUB command for a checked publish, with nats-py's checks and statistics."""
     if nc.is_closed:
         raise nats.errors.ConnectionClosedError
     if nc.is_draining_pubs:
@@ -222,7 +306,54 @@ async def publish(
         raise nats.errors.MaxPayloadError
     nc.stats["out_msgs"] += 1
     nc.stats["out_bytes"] += size
-    await nc._send_command(hpub_cmd(subject, reply, block, payload))
+    return hpub_cmd(subject, reply, block, payload)
+
+
+def _block(nc: Any, subject: str, reply: str, headers: dict[str, str]) -> bytes | None:
+    """The header block when this publish can take the raw path (None: nats-py's)."""
+    block = header_block(headers) if headers and _has_internals(nc) else None
+    if (
+        block is None
+        or not subject
+        or _SUBJECT_INVALID.search(subject)
+        or _SUBJECT_INVALID.search(reply)
+    ):
+        return None
+    return block
+
+
+def _writable(nc: Any) -> bool:
+    """The command can go to the socket now: connected, and nothing queued before it (so the
+    order of commands on the wire stays nats-py's)."""
+    return bool(nc._pending_data_size == 0 and nc._status == nc.CONNECTED and nc._transport)
+
+
+def publish_now(nc: Any, subject: str, payload: bytes, reply: str, headers: dict[str, str]) -> bool:
+    """Write ``publish(...)``'s command to the socket at once, without nats-py's flusher task;
+    False (nothing sent) when that is not possible now."""
+    block = _block(nc, subject, reply, headers)
+    if block is None or not _writable(nc):
+        return False
+    nc._transport.write(_command(nc, subject, payload, reply, block))
+    return True
+
+
+async def publish(
+    nc: Any, subject: str, payload: bytes, reply: str, headers: dict[str, str]
+) -> None:
+    """``nc.publish(subject, payload, reply=reply, headers=headers)``: the same checks, errors
+    and bytes on the wire, with the header block built by ``header_block``, written to the
+    socket at once when nothing is queued before it (nats-py wakes its flusher task for
+    every publish: a turn of the event loop each)."""
+    block = _block(nc, subject, reply, headers)
+    if block is None:
+        await nc.publish(subject, payload, reply=reply, headers=headers)
+        return
+    command = _command(nc, subject, payload, reply, block)
+    if _writable(nc):
+        nc._transport.write(command)
+        return
+    await nc._send_command(command)
     if nc._flush_queue is not None and nc._flush_queue.empty():
         await nc._flush_pending()
 
@@ -240,20 +371,24 @@ class JetStreamPublisher:
         self._requests: RawRequests | None = None
         self._checked = False
 
-    async def publish(
-        self, subject: str, payload: bytes, *, stream: str, headers: dict[str, str]
-    ) -> api.PubAck:
+    def _raw(self) -> RawRequests | None:
         if not self._checked:
             handlers = raw_handlers(self._nc)
             self._requests = None if handlers is None else RawRequests(self._nc, handlers)
             self._checked = True
-        if self._requests is None:
+        return self._requests
+
+    async def publish(
+        self, subject: str, payload: bytes, *, stream: str, headers: dict[str, str]
+    ) -> api.PubAck:
+        requests = self._raw()
+        if requests is None:
             ack: api.PubAck = await self._js.publish(
                 subject, payload, stream=stream, headers=headers
             )
             return ack
         return await js_publish(
-            self._requests,
+            requests,
             subject,
             payload,
             stream=stream,
@@ -261,13 +396,40 @@ class JetStreamPublisher:
             timeout=self._timeout,
         )
 
+    def publish_nowait(
+        self,
+        subject: str,
+        payload: bytes,
+        *,
+        stream: str,
+        headers: dict[str, str],
+        callback: Callable[[api.PubAck | BaseException], None],
+    ) -> bool:
+        """``publish``, sent now, its acknowledgement (or the error ``publish`` would raise)
+        handed to ``callback`` in the parser's call; False, and nothing sent, when that is not
+        possible now (use ``publish``)."""
+        requests = self._raw()
+        if requests is None or not requests.ready:
+            return False
 
-def _expire(answer: asyncio.Future[tuple[bytes, bytes | None]]) -> None:
-    if not answer.done():
-        answer.set_exception(nats.errors.TimeoutError())
+        def answered(result: Answer | BaseException) -> None:
+            if isinstance(result, BaseException):
+                callback(result)
+                return
+            try:
+                ack = _acknowledgement(*result)
+            except Exception as exc:
+                callback(exc)
+                return
+            callback(ack)
+
+        headers[EXPECTED_STREAM] = stream
+        return requests.request_nowait(subject, payload, headers, self._timeout, answered)
 
 
 _NO_RESPONDERS = b"503"
+#: The fields of an ordinary acknowledgement, read without nats-py's generic ``from_response``.
+_PLAIN_ACK = frozenset({"stream", "seq", "duplicate", "domain"})
 
 
 def _status(block: bytes | None) -> bytes:
@@ -275,6 +437,24 @@ def _status(block: bytes | None) -> bytes:
     if block is None or block[8:9] != b" ":
         return b""
     return block[9:12]
+
+
+def _acknowledgement(data: bytes, block: bytes | None) -> api.PubAck:
+    """The acknowledgement of a JetStream publish from its answer, or the error nats-py's
+    ``JetStreamContext.publish`` raises for it."""
+    if not data and _status(block) == _NO_RESPONDERS:
+        raise NoStreamResponseError
+    response = orjson.loads(data)
+    if "error" in response:
+        raise APIError.from_error(response["error"])
+    if response.keys() <= _PLAIN_ACK:
+        return api.PubAck(
+            stream=response["stream"],
+            seq=response["seq"],
+            domain=response.get("domain"),
+            duplicate=response.get("duplicate"),
+        )
+    return api.PubAck.from_response(response)
 
 
 async def js_publish(
@@ -292,9 +472,4 @@ async def js_publish(
     stream refuses, ``nats.errors.TimeoutError``)."""
     headers[EXPECTED_STREAM] = stream  # the name itself (api.Header's member is a str enum)
     data, block = await requests.request(subject, payload, headers, timeout)
-    if not data and _status(block) == _NO_RESPONDERS:
-        raise NoStreamResponseError
-    response = json.loads(data)
-    if "error" in response:
-        raise APIError.from_error(response["error"])
-    return api.PubAck.from_response(response)
+    return _acknowledgement(data, block)

@@ -34,7 +34,14 @@ from typing import Protocol
 import structlog
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DeliverPolicy,
+    PubAck,
+    StorageType,
+    StreamConfig,
+)
 from nats.js.errors import BadRequestError, NotFoundError
 
 from libs.platform.tasks import honour_cancel, stop_tasks
@@ -83,6 +90,12 @@ def projection_msg_id(stream_id: str, sequence: int) -> str:
 
 
 class Projection(Protocol):
+    """A projection store. One may also offer ``publish_nowait(stream_id, sequence, previous,
+    data, *, expected_position, callback) -> bool``: ``publish``, sent at once, its position
+    (or the error ``publish`` would raise) handed to ``callback`` later, never within the call;
+    False, and nothing sent, when that is not possible now. ``Projector`` then publishes the
+    common case, the next commit of an aggregate, without a task."""
+
     async def last(self, stream_id: str) -> Projected | None:
         """The subject's last projected message (None: nothing, or everything aged out)."""
         ...
@@ -100,6 +113,10 @@ class Projection(Protocol):
         """Projected commits with a sequence above ``after``, in order (``limit`` > 0: at most
         that many)."""
         ...
+
+
+#: What ``publish_nowait`` hands its callback: the position, or what ``publish`` would raise.
+Published = Callable[[int | BaseException], None]
 
 
 class JetStreamProjection:
@@ -167,25 +184,71 @@ class JetStreamProjection:
             return None
         return self._projected(stream_id, raw.seq, raw.headers, raw.data)
 
-    async def publish(
-        self, stream_id: str, sequence: int, previous: int, data: bytes, *, expected_position: int
-    ) -> int:
-        headers = {
+    @staticmethod
+    def _headers(
+        stream_id: str, sequence: int, previous: int, expected_position: int
+    ) -> dict[str, str]:
+        return {
             "Nats-Msg-Id": projection_msg_id(stream_id, sequence),
             "Nats-Expected-Last-Subject-Sequence": str(expected_position),
             SEQUENCE_HEADER: str(sequence),
             PREVIOUS_HEADER: str(previous),
         }
+
+    @staticmethod
+    def _position(stream_id: str, expected_position: int, ack: PubAck) -> int:
+        if ack.duplicate:  # already there (published by someone else): its position is not news
+            raise ProjectionConflict(stream_id, expected_position)
+        return int(ack.seq)
+
+    @staticmethod
+    def _refusal(stream_id: str, expected_position: int, exc: BadRequestError) -> StoreError:
+        if exc.err_code in WRONG_LAST_SEQUENCE_CODES:
+            return ProjectionConflict(stream_id, expected_position)
+        return StoreError(f"projection of {stream_id!r} refused: {exc}")
+
+    async def publish(
+        self, stream_id: str, sequence: int, previous: int, data: bytes, *, expected_position: int
+    ) -> int:
+        headers = self._headers(stream_id, sequence, previous, expected_position)
         subject = self.subject(stream_id)
         try:
             ack = await self._publisher.publish(subject, data, stream=self.stream, headers=headers)
         except BadRequestError as exc:
-            if exc.err_code in WRONG_LAST_SEQUENCE_CODES:
-                raise ProjectionConflict(stream_id, expected_position) from exc
-            raise StoreError(f"projection of {stream_id!r} refused: {exc}") from exc
-        if ack.duplicate:  # already there (published by someone else): its position is not news
-            raise ProjectionConflict(stream_id, expected_position)
-        return int(ack.seq)
+            raise self._refusal(stream_id, expected_position, exc) from exc
+        return self._position(stream_id, expected_position, ack)
+
+    def publish_nowait(
+        self,
+        stream_id: str,
+        sequence: int,
+        previous: int,
+        data: bytes,
+        *,
+        expected_position: int,
+        callback: Published,
+    ) -> bool:
+        def acknowledged(result: PubAck | BaseException) -> None:
+            if isinstance(result, BadRequestError):
+                result = self._refusal(stream_id, expected_position, result)
+            if isinstance(result, BaseException):
+                callback(result)
+                return
+            try:
+                position = self._position(stream_id, expected_position, result)
+            except ProjectionConflict as exc:
+                callback(exc)
+                return
+            callback(position)
+
+        headers = self._headers(stream_id, sequence, previous, expected_position)
+        return self._publisher.publish_nowait(
+            self.subject(stream_id),
+            data,
+            stream=self.stream,
+            headers=headers,
+            callback=acknowledged,
+        )
 
     async def _next_at(self, stream_id: str, position: int) -> Projected | None:
         """The subject's first message at or after ``position`` in the stream."""
@@ -291,12 +354,15 @@ class Projectable:
     recorded_at: float
 
 
+_Then = Callable[[], Awaitable[None]]
+
+
 @dataclass(slots=True)
 class _Pending:
     sequence: int
     previous: int
     data: bytes
-    then: Callable[[], Awaitable[None]] | None = None
+    then: _Then | None = None
 
 
 class _Subject:
@@ -307,8 +373,14 @@ class _Subject:
         self.through = 0  # the last commit sequence known to be projected
         self.queue: deque[_Pending] = deque()
         self.worker: asyncio.Task[None] | None = None
+        self.in_flight = False  # the head of the queue was sent (``publish_nowait``), unanswered
         self.idle = asyncio.Event()
         self.idle.set()
+
+    @property
+    def busy(self) -> bool:
+        """Somebody publishes this queue now: a publish in flight, or the worker."""
+        return self.in_flight or (self.worker is not None and not self.worker.done())
 
 
 class Projector:
@@ -389,9 +461,70 @@ class Projector:
         ``then`` runs once it is published (by this process)."""
         subject = self._subject(stream_id)
         subject.queue.append(_Pending(sequence, previous, data, then))
-        if subject.worker is None or subject.worker.done():
-            subject.idle.clear()
-            subject.worker = asyncio.create_task(self._drain(stream_id, subject))
+        if subject.busy:
+            return  # whoever publishes now takes it in its turn
+        subject.idle.clear()
+        if not self._send_now(stream_id, subject):
+            self._start_worker(stream_id, subject)
+
+    def _start_worker(self, stream_id: str, subject: _Subject, then: _Then | None = None) -> None:
+        subject.worker = asyncio.create_task(self._drain(stream_id, subject, then))
+
+    def _send_now(self, stream_id: str, subject: _Subject) -> bool:
+        """Publish the head of the queue without a task (``publish_nowait``): when the
+        projection can, and the head is simply the next one (the subject's position known,
+        the commit before it projected). Its answer goes to ``_answered``. False: nothing was
+        sent, the worker must take the queue (it looks things up, fills gaps and retries)."""
+        publish_nowait = getattr(self.projection, "publish_nowait", None)
+        pending = subject.queue[0]
+        if (
+            publish_nowait is None
+            or subject.position is None
+            or subject.through != pending.previous
+        ):
+            return False
+
+        def answered(result: int | BaseException) -> None:
+            self._answered(stream_id, subject, pending, result)
+
+        try:
+            sent: bool = publish_nowait(
+                stream_id,
+                pending.sequence,
+                pending.previous,
+                pending.data,
+                expected_position=subject.position,
+                callback=answered,
+            )
+        except Exception:  # e.g. the connection closed: the worker tries again, and logs it
+            return False
+        subject.in_flight = sent
+        return sent
+
+    def _answered(
+        self, stream_id: str, subject: _Subject, pending: _Pending, result: int | BaseException
+    ) -> None:
+        """The answer to the head of ``subject``'s queue, sent by ``_send_now``."""
+        subject.in_flight = False
+        if self._subjects.get(stream_id) is not subject or not subject.queue:
+            return  # forgotten or stopped meanwhile: whoever serves the aggregate projects it
+        if subject.queue[0] is not pending:
+            return  # not ours to settle (cannot happen: one publish of a queue at a time)
+        if isinstance(result, BaseException):
+            # a conflict, a refusal, no answer in time (it may still land): the worker looks
+            # the subject up and goes on from what is there
+            subject.position = None
+            self._start_worker(stream_id, subject)
+            return
+        subject.position = result
+        subject.through = pending.sequence
+        subject.queue.popleft()
+        if pending.then is not None:
+            self._start_worker(stream_id, subject, pending.then)
+        elif not subject.queue:
+            subject.idle.set()
+        elif not self._send_now(stream_id, subject):
+            self._start_worker(stream_id, subject)
 
     def pending(self, stream_id: str | None = None) -> int:
         """Projections queued and not yet published."""
@@ -417,8 +550,12 @@ class Projector:
         subjects, self._subjects = self._subjects, {}
         await stop_tasks(subject.worker for subject in subjects.values())
 
-    async def _drain(self, stream_id: str, subject: _Subject) -> None:
+    async def _drain(self, stream_id: str, subject: _Subject, then: _Then | None = None) -> None:
+        """Publish the queue in order (``then``: what the projection published last asked to
+        run once it was public)."""
         try:
+            if then is not None:
+                await self._then(stream_id, then)
             while subject.queue:
                 pending = subject.queue[0]
                 try:
@@ -433,12 +570,16 @@ class Projector:
                     continue
                 subject.queue.popleft()
                 if pending.then is not None:
-                    try:
-                        await pending.then()
-                    except Exception as exc:
-                        log.warning("projection_then_failed", stream_id=stream_id, error=str(exc))
+                    await self._then(stream_id, pending.then)
         finally:
             subject.idle.set()
+
+    @staticmethod
+    async def _then(stream_id: str, then: _Then) -> None:
+        try:
+            await then()
+        except Exception as exc:
+            log.warning("projection_then_failed", stream_id=stream_id, error=str(exc))
 
     async def _publish(self, stream_id: str, pending: _Pending) -> None:
         """Publish one projection in its place: skipped when it is there already; the commits

@@ -6,9 +6,11 @@ Each backend class only says how to build its stores; the tests are inherited un
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 import pytest
 
@@ -19,8 +21,10 @@ from libs.eventstore import (
     InMemoryEventStore,
     InMemoryProjection,
     InMemorySnapshotStore,
+    Projectable,
     Projection,
     ProjectionConflict,
+    Projector,
     Repository,
     SnapshotStore,
 )
@@ -243,6 +247,154 @@ class ProjectionContract:
         self.run_projection(body)
 
 
+class ProjectorContract:
+    """``Projector`` over a backend's event store and projection (``projector_stores()``):
+    every commit projected once, in order, whoever else publishes; the common case (the next
+    commit of an aggregate) without a task where the projection can (``publish_nowait``)."""
+
+    def projector_stores(self) -> AbstractAsyncContextManager[tuple[EventStore, Projection]]:
+        raise NotImplementedError
+
+    def run_projector(self, body: Callable[[EventStore, Projection], Awaitable[None]]) -> None:
+        async def main() -> None:
+            async with self.projector_stores() as (events, projection):
+                await body(events, projection)
+
+        asyncio.run(main())
+
+    @staticmethod
+    async def _append(events: EventStore, stream_id: str, count: int) -> list[Commit]:
+        last = first = await events.last_sequence(stream_id)
+        for i in range(count):
+            key = f"{first}-{i}"
+            last = (
+                await events.append(stream_id, f"c{key}".encode(), expected_last=last, msg_id=key)
+            ).sequence
+        return await events.read(stream_id)
+
+    @staticmethod
+    def _projector(events: EventStore, projection: Projection) -> Projector:
+        return Projector(events, projection, lambda c: Projectable(c.data, time.time()))
+
+    @staticmethod
+    async def _assert_projected_once_in_order(
+        projection: Projection, stream_id: str, commits: list[Commit]
+    ) -> None:
+        found = await projection.read(stream_id)
+        assert [p.sequence for p in found] == [c.sequence for c in commits]
+        assert [p.previous for p in found] == [0, *(c.sequence for c in commits[:-1])]
+        assert [p.data for p in found] == [c.data for c in commits]
+
+    def test_commits_submitted_faster_than_they_publish_are_projected_once_in_order(
+        self,
+    ) -> None:
+        async def body(events: EventStore, projection: Projection) -> None:
+            commits = await self._append(events, "a", 40)
+            projector = self._projector(events, projection)
+            await projector.catch_up("a", 0)
+            ran: list[int] = []
+            previous = 0
+            for commit in commits:  # all queued at once: each waits for the one before
+                seq = commit.sequence
+
+                async def then(seq: int = seq) -> None:
+                    ran.append(seq)
+
+                projector.submit(
+                    "a", seq, previous, commit.data, then=then if seq % 10 == 0 else None
+                )
+                previous = seq
+            await projector.flush("a")
+            assert projector.pending() == 0
+            await self._assert_projected_once_in_order(projection, "a", commits)
+            assert ran == [c.sequence for c in commits if c.sequence % 10 == 0]
+            await projector.stop()
+
+        self.run_projector(body)
+
+    def test_a_rival_publisher_never_makes_a_commit_public_twice_or_out_of_order(self) -> None:
+        """A dying owner and the replica that took over both project the same commits."""
+
+        async def body(events: EventStore, projection: Projection) -> None:
+            commits = await self._append(events, "a", 30)
+            mine, rival = self._projector(events, projection), self._projector(events, projection)
+            await mine.catch_up("a", 0)
+            await rival.catch_up("a", 0)
+            previous = 0
+            for commit in commits:
+                for projector in (mine, rival) if commit.sequence % 3 else (rival, mine):
+                    projector.submit("a", commit.sequence, previous, commit.data)
+                previous = commit.sequence
+                if commit.sequence % 7 == 0:
+                    await asyncio.sleep(0)
+            await asyncio.gather(mine.flush("a"), rival.flush("a"))
+            await self._assert_projected_once_in_order(projection, "a", commits)
+            await mine.stop()
+            await rival.stop()
+
+        self.run_projector(body)
+
+    def test_commits_an_owner_appended_but_never_projected_are_projected_by_the_next(
+        self,
+    ) -> None:
+        async def body(events: EventStore, projection: Projection) -> None:
+            commits = await self._append(events, "a", 12)
+            dying = self._projector(events, projection)
+            await dying.catch_up("a", 0)
+            previous = 0
+            for commit in commits[:5]:
+                dying.submit("a", commit.sequence, previous, commit.data)
+                previous = commit.sequence
+            dying.forget("a")  # it died with publishes in flight or queued
+            await asyncio.sleep(0.05)
+            heir = self._projector(events, projection)
+            assert await heir.catch_up("a", commits[-1].sequence) >= len(commits) - 5
+            await self._assert_projected_once_in_order(projection, "a", commits)
+            more = await self._append(events, "a", 3)
+            for commit in more[len(commits) :]:
+                heir.submit("a", commit.sequence, previous_of(more, commit), commit.data)
+            await heir.flush("a")
+            await self._assert_projected_once_in_order(projection, "a", more)
+            await heir.stop()
+
+        self.run_projector(body)
+
+    def test_the_next_commit_of_an_aggregate_is_published_without_a_task(self) -> None:
+        """Both projections offer ``publish_nowait``: a run of commits that each follow the
+        last starts no worker task (the retrying worker is for gaps and failures)."""
+
+        async def body(events: EventStore, projection: Projection) -> None:
+            commits = await self._append(events, "a", 20)
+            projector = self._projector(events, projection)
+            await projector.catch_up("a", 0)
+            workers = 0
+            start = projector._start_worker
+
+            def counting(*args: Any) -> None:
+                nonlocal workers
+                workers += 1
+                start(*args)
+
+            projector._start_worker = counting  # type: ignore[method-assign,assignment]
+            previous = 0
+            for commit in commits:
+                if commit is commits[1]:
+                    workers = 0  # the first publish may subscribe the answers' inbox first
+                projector.submit("a", commit.sequence, previous, commit.data)
+                previous = commit.sequence
+                await projector.flush("a")
+            await self._assert_projected_once_in_order(projection, "a", commits)
+            assert workers == 0
+            await projector.stop()
+
+        self.run_projector(body)
+
+
+def previous_of(commits: list[Commit], commit: Commit) -> int:
+    index = commits.index(commit)
+    return commits[index - 1].sequence if index else 0
+
+
 def _fold(state: list[str], commit: Commit) -> list[str]:
     return [*state, commit.data.decode()]
 
@@ -285,7 +437,9 @@ class RepositoryContract(EventStoreContract):
         asyncio.run(main())
 
 
-class TestInMemory(RepositoryContract, SnapshotStoreContract, ProjectionContract):
+class TestInMemory(
+    RepositoryContract, SnapshotStoreContract, ProjectionContract, ProjectorContract
+):
     @asynccontextmanager
     async def stores(self) -> AsyncIterator[EventStore]:
         yield InMemoryEventStore()
@@ -301,6 +455,10 @@ class TestInMemory(RepositoryContract, SnapshotStoreContract, ProjectionContract
     @asynccontextmanager
     async def both(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         yield InMemoryEventStore(), InMemorySnapshotStore()
+
+    @asynccontextmanager
+    async def projector_stores(self) -> AsyncIterator[tuple[EventStore, Projection]]:
+        yield InMemoryEventStore(), InMemoryProjection()
 
 
 @asynccontextmanager
@@ -341,7 +499,9 @@ async def jetstream_projection(nats_url: str, prefix: str) -> AsyncIterator[Proj
 
 
 @pytest.mark.integration
-class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, ProjectionContract):
+class TestRealNatsAndRedis(
+    RepositoryContract, SnapshotStoreContract, ProjectionContract, ProjectorContract
+):
     @pytest.fixture(autouse=True)
     def _urls(self, nats_url: str, redis_url: str) -> None:
         self.nats_url = nats_url
@@ -369,3 +529,8 @@ class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract, Projection
 
     def projections(self) -> AbstractAsyncContextManager[Projection]:
         return jetstream_projection(self.nats_url, "testpub")
+
+    @asynccontextmanager
+    async def projector_stores(self) -> AsyncIterator[tuple[EventStore, Projection]]:
+        async with self.stores() as events, self.projections() as projection:
+            yield events, projection

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 import pytest
@@ -257,6 +258,11 @@ def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None
             sent.append(cmd)
 
         nc._send_command = capture  # type: ignore[method-assign]
+        # the raw path writes to the socket itself when nothing is queued: capture that too
+        transport = nc._transport
+        assert transport is not None
+        transport_write = transport.write
+        transport.write = lambda cmd: sent.append(cmd)  # type: ignore[method-assign,assignment]
         rng = random.Random(16)
         alphabet = "aZ09/:-_. \t\r\n\né"
         cases: list[dict[str, str]] = [
@@ -296,6 +302,84 @@ def test_publish_puts_on_the_wire_what_nats_py_puts_there(nats_url: str) -> None
             assert all(natsraw.header_block(h) is None for h in cases[1:8])
         finally:
             del nc._send_command
+            transport.write = transport_write  # type: ignore[method-assign]
+            await nc.close()
+
+    asyncio.run(main())
+
+
+def test_requests_without_a_task_get_their_answers_and_timeouts(nats_url: str) -> None:
+    """``request_nowait`` hands the answer to its callback (nothing is sent before the inbox is
+    subscribed); one timer per connection expires what was not answered in time, no earlier,
+    whatever else is waiting; ``publish_nowait`` acknowledges as ``publish`` does."""
+
+    async def main() -> None:
+        import nats
+        import nats.errors
+        from nats.js.errors import BadRequestError
+
+        from libs.eventstore.natsraw import JetStreamPublisher, RawRequests
+
+        nc = await nats.connect(nats_url)
+        js = nc.jetstream()
+        name = f"T{uuid.uuid4().hex[:12]}"
+        await js.add_stream(name=name, subjects=[f"raw.{name}.>"])
+
+        async def echo(msg: Msg) -> None:
+            await msg.respond(b"echo:" + msg.data)
+
+        async def silent(msg: Msg) -> None:
+            return None
+
+        await nc.subscribe("echo", cb=echo)
+        await nc.subscribe("silent", cb=silent)
+        handlers = raw_handlers(nc)
+        assert handlers is not None
+        requests = RawRequests(nc, handlers)
+        loop = asyncio.get_running_loop()
+        got: dict[str, asyncio.Future[object]] = {}
+
+        def into(key: str) -> Callable[[object], None]:
+            got[key] = loop.create_future()
+            return got[key].set_result
+
+        try:
+            assert not requests.ready
+            assert not requests.request_nowait("echo", b"x", {"A": "1"}, 1.0, into("early"))
+            assert (await requests.request("echo", b"first", {"A": "1"}, 2.0))[0] == b"echo:first"
+            assert requests.ready
+            started = loop.time()
+            assert requests.request_nowait("silent", b"x", {"A": "1"}, 0.3, into("short"))
+            assert requests.request_nowait("silent", b"x", {"A": "1"}, 30.0, into("long"))
+            assert requests.request_nowait("echo", b"y", {"A": "1"}, 5.0, into("echo"))
+            echoed = await got["echo"]
+            assert isinstance(echoed, tuple) and echoed[0] == b"echo:y"
+            assert isinstance(await got["short"], nats.errors.TimeoutError)
+            assert 0.3 <= loop.time() - started < 3.0
+            assert not got["long"].done() and not got["early"].done()
+
+            publisher = JetStreamPublisher(nc, 2.0)
+            ack = await publisher.publish(f"raw.{name}.a", b"1", stream=name, headers={})
+            assert publisher.publish_nowait(
+                f"raw.{name}.a",
+                b"2",
+                stream=name,
+                headers={"Nats-Expected-Last-Subject-Sequence": str(ack.seq)},
+                callback=into("ack"),
+            )
+            second = await got["ack"]
+            assert getattr(second, "seq", 0) == ack.seq + 1 and not second.duplicate
+            assert publisher.publish_nowait(
+                f"raw.{name}.a",
+                b"3",
+                stream=name,
+                headers={"Nats-Expected-Last-Subject-Sequence": str(ack.seq)},
+                callback=into("stale"),
+            )
+            stale = await got["stale"]
+            assert isinstance(stale, BadRequestError) and stale.err_code == 10071
+        finally:
+            await js.delete_stream(name)
             await nc.close()
 
     asyncio.run(main())
