@@ -10,6 +10,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 
+import orjson
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
@@ -20,7 +21,20 @@ from libs.table.events import Event
 SCHEMA_VERSION = 1
 
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+_json_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _dumps(data: object) -> bytes:
+    """``data`` as compact JSON: by orjson (several times faster), except where its text would
+    read back differently from the standard encoder's: it refuses integers beyond 64 bits and
+    keys that are not strings, and writes NaN and infinities as null (so any null goes the
+    standard way; events store no None: their converters leave such fields out)."""
+    try:
+        text = orjson.dumps(data)
+    except TypeError:
+        return _json_dumps(data).encode()
+    return _json_dumps(data).encode() if b"null" in text else text
+
 
 #: One event as a commit stores it: its type, schema version and JSON data.
 Record = tuple[str, int, bytes]
@@ -32,7 +46,7 @@ def encode_records(events: Sequence[Event]) -> list[Record]:
 
 def _record(event: Event) -> Record:
     record = codec.encode(event)
-    return record["type"], record["v"], _dumps(record["data"]).encode()
+    return record["type"], record["v"], _dumps(record["data"])
 
 
 def encode_commit(
