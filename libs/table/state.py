@@ -75,6 +75,10 @@ class TableState:
     hand: HandState | None = None
     hand_id: str = ""
     hand_seats: tuple[int, ...] = ()
+    # Who was dealt at each position of the last hand (``hand_seats``' players then): a seat
+    # taken by somebody else once the hand is over is not that position (its cards are not
+    # theirs to see or show). Empty in snapshots from before it was kept.
+    hand_players: tuple[str, ...] = ()
     commitment: str = ""
     deck_id: str = ""
     clock_seat: int | None = None
@@ -100,10 +104,19 @@ class TableState:
         return None
 
     def position_of(self, seat: int) -> int | None:
+        """The position of ``seat`` in the last hand, if the player sitting there now is the
+        one dealt there (a seat keeps its position for the whole hand: nobody leaves or sits
+        down in it before the hand is over)."""
         try:
-            return self.hand_seats.index(seat)
+            position = self.hand_seats.index(seat)
         except ValueError:
             return None
+        if not self.hand_players:  # a state from before the players were kept
+            return position if self.hand_in_progress else None
+        occupant = self.seats.get(seat)
+        if occupant is None or occupant.player_id != self.hand_players[position]:
+            return None
+        return position
 
     def acting_seat(self) -> int | None:
         """The seat whose decision the hand waits for (betting or showdown), if any."""
@@ -195,6 +208,7 @@ def apply(s: TableState, event: Event) -> None:
                 _mark_missed_blinds(s, event, s.config.seats)
             s.hands_started = event.hand_number
             s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
+            s.hand_players = tuple(s.seats[number].player_id for number in event.seats)
             s.commitment, s.deck_id = event.commitment, event.deck_id
             for number in event.seats:
                 seat = s.seats[number]

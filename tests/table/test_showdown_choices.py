@@ -151,3 +151,42 @@ def test_a_winner_without_showdown_may_show_after_the_hand() -> None:
     state, new = step_table(state, tc.ShowOrMuck(f"p{winner}", True, 3.0, hand_id="h1"))
     assert [type(e) for e in new] == [HandShown]
     assert not any(isinstance(e, (HandEnded,)) for e in new)
+
+
+def test_a_player_who_takes_a_seat_after_the_hand_cannot_show_its_last_occupants_cards() -> None:
+    """The last hand's cards at a seat belong to whoever was dealt them: once that player left
+    and somebody else sat down there, a voluntary show of that hand is refused (it would make
+    the previous occupant's unshown cards public), and the newcomer's view holds none of them."""
+    from services.table.views import player_view
+
+    state = TableState()
+    for command in (
+        tc.OpenTable("t", TableConfig(seats=6), 0.0),
+        tc.SitDown("p0", 0, 100),
+        tc.SitDown("p1", 1, 100),
+        tc.StartHand("h1", "c", 1.0),
+    ):
+        state, _ = step_table(state, command)
+    for position, seat in enumerate(state.hand_seats):
+        state, _ = step_table(
+            state, tc.Deal((DealHoleCards(position, parse_cards(HOLE[seat])),), 1.0)
+        )
+    folder = state.acting_seat()
+    assert folder is not None
+    state, _ = step_table(state, tc.Act(f"p{folder}", PlayerAction.FOLD, now=2.0))
+    assert not state.hand_in_progress
+    state, _ = step_table(state, tc.Leave(f"p{folder}", 3.0))
+    state, _ = step_table(state, tc.SitDown("newcomer", folder, 100))
+    assert state.seats[folder].player_id == "newcomer" and state.position_of(folder) is None
+    with pytest.raises(IllegalAction):
+        step_table(state, tc.ShowOrMuck("newcomer", True, 4.0, hand_id="h1"))
+    view = player_view("t", state, 9, "newcomer")
+    assert all(not seat.hole_cards for seat in view.seats)
+    winner = 1 - folder  # the one who was dealt at the other seat still may
+    state, new = step_table(state, tc.ShowOrMuck(f"p{winner}", True, 4.0, hand_id="h1"))
+    assert [type(e) for e in new] == [HandShown]
+    # the same holds for a state rebuilt from its events, and one read from a snapshot
+    from libs.table import codec
+
+    again = codec.snapshot_loads(codec.snapshot_dumps(state, []))[0]
+    assert again.hand_players == state.hand_players and again.position_of(folder) is None
