@@ -46,3 +46,41 @@ def test_bad_values_are_named(name: str, value: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_platform_config("table", {**keyed("table"), name: value})
     assert [n for n, _ in err.value.problems] == [name]
+
+
+@pytest.mark.integration
+def test_a_hung_nats_server_reads_as_not_connected_within_seconds_and_comes_back() -> None:
+    """A server that stops answering without closing the connection (SIGSTOP) is noticed by
+    the pings (readiness NOT_SERVING well within half a minute, not nats-py's minutes), and the
+    client is connected again once the server answers again, without a restart."""
+    import asyncio
+    import os
+    import signal
+    import time
+
+    from libs.devstack import start_nats
+    from libs.platform.natsconn import connect_nats, nats_readiness
+
+    async def main(url: str, pid: int) -> None:
+        nc = await connect_nats(url)
+        try:
+            assert nats_readiness(nc) is None
+            os.kill(pid, signal.SIGSTOP)
+            started = time.monotonic()
+            try:
+                while nats_readiness(nc) is None:
+                    assert time.monotonic() - started < 30, "still SERVING on a hung NATS"
+                    await asyncio.sleep(0.2)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            started = time.monotonic()
+            while nats_readiness(nc) is not None:
+                assert time.monotonic() - started < 30, "did not reconnect"
+                await asyncio.sleep(0.2)
+            await nc.flush(timeout=5)
+        finally:
+            await nc.close()
+
+    with start_nats() as server:
+        assert server.pid is not None
+        asyncio.run(main(server.url, server.pid))
