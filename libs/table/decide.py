@@ -83,7 +83,7 @@ def step_table(
 def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluator) -> _Scratch:
     if isinstance(command, tc.OpenTable):
         if state.config is not None:
-            raise IllegalAction(TE.ALREADY_OPEN, f"table {state.table_id} is already open")
+            raise IllegalAction(TE.ALREADY_OPEN, f"table {_id(state.table_id)} is already open")
         x = _Scratch(state, evaluator)
         x.emit(TableOpened(command.table_id, command.config, command.now))
         return x
@@ -126,10 +126,15 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
     return x
 
 
+def _id(value: str) -> str:
+    """An id as messages show it: what a caller sent is echoed at most 32 characters long."""
+    return repr(value) if len(value) <= 32 else f"{value[:32]!r}..."
+
+
 def _require_seated(s: TableState, player_id: str) -> int:
     number = s.seat_of(player_id)
     if number is None:
-        raise IllegalAction(TE.NOT_SEATED, f"{player_id} is not seated at this table")
+        raise IllegalAction(TE.NOT_SEATED, f"{_id(player_id)} is not seated at this table")
     return number
 
 
@@ -154,7 +159,7 @@ def _sit_down(x: _Scratch, c: tc.SitDown) -> None:
     if number in s.seats:
         raise IllegalAction(TE.SEAT_TAKEN, f"seat {number} is taken")
     if s.seat_of(c.player_id) is not None:
-        raise IllegalAction(TE.ALREADY_SEATED, f"{c.player_id} already has a seat here")
+        raise IllegalAction(TE.ALREADY_SEATED, f"{_id(c.player_id)} already has a seat here")
     if not s.config.min_buy_in <= c.buy_in <= s.config.max_buy_in:
         raise InvalidCommand(
             TE.BUY_IN_OUT_OF_RANGE,
@@ -285,11 +290,11 @@ def _hand_action(position: int, action: tc.PlayerAction, amount: int) -> hc.Comm
 def _act(x: _Scratch, c: tc.Act) -> None:
     s = x.s
     if c.hand_id and (c.hand_id != s.hand_id or not s.hand_in_progress):
-        raise IllegalAction(E.WRONG_HAND, f"hand {c.hand_id} is not in play")
+        raise IllegalAction(E.WRONG_HAND, f"hand {_id(c.hand_id)} is not in play")
     number = _require_seated(s, c.player_id)
     position = s.position_of(number) if s.hand_in_progress else None
     if position is None:
-        raise IllegalAction(TE.NOT_IN_HAND, f"{c.player_id} is not in the hand")
+        raise IllegalAction(TE.NOT_IN_HAND, f"{_id(c.player_id)} is not in the hand")
     command = _hand_action(position, c.action, c.amount)
     _use_time_bank(x, number, c.now)
     _hand_step(x, command, c.now)
@@ -300,9 +305,9 @@ def _show_or_muck(x: _Scratch, c: tc.ShowOrMuck) -> None:
     number = _require_seated(s, c.player_id)
     position = s.position_of(number)
     if position is None or s.hand is None:
-        raise IllegalAction(TE.NOT_IN_HAND, f"{c.player_id} is not in the hand")
+        raise IllegalAction(TE.NOT_IN_HAND, f"{_id(c.player_id)} is not in the hand")
     if c.hand_id and c.hand_id != s.hand_id:
-        raise IllegalAction(E.WRONG_HAND, f"hand {s.hand_id!r} is the table's latest hand")
+        raise IllegalAction(E.WRONG_HAND, f"hand {_id(s.hand_id)} is the table's latest hand")
     command = hc.Show(position) if c.show else hc.Muck(position)
     if s.hand_in_progress:
         _hand_step(x, command, c.now)
