@@ -1,7 +1,9 @@
-"""Build configuration beyond pyproject.toml: the optional C extension of the fast evaluator.
+"""Build configuration beyond pyproject.toml: the optional C extensions.
 
-``libs.poker.fast._native`` is ``optional``: without a C compiler (or Python headers) the install
-still succeeds, with a warning, and ``FastEvaluator`` runs its pure-Python code instead.
+Both are ``optional``: without a C compiler (or Python headers) the install still succeeds, with a
+warning, and the pure-Python code runs instead: ``libs.poker.fast._native`` (the fast evaluator's
+per-call and batch kernels) and ``libs.tableproto._wire`` (a table replay's reading of its
+commits).
 """
 
 from setuptools import Extension, setup
@@ -12,6 +14,11 @@ setup(
             "libs.poker.fast._native",
             sources=["libs/poker/fast/_native.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "libs.tableproto._wire",
+            sources=["libs/tableproto/_wire.c"],
+            optional=True,
+        ),
     ]
 )

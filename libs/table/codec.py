@@ -155,13 +155,16 @@ _DIGITS_ONLY = bytes(ord("0") if byte in b"0123456789" else ord(".") for byte in
 _LONG_NUMBER = b"0" * 19
 
 
-def parse_json(payload: bytes) -> Any:
+def parse_json(payload: bytes, long_numbers: bool | None = None) -> Any:
     """``json.loads(payload)``, by orjson (about four times faster) where it gives the same:
     what orjson refuses and the standard parser reads (NaN and Infinity, numbers beyond a
     float, lone surrogates, a byte order mark) and anything that may hold an integer beyond 64
     bits (which orjson would make a float) goes through the standard parser, so stored data
-    read exactly as they always did (tests/table/test_codec.py)."""
-    if _LONG_NUMBER not in payload.translate(_DIGITS_ONLY):
+    read exactly as they always did (tests/table/test_codec.py). ``long_numbers``: whether the
+    payload holds 19 digits in a row, when the caller knows (None: looked for here)."""
+    if long_numbers is None:
+        long_numbers = _LONG_NUMBER in payload.translate(_DIGITS_ONLY)
+    if not long_numbers:
         try:
             return orjson.loads(payload)
         except orjson.JSONDecodeError:

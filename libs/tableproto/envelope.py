@@ -18,6 +18,16 @@ from libs.poker.events import HoleCardsDealt, StreetDealt
 from libs.table import codec
 from libs.table.events import Event
 
+#: ``API_VERSION`` of ``_wire.c`` this module is written for (a stale build is not used).
+_WIRE_API = 1
+try:  # the optional C reader of stored commits (setup.py); without it, protobuf reads them
+    from libs.tableproto import _wire
+
+    if getattr(_wire, "API_VERSION", None) != _WIRE_API:
+        _wire = None  # type: ignore[assignment]
+except ImportError:  # a build without a C compiler
+    _wire = None  # type: ignore[assignment]
+
 SCHEMA_VERSION = 1
 
 
@@ -103,6 +113,31 @@ def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     decode = codec.decode_data
     events = [decode(t, v, data) for (t, v, _), data in zip(fields, datas, strict=True)]
     return commit, events
+
+
+def decode_stored(payload: bytes) -> tuple[float, bool, list[Event]]:
+    """What a replay needs of a stored commit: when it was recorded (seconds since the epoch),
+    whether the table decided it itself (``automatic``), and its events. The optional C reader
+    (``_wire.split``) takes the fields from the wire without building the protobuf message;
+    what it does not take on, and everything without it, goes through ``decode_commit``."""
+    if _wire is not None:
+        try:
+            seconds, nanos, automatic, types, versions, data, long_numbers = _wire.split(payload)
+        except ValueError:
+            pass
+        else:
+            at = seconds + nanos / 1e9
+            if not types:
+                return at, automatic, []
+            decode = codec.decode_data
+            datas = codec.parse_json(data, long_numbers)
+            return (
+                at,
+                automatic,
+                [decode(t, v, d) for t, v, d in zip(types, versions, datas, strict=True)],
+            )
+    commit, events = decode_commit(payload)
+    return recorded_seconds(commit), commit.automatic, events
 
 
 def _varint(value: int) -> bytes:

@@ -36,12 +36,11 @@ from libs.table import apply as apply_table_event
 from libs.table.events import Event
 from libs.tableproto.envelope import (
     Record,
-    decode_commit,
+    decode_stored,
     encode_commit,
     encode_public,
     encode_records,
     public_of_stored,
-    recorded_seconds,
 )
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
 
@@ -79,14 +78,11 @@ class _Codec:
         return _Folded(TableState(), RecentCommits(self.window))
 
     def fold(self, folded: _Folded, commit: Commit) -> _Folded:
-        envelope, events = decode_commit(commit.data)
+        at, automatic, events = decode_stored(commit.data)
         for event in events:
             apply_table_event(folded.state, event)  # in place: the folded state is ours alone
         folded.recent.record(
-            commit.msg_id,
-            Outcome(commit.sequence, events),
-            recorded_seconds(envelope),
-            automatic=envelope.automatic,
+            commit.msg_id, Outcome(commit.sequence, events), at, automatic=automatic
         )
         return folded
 

@@ -73,8 +73,10 @@ def test_the_build_stage_compiles_the_c_extension_and_checks_it_runs() -> None:
     before = {i.arguments.split()[0] for i in build[:install] if i.keyword == "COPY"}
     assert {"setup.py", "libs"} <= before, copied
     assert "assert FastEvaluator().native" in build[install].arguments
+    assert "vars(envelope)['_wire']" in build[install].arguments
     setup = (ROOT / "setup.py").read_text()
-    assert '"libs/poker/fast/_native.c"' in setup and (ROOT / "libs/poker/fast/_native.c").exists()
+    for source in ("libs/poker/fast/_native.c", "libs/tableproto/_wire.c"):
+        assert f'"{source}"' in setup and (ROOT / source).exists()
     # only the built virtualenv reaches the runtime: no compiler there
     runtime_runs = " ".join(i.arguments for i in runtime if i.keyword == "RUN")
     assert "gcc" not in runtime_runs
