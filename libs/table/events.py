@@ -3,21 +3,20 @@ the same stream (a table commit holds both kinds)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from libs.poker.events import Event as HandEvent
+from libs.poker.events import record
 
 from .config import BotDifficulty, TableConfig
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableOpened:
     table_id: str
     config: TableConfig
     at: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerSeated:
     seat: int
     player_id: str
@@ -28,7 +27,7 @@ class PlayerSeated:
     bot_difficulty: BotDifficulty | None = None  # set for bots only (how the ai service plays it)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerLeft:
     """The player left; ``stack`` goes back to their wallet."""
 
@@ -37,14 +36,14 @@ class PlayerLeft:
     stack: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerSatOut:
     seat: int
     reason: str = ""  # "asked", "timed out", "no chips" (busted: the lobby closes the buy-in)
     player_id: str = ""  # the seat's player (empty in commits written before it was recorded)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerSatIn:
     seat: int
     waits_for_big_blind: bool
@@ -52,7 +51,7 @@ class PlayerSatIn:
     posts_dead_small_blind: bool = False  # a missed small blind, posted dead on return
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AutoMuckSet:
     """The seat's auto-muck setting: at showdown a hand that cannot win is mucked unasked."""
 
@@ -60,7 +59,7 @@ class AutoMuckSet:
     auto_muck: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChipsAdded:
     """A top-up: ``amount`` more chips on the seat, from the player's wallet."""
 
@@ -69,14 +68,14 @@ class ChipsAdded:
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LeaveRequested:
     """The player asked to leave during a hand: they leave when it ends."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HandBegan:
     """A hand starts: ``seats[p]`` is the seat at hand position ``p`` (the button is last)."""
 
@@ -91,36 +90,36 @@ class HandBegan:
     big_blind_seat: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClockStarted:
     seat: int
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TimeBankStarted:
     seat: int
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TimeBankUsed:
     seat: int
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlayerTimedOut:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SeedRevealed:
     hand_id: str
     seed: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TableClosed:
     """The room closed; every stack (by seat) goes back to its owner's wallet."""
 
