@@ -383,3 +383,55 @@ def test_requests_without_a_task_get_their_answers_and_timeouts(nats_url: str) -
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_a_corked_publish_goes_out_after_the_next_write_or_alone_soon_after(
+    nats_url: str,
+) -> None:
+    """``cork=True`` holds a command for the connection's next raw write and sends it right
+    after that one (one write, one system call for both; the other is served first), or alone
+    once ``CORK_SECONDS`` passed; either way it arrives."""
+
+    async def main() -> None:
+        import nats
+
+        from libs.eventstore import natsraw
+
+        nc = await nats.connect(nats_url)
+        got: list[bytes] = []
+
+        async def seen(msg: Msg) -> None:
+            got.append(msg.data)
+
+        await nc.subscribe("cork.>", cb=seen)
+        await nc.flush()
+        transport = nc._transport
+        assert transport is not None
+        writes: list[bytes] = []
+        real_write = transport.write
+
+        def counting(data: bytes) -> None:
+            writes.append(data)
+            real_write(data)
+
+        transport.write = counting  # type: ignore[method-assign,assignment]
+        try:
+            headers = {"A": "1"}
+            assert natsraw.publish_now(nc, "cork.a", b"one", "", headers, cork=True)
+            assert writes == []  # held
+            assert natsraw.publish_now(nc, "cork.b", b"two", "", headers)
+            assert len(writes) == 1 and writes[0].index(b"two") < writes[0].index(b"one")
+            assert natsraw.publish_now(nc, "cork.c", b"three", "", headers, cork=True)
+            await asyncio.sleep(natsraw.CORK_SECONDS * 20)
+            assert len(writes) == 2 and b"three" in writes[1]  # alone, once its time was up
+            await nc.flush()
+            for _ in range(50):
+                if len(got) == 3:
+                    break
+                await asyncio.sleep(0.02)
+            assert got == [b"two", b"one", b"three"]
+        finally:
+            transport.write = real_write  # type: ignore[method-assign]
+            await nc.close()
+
+    asyncio.run(main())
