@@ -162,7 +162,6 @@ def rpc_results(count: int) -> list[Result]:
 
     from libs.devstack import ServiceProcess, clean_environ, service_env, start_redis
     from libs.devstack.identity import channel_as
-    from services.dealer.app import deck_id_for
 
     table = f"bench-{uuid.uuid4().hex[:8]}"
     with start_redis() as redis, tempfile.TemporaryDirectory() as tmp:
@@ -172,21 +171,21 @@ def rpc_results(count: int) -> list[Result]:
             with channel_as(dealer_process.address, "table") as channel:
                 dealer = dealer_pb2_grpc.DealerServiceStub(channel)
                 health = health_pb2_grpc.HealthStub(channel)
-                start = _latencies(
-                    lambda i: dealer.StartDeck(
+                decks: dict[int, str] = {}  # hand -> its deck id (bound to the deck's seed)
+
+                def start_deck(i: int) -> None:
+                    decks[i] = dealer.StartDeck(
                         dealer_pb2.StartDeckRequest(
                             table_id=table, hand_id=str(i), idempotency_key="k"
                         ),
                         timeout=5,
-                    ),
-                    count,
-                )
+                    ).deck_id
+
+                start = _latencies(start_deck, count)
                 # Each deck position is dealt once: every call deals from a deck started above.
                 deal = _latencies(
                     lambda i: dealer.DealCards(
-                        dealer_pb2.DealCardsRequest(
-                            deck_id=deck_id_for(table, str(i)), indexes=[0, 6]
-                        ),
+                        dealer_pb2.DealCardsRequest(deck_id=decks[i], indexes=[0, 6]),
                         timeout=5,
                     ),
                     count,

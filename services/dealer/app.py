@@ -17,11 +17,16 @@ see it, and when:
   table's reveal call is that signal, so only the table may make it. Restricting ``DealCards``
   and ``RevealSeed`` to the table service is the servicer's caller policy
   (``libs.platform.callers``), effective once services authenticate each other.
-- A deck is identified by its table and hand: ``deck_id`` is derived from them (``deck_id_for``),
-  so ``start_deck`` repeated with the same table, hand and idempotency key returns the same deck
-  and commitment, also after a dealer restart (seeds live in the ``SeedStore``: Redis). The same
-  table and hand with a *different* idempotency key is refused (ALREADY_EXISTS): a second hand
-  reusing a hand id must never get a deck whose seed may already be public.
+- A hand has one deck: ``start_deck`` repeated with the same table, hand and idempotency key
+  returns the same deck and commitment, also after a dealer restart (seeds live in the
+  ``SeedStore``: Redis, which keeps the hand's deck under the table and hand). The same table and
+  hand with a *different* idempotency key is refused (ALREADY_EXISTS): a second hand reusing a
+  hand id must never get a deck whose seed may already be public.
+- ``deck_id`` is derived from the table, the hand *and the deck's commitment*
+  (``deck_id_for``): if the store loses a deck (Redis wiped) and the hand's deck is drawn again,
+  the new deck has another id. A table that committed the first deck's commitment then deals
+  by the first id, finds no deck (NOT_FOUND) and voids the hand, instead of being dealt cards
+  from a seed that does not match what it committed.
 
 Ids and keys reach these use cases checked by the platform's request validation (the rules in
 dealer.proto: ids of ``[A-Za-z0-9_-]``, keys of printable ASCII); the deck positions are checked
@@ -70,11 +75,17 @@ class RevealedSeed:
     algorithm: str
 
 
-def deck_id_for(table_id: str, hand_id: str) -> str:
-    """The deck id of a table's hand: 32 hex digits of SHA-256 over both ids (NUL-separated;
-    ids never contain control characters, so different pairs never collide by concatenation)."""
+def deck_id_for(table_id: str, hand_id: str, commitment: str) -> str:
+    """The id of one deck of a table's hand: 32 hex digits of SHA-256 over both ids and the
+    deck's commitment (NUL-separated; ids never contain control characters, so different
+    triples never collide by concatenation). Another seed for the same hand, another id."""
     digest = hashlib.sha256(
-        _DECK_ID_TAG + table_id.encode() + b"\x00" + hand_id.encode()
+        _DECK_ID_TAG
+        + table_id.encode()
+        + b"\x00"
+        + hand_id.encode()
+        + b"\x00"
+        + commitment.encode()
     ).hexdigest()
     return digest[:32]
 
@@ -119,12 +130,13 @@ class Dealer:
 
     async def start_deck(self, table_id: str, hand_id: str, idempotency_key: str) -> StartedDeck:
         """The hand's deck, drawn on the first call (an empty idempotency key is a valid key)."""
+        seed = self.new_seed()
         wanted = DeckRecord(
-            deck_id=deck_id_for(table_id, hand_id),
+            deck_id=deck_id_for(table_id, hand_id, fairdeck.commitment(seed)),
             table_id=table_id,
             hand_id=hand_id,
             idempotency_key=idempotency_key,
-            seed=self.new_seed(),
+            seed=seed,
             algorithm=fairdeck.ALGORITHM,
         )
         stored = await self.store.create(wanted)

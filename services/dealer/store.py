@@ -1,9 +1,9 @@
 """Where the dealer keeps each hand's secret seed and what it dealt: in memory (tests) or in
 Redis (for real).
 
-A deck is written once and never changed: ``create`` stores a record unless one already exists
-under its ``deck_id`` and returns whichever record is stored (so two concurrent ``StartDeck`` calls
-agree on one seed). Records expire after a TTL (a hand lasts minutes; 24 hours by default).
+A deck is written once and never changed: ``create`` stores a record unless the same table and
+hand already has one and returns whichever record is stored (so two concurrent ``StartDeck``
+calls agree on one seed). Records expire after a TTL (a hand lasts minutes; 24 hours by default).
 
 Beside the record, the store keeps the deck's *ledger*: which request dealt each position, and
 whether the deck is closed (its seed revealed). ``claim`` checks and records a deal atomically:
@@ -12,16 +12,18 @@ positions no request dealt yet are taken by this one; positions this same reques
 ``close`` marks the deck closed; a closed deck refuses every claim.
 
 Redis layout: one string key per deck, ``holdem:dealer:deck:<deck_id>``, holding a JSON object
-``{"v": 1, "table_id", "hand_id", "idempotency_key", "seed" (hex), "algorithm"}``, written with
-``SET NX PX <ttl>``; and its ledger, a hash ``holdem:dealer:dealt:<deck_id>`` (field = position,
-value = request key; field ``closed`` once revealed) expiring with the record, changed only by Lua
-scripts. Anyone who can read these keys can read seeds before they are revealed: keep this Redis
-private to the dealer.
+``{"v": 1, "deck_id", "table_id", "hand_id", "idempotency_key", "seed" (hex), "algorithm"}``, and
+the same object under its hand, ``holdem:dealer:hand:<sha256(table_id NUL hand_id)>``, both
+written by one Lua script only when the hand has no deck yet (``PX <ttl>``); and its ledger, a
+hash ``holdem:dealer:dealt:<deck_id>`` (field = position, value = request key; field ``closed``
+once revealed) expiring with the record, changed only by Lua scripts. Anyone who can read these
+keys can read seeds before they are revealed: keep this Redis private to the dealer.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +35,11 @@ import redis.exceptions
 
 KEY_PREFIX = "holdem:dealer:"  # + "deck:<deck_id>" (the record), + "dealt:<deck_id>" (ledger)
 DEFAULT_TTL_SECONDS = 24 * 3600.0
+
+
+def hand_digest(table_id: str, hand_id: str) -> str:
+    """What names a hand in the store: hex SHA-256 of its table and hand ids (NUL-separated)."""
+    return hashlib.sha256(table_id.encode() + b"\x00" + hand_id.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +76,7 @@ class SeedStoreUnavailable(Exception):
 
 class SeedStore(Protocol):
     async def create(self, record: DeckRecord) -> DeckRecord:
-        """Store ``record`` unless its deck_id exists; return the record stored under it."""
+        """Store ``record`` unless its table's hand has a deck; return the hand's deck."""
         ...
 
     async def get(self, deck_id: str) -> DeckRecord | None: ...
@@ -104,13 +111,17 @@ class InMemorySeedStore:
         self.ttl_seconds = ttl_seconds
         self.clock = clock
         self._records: dict[str, tuple[DeckRecord, float]] = {}
+        self._hands: dict[str, str] = {}  # hand_digest -> deck_id
         self._ledgers: dict[str, _Ledger] = {}
 
     async def create(self, record: DeckRecord) -> DeckRecord:
-        existing = await self.get(record.deck_id)
+        hand = hand_digest(record.table_id, record.hand_id)
+        deck_id = self._hands.get(hand)
+        existing = None if deck_id is None else await self.get(deck_id)
         if existing is not None:
             return existing
         self._records[record.deck_id] = (record, self.clock() + self.ttl_seconds)
+        self._hands[hand] = record.deck_id
         return record
 
     async def get(self, deck_id: str) -> DeckRecord | None:
@@ -152,6 +163,7 @@ def _encode(record: DeckRecord) -> str:
     return json.dumps(
         {
             "v": 1,
+            "deck_id": record.deck_id,
             "table_id": record.table_id,
             "hand_id": record.hand_id,
             "idempotency_key": record.idempotency_key,
@@ -165,7 +177,7 @@ def _encode(record: DeckRecord) -> str:
 def _decode(deck_id: str, raw: str | bytes) -> DeckRecord:
     doc = json.loads(raw)
     return DeckRecord(
-        deck_id=deck_id,
+        deck_id=doc.get("deck_id", deck_id),
         table_id=doc["table_id"],
         hand_id=doc["hand_id"],
         idempotency_key=doc["idempotency_key"],
@@ -173,6 +185,16 @@ def _decode(deck_id: str, raw: str | bytes) -> DeckRecord:
         algorithm=doc["algorithm"],
     )
 
+
+# KEYS: hand, record. ARGV: the record (JSON), TTL ms -> the hand's record (JSON): the one
+# stored before, or this one, stored under the hand and under its deck id.
+_CREATE = """
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return ARGV[1]
+"""
 
 # KEYS: record, ledger. ARGV: request key, positions... -> {"dealt", record} |
 # {"taken", position} | {"closed"} | {"missing"}. The ledger expires with the record.
@@ -216,6 +238,7 @@ class RedisSeedStore:
         self.client = client
         self.ttl_ms = max(int(ttl_seconds * 1000), 1)
         self.key_prefix = key_prefix
+        self._create = client.register_script(_CREATE)
         self._claim = client.register_script(_CLAIM)
         self._close = client.register_script(_CLOSE)
 
@@ -239,20 +262,16 @@ class RedisSeedStore:
     def ledger_key(self, deck_id: str) -> str:
         return f"{self.key_prefix}dealt:{deck_id}"
 
+    def hand_key(self, table_id: str, hand_id: str) -> str:
+        return f"{self.key_prefix}hand:{hand_digest(table_id, hand_id)}"
+
     async def create(self, record: DeckRecord) -> DeckRecord:
-        key = self.key(record.deck_id)
+        keys = [self.hand_key(record.table_id, record.hand_id), self.key(record.deck_id)]
         try:
-            # A lost SET NX and then a key expiring before the GET is possible only at the very
-            # end of the TTL; retrying then stores this record.
-            for _ in range(3):
-                if await self.client.set(key, _encode(record), nx=True, px=self.ttl_ms):
-                    return record
-                raw = await self.client.get(key)
-                if raw is not None:
-                    return _decode(record.deck_id, raw)
+            raw = await self._create(keys=keys, args=[_encode(record), self.ttl_ms])
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             raise SeedStoreUnavailable(f"seed store unavailable: {exc}") from exc
-        raise SeedStoreUnavailable(f"could not store deck {record.deck_id}")
+        return _decode(record.deck_id, raw)
 
     async def get(self, deck_id: str) -> DeckRecord | None:
         try:

@@ -34,7 +34,7 @@ def counting_seeds() -> Dealer:
 def test_start_deck_commits_to_a_fresh_seed() -> None:
     dealer = counting_seeds()
     deck = run(dealer.start_deck("t1", "h1", "k1"))
-    assert deck.deck_id == deck_id_for("t1", "h1")
+    assert deck.deck_id == deck_id_for("t1", "h1", deck.commitment)
     assert deck.commitment == commitment((1).to_bytes(32, "big"))
     assert (deck.algorithm, deck.deck_size) == (ALGORITHM, 52)
     other = run(dealer.start_deck("t1", "h2", "k1"))
@@ -55,8 +55,9 @@ def test_the_same_hand_with_another_idempotency_key_is_refused() -> None:
 
 
 def test_deck_ids_do_not_collide_by_concatenation() -> None:
-    assert deck_id_for("ab", "c") != deck_id_for("a", "bc")
-    assert len(deck_id_for("t", "h")) == 32
+    assert deck_id_for("ab", "c", "x") != deck_id_for("a", "bc", "x")
+    assert deck_id_for("t", "h", "x") != deck_id_for("t", "h", "y")  # another seed, another id
+    assert len(deck_id_for("t", "h", "x")) == 32
 
 
 def test_cards_are_dealt_by_deck_position() -> None:
@@ -148,9 +149,9 @@ def test_deal_rejects_bad_input_and_deals_nothing(
 def test_an_unknown_deck_is_not_found() -> None:
     dealer = counting_seeds()
     with pytest.raises(NotFound, match="no deck"):
-        run(dealer.deal(deck_id_for("t", "h"), [0]))
+        run(dealer.deal(deck_id_for("t", "h", "x"), [0]))
     with pytest.raises(NotFound):
-        run(dealer.reveal(deck_id_for("t", "h")))
+        run(dealer.reveal(deck_id_for("t", "h", "x")))
 
 
 def test_card_indices_map_to_proto_ranks_and_suits() -> None:
@@ -159,3 +160,19 @@ def test_card_indices_map_to_proto_ranks_and_suits() -> None:
     two_of_clubs = card_to_proto(0)
     assert (two_of_clubs.rank, two_of_clubs.suit) == (2, 1)
     assert [card_from_proto(card_to_proto(c)) for c in range(52)] == list(range(52))
+
+
+def test_a_deck_drawn_again_after_the_store_was_wiped_has_another_id() -> None:
+    """A hand whose deck the store lost (Redis wiped) and that is started again gets a new deck
+    under a new id: the first id finds nothing (the table voids that hand) instead of dealing
+    from a seed that does not match the commitment the table already made public."""
+    store = InMemorySeedStore()
+    dealer = Dealer(store)
+    first = run(dealer.start_deck("t", "h", "k"))
+    for kept in (store._records, store._hands, store._ledgers):  # Redis crashed: all gone
+        kept.clear()
+    second = run(dealer.start_deck("t", "h", "k"))
+    assert second.deck_id != first.deck_id and second.commitment != first.commitment
+    with pytest.raises(NotFound):
+        run(dealer.deal(first.deck_id, [0]))
+    assert run(dealer.start_deck("t", "h", "k")) == second

@@ -15,6 +15,7 @@ from libs.devstack.identity import channel_as
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
 from services.dealer.app import deck_id_for
 from services.dealer.server import card_from_proto
+from services.dealer.store import hand_digest
 from tests.dealer.conftest import StartDealer
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
@@ -44,7 +45,7 @@ def fresh_table() -> str:
 def test_start_deck_is_idempotent(dealer: Stub) -> None:
     table = fresh_table()
     first = start(dealer, table)
-    assert first.deck_id == deck_id_for(table, "h1")
+    assert first.deck_id == deck_id_for(table, "h1", first.commitment)
     assert (first.shuffle_algorithm, first.deck_size) == (ALGORITHM, 52)
     assert len(first.commitment) == 64
     assert start(dealer, table) == first
@@ -129,7 +130,7 @@ def test_start_deck_refuses_bad_ids_and_stores_nothing(
     assert len(str(error.details())) < 200
     client = redis.Redis.from_url(redis_url)
     try:
-        assert client.exists(f"holdem:dealer:deck:{deck_id_for(table_id, hand_id)}") == 0
+        assert client.exists(f"holdem:dealer:hand:{hand_digest(table_id, hand_id)}") == 0
     finally:
         client.close()
 
