@@ -18,7 +18,6 @@ a nats-py that has no such hook it gives None, and the caller reads the ordinary
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import re
 from collections.abc import Callable
@@ -214,19 +213,17 @@ class RawRequests:
         headers: dict[str, str],
         timeout: float,
         callback: AnswerCallback,
-        *,
-        cork: bool = False,
     ) -> bool:
         """Send the request now and hand its answer (or ``nats.errors.TimeoutError``) to
         ``callback``, in the parser's call; False, and nothing sent, when it cannot be written
         to the socket at once (no inbox yet, the connection not up, earlier commands queued):
-        then use ``request``. ``cork``: see ``publish_now``."""
+        then use ``request``."""
         if not self._prefix:
             return False
         loop = asyncio.get_running_loop()
         inbox, key = self._wait(loop, timeout, None, callback)
         try:
-            sent = publish_now(self._nc, subject, payload, inbox, headers, cork=cork)
+            sent = publish_now(self._nc, subject, payload, inbox, headers)
         except BaseException:
             self._waiting.pop(key, None)
             raise
@@ -331,92 +328,13 @@ def _writable(nc: Any) -> bool:
     return bool(nc._pending_data_size == 0 and nc._status == nc.CONNECTED and nc._transport)
 
 
-#: How long a corked command (``publish_now(..., cork=True)``) may wait for the connection's next
-#: raw write before it goes out alone.
-CORK_SECONDS = 0.001
-_CORK = "_holdem_cork"
-
-
-class _Cork:
-    """Commands of one connection waiting to go out with its next raw write."""
-
-    __slots__ = ("commands", "timer")
-
-    def __init__(self) -> None:
-        self.commands: list[bytes] = []
-        self.timer: asyncio.TimerHandle | None = None
-
-    def take(self) -> bytes:
-        data = b"".join(self.commands)
-        self.commands.clear()
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        return data
-
-
-def _write(nc: Any, command: bytes) -> None:
-    """Write ``command`` to the socket, and after it what is corked (one write, one system call;
-    the server takes ``command`` first, so its answer does not wait for the corked ones)."""
-    cork: _Cork | None = getattr(nc, _CORK, None)
-    if cork is not None and cork.commands:
-        command += cork.take()
-    nc._transport.write(command)
-
-
-def _flush_cork(nc: Any) -> None:
-    """What is corked goes before a command queued in nats-py's buffer."""
-    cork: _Cork | None = getattr(nc, _CORK, None)
-    if cork is not None and cork.commands:
-        data = cork.take()
-        nc._pending.append(data)
-        nc._pending_data_size += len(data)
-
-
-def _uncork(nc: Any) -> None:
-    """The cork's time is up: what it holds goes out now (into nats-py's buffer, flushed by its
-    flusher or after a reconnect, when the socket cannot take it now)."""
-    cork: _Cork = getattr(nc, _CORK)
-    cork.timer = None
-    if not cork.commands:
-        return
-    data = cork.take()
-    if _writable(nc):
-        nc._transport.write(data)
-        return
-    nc._pending.append(data)
-    nc._pending_data_size += len(data)
-    if nc.is_connected and nc._flush_queue is not None:
-        with contextlib.suppress(asyncio.QueueFull):  # a flush is due already
-            nc._flush_queue.put_nowait(asyncio.get_running_loop().create_future())
-
-
-def publish_now(
-    nc: Any,
-    subject: str,
-    payload: bytes,
-    reply: str,
-    headers: dict[str, str],
-    *,
-    cork: bool = False,
-) -> bool:
+def publish_now(nc: Any, subject: str, payload: bytes, reply: str, headers: dict[str, str]) -> bool:
     """Write ``publish(...)``'s command to the socket at once, without nats-py's flusher task;
-    False (nothing sent) when that is not possible now. ``cork``: let it wait up to
-    ``CORK_SECONDS`` for the connection's next raw write and go out right after that one."""
+    False (nothing sent) when that is not possible now."""
     block = _block(nc, subject, reply, headers)
     if block is None or not _writable(nc):
         return False
-    command = _command(nc, subject, payload, reply, block)
-    if not cork:
-        _write(nc, command)
-        return True
-    corked: _Cork | None = getattr(nc, _CORK, None)
-    if corked is None:
-        corked = _Cork()
-        setattr(nc, _CORK, corked)
-    corked.commands.append(command)
-    if corked.timer is None:
-        corked.timer = asyncio.get_running_loop().call_later(CORK_SECONDS, _uncork, nc)
+    nc._transport.write(_command(nc, subject, payload, reply, block))
     return True
 
 
@@ -433,9 +351,8 @@ async def publish(
         return
     command = _command(nc, subject, payload, reply, block)
     if _writable(nc):
-        _write(nc, command)
+        nc._transport.write(command)
         return
-    _flush_cork(nc)
     await nc._send_command(command)
     if nc._flush_queue is not None and nc._flush_queue.empty():
         await nc._flush_pending()
@@ -487,12 +404,10 @@ class JetStreamPublisher:
         stream: str,
         headers: dict[str, str],
         callback: Callable[[api.PubAck | BaseException], None],
-        cork: bool = False,
     ) -> bool:
-        """``publish``, sent now (``cork``: right after the connection's next raw write, within
-        ``CORK_SECONDS``), its acknowledgement (or the error ``publish`` would raise) handed to
-        ``callback`` in the parser's call; False, and nothing sent, when that is not possible
-        now (use ``publish``)."""
+        """``publish``, sent now, its acknowledgement (or the error ``publish`` would raise)
+        handed to ``callback`` in the parser's call; False, and nothing sent, when that is not
+        possible now (use ``publish``)."""
         requests = self._raw()
         if requests is None or not requests.ready:
             return False
@@ -509,9 +424,7 @@ class JetStreamPublisher:
             callback(ack)
 
         headers[EXPECTED_STREAM] = stream
-        return requests.request_nowait(
-            subject, payload, headers, self._timeout, answered, cork=cork
-        )
+        return requests.request_nowait(subject, payload, headers, self._timeout, answered)
 
 
 _NO_RESPONDERS = b"503"

@@ -248,9 +248,6 @@ class JetStreamProjection:
             stream=self.stream,
             headers=headers,
             callback=acknowledged,
-            # sent right after the connection's next append, usually the next commit's: a
-            # system call less per commit, and the append is served first
-            cork=True,
         )
 
     async def _next_at(self, stream_id: str, position: int) -> Projected | None:
