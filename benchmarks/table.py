@@ -61,7 +61,7 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from libs.ai import Decision, Level, SeatView, decide
     from libs.ai.wire import TableContext
     from libs.eventstore.jetstream import JetStreamEventStore
-    from libs.eventstore.projection import JetStreamProjection
+    from libs.eventstore.projection import JetStreamProjection, Published
     from libs.eventstore.redis_snapshots import RedisSnapshotStore
     from libs.poker.evaluation import DEFAULT_EVALUATOR
     from libs.table import TableState, apply, codec
@@ -95,11 +95,40 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
             *,
             expected_position: int,
         ) -> int:
-            nonlocal events
-            events += len(events_pb2.Commit.FromString(data).recorded)
-            return await super().publish(
+            position = await super().publish(
                 stream_id, sequence, previous, data, expected_position=expected_position
             )
+            count(data)
+            return position
+
+        def publish_nowait(
+            self,
+            stream_id: str,
+            sequence: int,
+            previous: int,
+            data: bytes,
+            *,
+            expected_position: int,
+            callback: Published,
+        ) -> bool:
+            def counted(result: int | BaseException) -> None:
+                if not isinstance(result, BaseException):
+                    count(data)
+                callback(result)
+
+            return super().publish_nowait(
+                stream_id,
+                sequence,
+                previous,
+                data,
+                expected_position=expected_position,
+                callback=counted,
+            )
+
+    def count(data: bytes) -> None:
+        """Events made public (the stream's own count, as the projection publishes them)."""
+        nonlocal events
+        events += len(events_pb2.Commit.FromString(data).recorded)
 
     public = CountingProjection(nc, stream="BENCH_PUBLIC", subject_prefix="bench.public")
     await public.ensure_stream()
