@@ -47,13 +47,17 @@ from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
+from libs.platform.unavailable import unavailable_on_failure
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
 from services.gateway.watch import Listener, TableFeeds
 
 log = structlog.get_logger("gateway")
 
-SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
+GATEWAY_SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"]
+SERVICE_NAME = GATEWAY_SERVICE.full_name
+#: What a call answers (UNAVAILABLE) when NATS fails under it: a watch's reads, revocations.
+NATS_DOWN = "NATS is not answering: retry"
 
 RATE_LIMITED = "RATE_LIMITED"
 TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
@@ -118,6 +122,7 @@ def _error_code(exc: grpc.aio.AioRpcError) -> str:
     return ""
 
 
+@unavailable_on_failure(GATEWAY_SERVICE.methods_by_name, NATS_DOWN)
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     def __init__(
         self,

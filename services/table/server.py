@@ -18,8 +18,6 @@ from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.js.errors import ServiceUnavailableError
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from libs.eventstore import SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
@@ -36,6 +34,7 @@ from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import redis_options
+from libs.platform.unavailable import DEPENDENCY_FAILURES
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
@@ -70,15 +69,10 @@ R = TypeVar("R")
 Q = TypeVar("Q")
 
 # What a store that does not answer raises: NATS failing over to another node (no responders,
-# no stream response, timeouts), Redis restarting. The caller gets UNAVAILABLE and retries.
-# StoreError: e.g. a read that a NATS node's death cut short (a 503 mid-read): try again
-_UNREACHABLE = (
-    nats.errors.Error,
-    RedisConnectionError,
-    RedisTimeoutError,
-    TimeoutError,
-    StoreError,
-)
+# no stream response, timeouts), Redis restarting (libs.platform.unavailable's one list). The
+# caller gets UNAVAILABLE and retries. StoreError: e.g. a read that a NATS node's death cut
+# short (a 503 mid-read): try again
+_UNREACHABLE: tuple[type[BaseException], ...] = (*DEPENDENCY_FAILURES, StoreError)
 
 
 def _store_unavailable_is_unavailable(
