@@ -11,11 +11,11 @@ Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 import uuid
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -42,7 +42,7 @@ from libs.platform.errors import (
     Unauthenticated,
 )
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
-from libs.platform.limits import RETRY_AFTER_HEADER
+from libs.platform.limits import RETRY_AFTER_HEADER, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
@@ -141,7 +141,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.clock = clock
         self.rpc_timeout = config.platform.rpc_timeout_seconds
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
-        self.watches: Counter[str] = Counter()
+        self.watches = CallerLimiter(config.watches_per_player)  # open streams per player
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
         self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
         self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
@@ -533,16 +533,27 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if self.feeds is None:
             raise NotImplementedYet("GatewayService.WatchTable", "this gateway has no NATS")
         who = claims.player_id
-        if self.watches[who] >= self.config.watches_per_player:
+        # the slot is taken before anything is awaited: parallel calls cannot all pass the check
+        if not self.watches.try_acquire(who):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"at most {self.config.watches_per_player} WatchTable streams per player",
                 trailing_metadata=((ERROR_CODE_HEADER, TOO_MANY_WATCHES),),
             )
+        began = self.clock()
+        try:  # every way out gives the slot back (a refusal, a failure, the client leaving)
+            async with contextlib.aclosing(self._watch(request, who)) as updates:
+                async for update in updates:
+                    yield update
+        finally:
+            self.watches.release(who, self.clock() - began)
+
+    async def _watch(
+        self, request: gateway_pb2.WatchTableRequest, who: str
+    ) -> AsyncGenerator[gateway_pb2.TableUpdate, None]:
+        assert self.feeds is not None
         table_id = request.table_id
-        timeout = self.rpc_timeout
-        first = await self._view(table_id, who, timeout)  # NOT_FOUND for an unknown table
-        self.watches[who] += 1
+        first = await self._view(table_id, who, self.rpc_timeout)  # NOT_FOUND: unknown table
         listener = await self.feeds.listen(table_id, self.config.watch_buffer)
         sent, how = 0, "returned"
         try:
@@ -555,9 +566,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         finally:
             log.info("watch_ended", table_id=table_id, player_id=who, sequence=sent, how=how)
             await self.feeds.leave(table_id, listener)
-            self.watches[who] -= 1
-            if self.watches[who] <= 0:
-                del self.watches[who]
 
     async def _follow(
         self,
