@@ -28,7 +28,6 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import TokenClaims
-from libs.auth.revocation import REVOKED_BUCKET, RevokedTokens
 from libs.eventstore.projection import JetStreamProjection, Projected
 from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
 from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
@@ -50,6 +49,7 @@ from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.platform.unavailable import unavailable_on_failure
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
+from services.gateway.revocations import RevocationCheck
 from services.gateway.watch import Listener, TableFeeds
 
 log = structlog.get_logger("gateway")
@@ -132,11 +132,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         auth: Authenticator,
         feeds: TableFeeds | None,
         clock: Callable[[], float] = time.monotonic,
+        revocations: RevocationCheck | None = None,
     ) -> None:
         self.config = config
         self.lobby = lobby
         self.table = table
         self.auth = auth
+        self.revocations = revocations  # None: no NATS, nothing can be revoked
         self.feeds = feeds
         self.clock = clock
         self.rpc_timeout = config.platform.rpc_timeout_seconds
@@ -188,13 +190,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         peer = "peer:" + caller_of(context).address
         try:
             claims = self.auth.claims(context.invocation_metadata())
-        except Exception:
+            if self.revocations is not None and await self.revocations.revoked(claims):
+                raise Unauthenticated(
+                    REVOKED_TOKEN, "the token was revoked (logged out): log in again"
+                )
+        except Unauthenticated:
             await self._admit(context, peer)  # bad tokens count against the peer
             raise
         expiry = self.logged_out.get(claims.jti)
         if expiry is not None:
             if expiry > time.time():
-                raise Unauthenticated(REVOKED_TOKEN, "the token was revoked (logged out)")
+                raise Unauthenticated(
+                    REVOKED_TOKEN, "the token was revoked (logged out): log in again"
+                )
             del self.logged_out[claims.jti]
         await self._admit(context, "player:" + claims.player_id)
         return claims
@@ -706,17 +714,13 @@ async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
     table_channel = _fast_channel(config.platform)
     nc = await connect_nats(config.platform.nats_url, config.platform.tls, name="gateway")
-    revoked: RevokedTokens | None = None
-    try:
-        kv = await nc.jetstream().key_value(REVOKED_BUCKET)
-        revoked = RevokedTokens(kv)
-        await revoked.start()
-    except Exception as exc:  # no bucket yet: the lobby creates it at its first logout
-        log.warning("revocations_not_watched", error=str(exc))
-        revoked = None
+    # watched from the start when the bucket is there; else tried again in the background, and
+    # each token read from the bucket until then (services/gateway/revocations.py)
+    revocations = RevocationCheck(nc)
+    await revocations.start()
     if config.token_keys is None:
         log.warning("HOLDEM_TOKEN_KEYS is not set: no token verifies at this gateway")
-    auth = Authenticator(config.token_keys, revoked)
+    auth = Authenticator(config.token_keys)
     feeds = TableFeeds(nc, JetStreamProjection(nc))
     servicer = GatewayServicer(
         config,
@@ -724,11 +728,11 @@ async def build(config: GatewayConfig) -> Mount:
         table_pb2_grpc.TableServiceStub(table_channel),
         auth,
         feeds,
+        revocations=revocations,
     )
 
     async def close() -> None:
-        if revoked is not None:
-            await revoked.stop()
+        await revocations.stop()
         await close_nats(nc)
         await lobby_channel.close()
         await table_channel.close()
