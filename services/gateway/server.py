@@ -41,7 +41,7 @@ from libs.platform.errors import (
     Unauthenticated,
 )
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
-from libs.platform.limits import RETRY_AFTER_HEADER, CallerLimiter
+from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
@@ -144,6 +144,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self.rpc_timeout = config.platform.rpc_timeout_seconds
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
         self.watches = CallerLimiter(config.watches_per_player)  # open streams per player
+        self.histories = CallerLimiter(config.histories_per_player)  # calls in flight
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
         self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
         self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
@@ -653,12 +654,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     ) -> gateway_pb2.GetHandHistoryResponse:
         claims = await self._caller(context)
         before = page_token_number(request.page_token)
+        who = claims.player_id
+        if not self.histories.try_acquire(who):  # each one reads a table's stream
+            retry_ms = self.histories.retry_after_ms()
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"at most {self.histories.limit} GetHandHistory calls in flight per player: "
+                f"retry in {retry_ms} ms",
+                trailing_metadata=(
+                    (ERROR_CODE_HEADER, TOO_MANY_CALLS),
+                    (RETRY_AFTER_HEADER, str(retry_ms)),
+                ),
+            )
+        began = self.clock()
+        try:
+            return await self._history(request, who, before, context)
+        finally:
+            self.histories.release(who, self.clock() - began)
+
+    async def _history(
+        self, request: gateway_pb2.GetHandHistoryRequest, who: str, before: int, context: Context
+    ) -> gateway_pb2.GetHandHistoryResponse:
         # the table reads its own stream and projects it for this player (NOT_FOUND for a table
         # that was never opened, as for every other call about a table)
         answer = await self.table.GetHandHistory(
             table_pb2.GetHandHistoryRequest(
                 table_id=request.table_id,
-                player_id=claims.player_id,
+                player_id=who,
                 hand_id=request.hand_id,
                 limit=request.limit,
                 before_hand_number=before,

@@ -2,11 +2,15 @@
 
 - at most ``HOLDEM_GATEWAY_WATCHES_PER_PLAYER`` WatchTable streams open at once, however many
   are opened in parallel (rt/watchrace.py opened 17-90 of 90 under a limit of 16), and every
-  slot comes back when its stream ends, refused or failed streams included."""
+  slot comes back when its stream ends, refused or failed streams included;
+- at most ``HOLDEM_GATEWAY_HISTORIES_PER_PLAYER`` GetHandHistory calls in flight per player
+  (rt/histdos.py), the rest RESOURCE_EXHAUSTED at once with a retry hint."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +25,7 @@ from tests.gateway.stack import GatewayStack, bearer, start_gateway_stack
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 WATCHES = 16
+HISTORIES = 2
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +38,7 @@ def limits_stack(
         redis_url,
         {
             "HOLDEM_GATEWAY_WATCHES_PER_PLAYER": str(WATCHES),
+            "HOLDEM_GATEWAY_HISTORIES_PER_PLAYER": str(HISTORIES),
             "HOLDEM_GATEWAY_RATE_BURST": "2000",
         },
     )
@@ -102,5 +108,60 @@ def test_parallel_watch_table_calls_open_exactly_the_limit_and_slots_come_back(
             assert after == {"open": WATCHES, "RESOURCE_EXHAUSTED:TOO_MANY_WATCHES": 1}
             for call in calls:
                 call.cancel()
+
+    asyncio.run(run())
+
+
+def test_history_calls_beyond_the_limit_in_flight_are_refused_with_a_retry_hint(
+    limits_stack: GatewayStack,
+) -> None:
+    stack = limits_stack
+    table_id = stack.open_table()
+    stack.seat(table_id, "reader", 100)
+    token = stack.token("reader")
+    other = stack.token("someone-else")
+    request = gateway_pb2.GetHandHistoryRequest(table_id=table_id)
+
+    async def run() -> None:
+        async with grpc.aio.insecure_channel(stack.gateway.address) as channel:
+            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+            # the table stands still: every history call that reaches it stays in flight
+            os.kill(stack.table.pid, signal.SIGSTOP)
+            try:
+                calls = [
+                    asyncio.ensure_future(
+                        stub.GetHandHistory(request, metadata=bearer(token), timeout=60)
+                    )
+                    for _ in range(12)
+                ]
+                done, in_flight = await asyncio.wait(calls, timeout=3)
+                refused = [t.exception() for t in done]
+                assert len(in_flight) == HISTORIES
+                assert all(isinstance(e, grpc.aio.AioRpcError) for e in refused)
+                outcomes = [_outcome(e) for e in refused if isinstance(e, grpc.aio.AioRpcError)]
+                assert outcomes == ["RESOURCE_EXHAUSTED:TOO_MANY_CALLS"] * (12 - HISTORIES)
+                first = refused[0]
+                assert isinstance(first, grpc.aio.AioRpcError)
+                hint = dict(first.trailing_metadata() or ())
+                assert int(hint["grpc-retry-pushback-ms"]) > 0
+                assert "retry in" in (first.details() or "")
+                # another player is not held up by this one's calls
+                theirs = asyncio.ensure_future(
+                    stub.GetHandHistory(request, metadata=bearer(other), timeout=60)
+                )
+                await asyncio.sleep(0.5)
+                assert not theirs.done()  # in flight too, not refused
+            finally:
+                os.kill(stack.table.pid, signal.SIGCONT)
+            answered = await asyncio.gather(*in_flight, theirs)
+            assert all(not a.hands for a in answered)
+            # the slots came back: the limit's worth of calls at once, all answered
+            again = await asyncio.gather(
+                *(
+                    stub.GetHandHistory(request, metadata=bearer(token), timeout=60)
+                    for _ in range(HISTORIES)
+                )
+            )
+            assert len(again) == HISTORIES
 
     asyncio.run(run())
