@@ -49,6 +49,7 @@ from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.platform.unavailable import unavailable_on_failure
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
+from services.gateway.echo import echoes_clipped
 from services.gateway.revocations import RevocationCheck
 from services.gateway.watch import Listener, TableFeeds
 
@@ -122,6 +123,7 @@ def _error_code(exc: grpc.aio.AioRpcError) -> str:
     return ""
 
 
+@echoes_clipped(GATEWAY_SERVICE.methods_by_name)
 @unavailable_on_failure(GATEWAY_SERVICE.methods_by_name, NATS_DOWN)
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     def __init__(
