@@ -107,6 +107,16 @@ class RevokedTokens:
             with contextlib.suppress(Exception):
                 await watcher.stop()  # type: ignore[no-untyped-call]
 
+    async def ended(self) -> None:
+        """Returns once the watch has stopped following the bucket (its watcher failed, or
+        :meth:`stop`); at once when it never started."""
+        task = self._task
+        if task is None:
+            return
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: whoever waits here decides what to do about it
+
     def __contains__(self, jti: object) -> bool:
         if not isinstance(jti, str):
             return False

@@ -37,6 +37,9 @@ from .events import (
     TimeBankUsed,
 )
 
+#: Players a table names as ever dealt in (``TableState.dealt_players``); past it: unknown.
+MAX_DEALT_PLAYERS = 256
+
 
 @dataclass
 class Seat:
@@ -79,6 +82,10 @@ class TableState:
     # taken by somebody else once the hand is over is not that position (its cards are not
     # theirs to see or show). Empty in snapshots from before it was kept.
     hand_players: tuple[str, ...] = ()
+    # Everyone ever dealt into a hand here, in the order first dealt: a hand history asked for
+    # anybody else is empty without reading the stream. None: not known (a snapshot from before
+    # it was kept, or more than MAX_DEALT_PLAYERS players): then histories read the stream.
+    dealt_players: tuple[str, ...] | None = None
     commitment: str = ""
     deck_id: str = ""
     clock_seat: int | None = None
@@ -175,6 +182,7 @@ def apply(s: TableState, event: Event) -> None:
     match event:
         case TableOpened():
             s.table_id, s.config, s.opened_at = event.table_id, event.config, event.at
+            s.dealt_players = ()
         case PlayerSeated():
             assert s.config is not None
             s.seats[event.seat] = Seat(
@@ -208,7 +216,10 @@ def apply(s: TableState, event: Event) -> None:
                 _mark_missed_blinds(s, event, s.config.seats)
             s.hands_started = event.hand_number
             s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
-            s.hand_players = tuple(s.seats[number].player_id for number in event.seats)
+            players = tuple(s.seats[number].player_id for number in event.seats)
+            if s.dealt_players is not None:
+                s.dealt_players = _with_dealt(s.dealt_players, players, s.hand_players)
+            s.hand_players = players
             s.commitment, s.deck_id = event.commitment, event.deck_id
             for number in event.seats:
                 seat = s.seats[number]
@@ -236,6 +247,19 @@ def apply(s: TableState, event: Event) -> None:
             s.clock_seat = None
         case _:
             _apply_hand_event(s, event)
+
+
+def _with_dealt(
+    dealt: tuple[str, ...], players: tuple[str, ...], last: tuple[str, ...]
+) -> tuple[str, ...] | None:
+    """``dealt`` and ``players`` (a hand's), each once; None past MAX_DEALT_PLAYERS. Players of
+    the last hand are known dealt already (most hands: no search of ``dealt`` at all)."""
+    new = [p for p in players if p not in last and p not in dealt]
+    if not new:
+        return dealt
+    if len(dealt) + len(new) > MAX_DEALT_PLAYERS:
+        return None
+    return (*dealt, *new)
 
 
 def _passed(previous: int | None, current: int, seat: int, size: int) -> bool:

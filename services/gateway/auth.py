@@ -1,6 +1,6 @@
 """Who is calling: the bearer token of a call, verified here (contract-13 §4) with the key ring
-of HOLDEM_TOKEN_KEYS and the watched revocation list (NATS KV ``holdem_revoked``), with no lobby
-round trip."""
+of HOLDEM_TOKEN_KEYS, with no lobby round trip. Whether a verified token was revoked (logged
+out) is asked of ``revocations.RevocationCheck``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Iterable
 
 from libs.auth import InvalidToken, KeyRing, TokenClaims, verify
-from libs.auth.revocation import RevokedTokens
 from libs.auth.tokens import TOKEN_EXPIRED
 from libs.platform.errors import Unauthenticated
 
@@ -35,14 +34,8 @@ def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
 class Authenticator:
     """Verifies tokens locally. ``keys`` None: nothing verifies (no HOLDEM_TOKEN_KEYS)."""
 
-    def __init__(
-        self,
-        keys: KeyRing | None,
-        revoked: RevokedTokens | None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
+    def __init__(self, keys: KeyRing | None, clock: Callable[[], float] = time.time) -> None:
         self.keys = keys
-        self.revoked = revoked
         self.clock = clock
 
     def claims(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> TokenClaims:
@@ -57,6 +50,4 @@ class Authenticator:
             if exc.code == TOKEN_EXPIRED:
                 raise Unauthenticated(EXPIRED_TOKEN, exc.message) from None
             raise Unauthenticated(INVALID_TOKEN, exc.message) from None
-        if self.revoked is not None and self.revoked.is_revoked(claims):
-            raise Unauthenticated(REVOKED_TOKEN, "the token was revoked (logged out): log in again")
         return claims

@@ -45,12 +45,20 @@ WATCHES_PER_PLAYER = Var(
     "16",
     "WatchTable streams one player (or peer) may have open at once",
 )
+HISTORIES_PER_PLAYER = Var(
+    "HOLDEM_GATEWAY_HISTORIES_PER_PLAYER",
+    integer(minimum=1, maximum=100),
+    "2",
+    "GetHandHistory calls one player may have in flight (each reads a table's stream in the "
+    "table service); more are answered RESOURCE_EXHAUSTED with a retry hint",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     OPTIONAL_TOKEN_KEYS,
     RATE_PER_SECOND,
     RATE_BURST,
     WATCH_BUFFER,
     WATCHES_PER_PLAYER,
+    HISTORIES_PER_PLAYER,
 )
 
 
@@ -62,6 +70,7 @@ class GatewayConfig:
     rate_burst: int = 100
     watch_buffer: int = 512
     watches_per_player: int = 16
+    histories_per_player: int = 2
 
 
 def load_config(environ: Mapping[str, str]) -> GatewayConfig:
@@ -73,4 +82,5 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
         rate_burst=values[RATE_BURST],
         watch_buffer=values[WATCH_BUFFER],
         watches_per_player=values[WATCHES_PER_PLAYER],
+        histories_per_player=values[HISTORIES_PER_PLAYER],
     )

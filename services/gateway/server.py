@@ -11,11 +11,11 @@ Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 import uuid
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -28,7 +28,6 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import TokenClaims
-from libs.auth.revocation import REVOKED_BUCKET, RevokedTokens
 from libs.eventstore.projection import JetStreamProjection, Projected
 from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
 from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
@@ -42,18 +41,24 @@ from libs.platform.errors import (
     Unauthenticated,
 )
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
-from libs.platform.limits import RETRY_AFTER_HEADER
+from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
+from libs.platform.unavailable import unavailable_on_failure
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
+from services.gateway.echo import echoes_clipped
+from services.gateway.revocations import RevocationCheck
 from services.gateway.watch import Listener, TableFeeds
 
 log = structlog.get_logger("gateway")
 
-SERVICE_NAME = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name
+GATEWAY_SERVICE = gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"]
+SERVICE_NAME = GATEWAY_SERVICE.full_name
+#: What a call answers (UNAVAILABLE) when NATS fails under it: a watch's reads, revocations.
+NATS_DOWN = "NATS is not answering: retry"
 
 RATE_LIMITED = "RATE_LIMITED"
 TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
@@ -118,6 +123,8 @@ def _error_code(exc: grpc.aio.AioRpcError) -> str:
     return ""
 
 
+@echoes_clipped(GATEWAY_SERVICE.methods_by_name)
+@unavailable_on_failure(GATEWAY_SERVICE.methods_by_name, NATS_DOWN)
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     def __init__(
         self,
@@ -127,16 +134,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         auth: Authenticator,
         feeds: TableFeeds | None,
         clock: Callable[[], float] = time.monotonic,
+        revocations: RevocationCheck | None = None,
     ) -> None:
         self.config = config
         self.lobby = lobby
         self.table = table
         self.auth = auth
+        self.revocations = revocations  # None: no NATS, nothing can be revoked
         self.feeds = feeds
         self.clock = clock
         self.rpc_timeout = config.platform.rpc_timeout_seconds
         self.limiter = RateLimiter(config.rate_per_second, config.rate_burst)
-        self.watches: Counter[str] = Counter()
+        self.watches = CallerLimiter(config.watches_per_player)  # open streams per player
+        self.histories = CallerLimiter(config.histories_per_player)  # calls in flight
         self.logged_out: dict[str, float] = {}  # jti -> expiry, until the revocation watch has it
         self.names: dict[str, str] = {}  # player id -> display name (from the lobby; fixed)
         self.name_retry: dict[str, float] = {}  # player id -> when to ask the lobby again
@@ -183,13 +193,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         peer = "peer:" + caller_of(context).address
         try:
             claims = self.auth.claims(context.invocation_metadata())
-        except Exception:
+            if self.revocations is not None and await self.revocations.revoked(claims):
+                raise Unauthenticated(
+                    REVOKED_TOKEN, "the token was revoked (logged out): log in again"
+                )
+        except Unauthenticated:
             await self._admit(context, peer)  # bad tokens count against the peer
             raise
         expiry = self.logged_out.get(claims.jti)
         if expiry is not None:
             if expiry > time.time():
-                raise Unauthenticated(REVOKED_TOKEN, "the token was revoked (logged out)")
+                raise Unauthenticated(
+                    REVOKED_TOKEN, "the token was revoked (logged out): log in again"
+                )
             del self.logged_out[claims.jti]
         await self._admit(context, "player:" + claims.player_id)
         return claims
@@ -528,16 +544,27 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if self.feeds is None:
             raise NotImplementedYet("GatewayService.WatchTable", "this gateway has no NATS")
         who = claims.player_id
-        if self.watches[who] >= self.config.watches_per_player:
+        # the slot is taken before anything is awaited: parallel calls cannot all pass the check
+        if not self.watches.try_acquire(who):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"at most {self.config.watches_per_player} WatchTable streams per player",
                 trailing_metadata=((ERROR_CODE_HEADER, TOO_MANY_WATCHES),),
             )
+        began = self.clock()
+        try:  # every way out gives the slot back (a refusal, a failure, the client leaving)
+            async with contextlib.aclosing(self._watch(request, who)) as updates:
+                async for update in updates:
+                    yield update
+        finally:
+            self.watches.release(who, self.clock() - began)
+
+    async def _watch(
+        self, request: gateway_pb2.WatchTableRequest, who: str
+    ) -> AsyncGenerator[gateway_pb2.TableUpdate, None]:
+        assert self.feeds is not None
         table_id = request.table_id
-        timeout = self.rpc_timeout
-        first = await self._view(table_id, who, timeout)  # NOT_FOUND for an unknown table
-        self.watches[who] += 1
+        first = await self._view(table_id, who, self.rpc_timeout)  # NOT_FOUND: unknown table
         listener = await self.feeds.listen(table_id, self.config.watch_buffer)
         sent, how = 0, "returned"
         try:
@@ -550,9 +577,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         finally:
             log.info("watch_ended", table_id=table_id, player_id=who, sequence=sent, how=how)
             await self.feeds.leave(table_id, listener)
-            self.watches[who] -= 1
-            if self.watches[who] <= 0:
-                del self.watches[who]
 
     async def _follow(
         self,
@@ -632,12 +656,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     ) -> gateway_pb2.GetHandHistoryResponse:
         claims = await self._caller(context)
         before = page_token_number(request.page_token)
+        who = claims.player_id
+        if not self.histories.try_acquire(who):  # each one reads a table's stream
+            retry_ms = self.histories.retry_after_ms()
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"at most {self.histories.limit} GetHandHistory calls in flight per player: "
+                f"retry in {retry_ms} ms",
+                trailing_metadata=(
+                    (ERROR_CODE_HEADER, TOO_MANY_CALLS),
+                    (RETRY_AFTER_HEADER, str(retry_ms)),
+                ),
+            )
+        began = self.clock()
+        try:
+            return await self._history(request, who, before, context)
+        finally:
+            self.histories.release(who, self.clock() - began)
+
+    async def _history(
+        self, request: gateway_pb2.GetHandHistoryRequest, who: str, before: int, context: Context
+    ) -> gateway_pb2.GetHandHistoryResponse:
         # the table reads its own stream and projects it for this player (NOT_FOUND for a table
         # that was never opened, as for every other call about a table)
         answer = await self.table.GetHandHistory(
             table_pb2.GetHandHistoryRequest(
                 table_id=request.table_id,
-                player_id=claims.player_id,
+                player_id=who,
                 hand_id=request.hand_id,
                 limit=request.limit,
                 before_hand_number=before,
@@ -693,17 +738,13 @@ async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
     table_channel = _fast_channel(config.platform)
     nc = await connect_nats(config.platform.nats_url, config.platform.tls, name="gateway")
-    revoked: RevokedTokens | None = None
-    try:
-        kv = await nc.jetstream().key_value(REVOKED_BUCKET)
-        revoked = RevokedTokens(kv)
-        await revoked.start()
-    except Exception as exc:  # no bucket yet: the lobby creates it at its first logout
-        log.warning("revocations_not_watched", error=str(exc))
-        revoked = None
+    # watched from the start when the bucket is there; else tried again in the background, and
+    # each token read from the bucket until then (services/gateway/revocations.py)
+    revocations = RevocationCheck(nc)
+    await revocations.start()
     if config.token_keys is None:
         log.warning("HOLDEM_TOKEN_KEYS is not set: no token verifies at this gateway")
-    auth = Authenticator(config.token_keys, revoked)
+    auth = Authenticator(config.token_keys)
     feeds = TableFeeds(nc, JetStreamProjection(nc))
     servicer = GatewayServicer(
         config,
@@ -711,11 +752,11 @@ async def build(config: GatewayConfig) -> Mount:
         table_pb2_grpc.TableServiceStub(table_channel),
         auth,
         feeds,
+        revocations=revocations,
     )
 
     async def close() -> None:
-        if revoked is not None:
-            await revoked.stop()
+        await revocations.stop()
         await close_nats(nc)
         await lobby_channel.close()
         await table_channel.close()

@@ -18,8 +18,6 @@ from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.js.errors import ServiceUnavailableError
 from redis.asyncio import Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from libs.eventstore import SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
@@ -36,6 +34,7 @@ from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import redis_options
+from libs.platform.unavailable import DEPENDENCY_FAILURES
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
@@ -46,6 +45,7 @@ from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
+from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
 from services.table.views import player_view
 
@@ -70,15 +70,10 @@ R = TypeVar("R")
 Q = TypeVar("Q")
 
 # What a store that does not answer raises: NATS failing over to another node (no responders,
-# no stream response, timeouts), Redis restarting. The caller gets UNAVAILABLE and retries.
-# StoreError: e.g. a read that a NATS node's death cut short (a 503 mid-read): try again
-_UNREACHABLE = (
-    nats.errors.Error,
-    RedisConnectionError,
-    RedisTimeoutError,
-    TimeoutError,
-    StoreError,
-)
+# no stream response, timeouts), Redis restarting (libs.platform.unavailable's one list). The
+# caller gets UNAVAILABLE and retries. StoreError: e.g. a read that a NATS node's death cut
+# short (a 503 mid-read): try again
+_UNREACHABLE: tuple[type[BaseException], ...] = (*DEPENDENCY_FAILURES, StoreError)
 
 
 def _store_unavailable_is_unavailable(
@@ -199,9 +194,11 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     async def GetHandHistory(
         self, request: table_pb2.GetHandHistoryRequest, context: Context
     ) -> table_pb2.GetHandHistoryResponse:
-        # any replica answers: a read of the stream, nothing claimed or cached
+        table_id = _ids(request.table_id, "-")[0]
+        if await self._never_dealt(table_id, request.player_id):
+            return table_pb2.GetHandHistoryResponse()  # no hand of theirs: nothing to read
         page = await self.histories.page(
-            _ids(request.table_id, "-")[0],
+            table_id,
             request.player_id,
             hand_id=request.hand_id,
             before=request.before_hand_number,
@@ -210,6 +207,19 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         return table_pb2.GetHandHistoryResponse(
             hands=[_record(hand) for hand in page.hands], more=page.more
         )
+
+    async def _never_dealt(self, table_id: str, player_id: str) -> bool:
+        """The table's state says ``player_id`` was never dealt into a hand there (then their
+        history is empty, and the stream is not read). Only the replica serving the table
+        holds its state: on another one (NotOwner), or when the state does not know
+        (``dealt_players`` None), the stream is read as ever. TABLE_NOT_FOUND for a table
+        that was never opened."""
+        try:
+            table = await self.app.existing(table_id)
+        except NotOwner:
+            return False
+        dealt = table.state.dealt_players
+        return dealt is not None and player_id not in dealt
 
 
 def _timestamp(seconds: float) -> Timestamp:

@@ -215,3 +215,33 @@ def test_past_the_rate_limit_calls_are_refused_with_a_retry_hint(
         with pytest.raises(grpc.RpcError) as err:
             code()
         assert err.value.code() == S.NOT_FOUND
+
+
+def test_no_message_repeats_more_than_32_characters_of_what_was_sent(
+    gateway_stack: GatewayStack,
+) -> None:
+    """The longest ids the edge lets through (64 characters) about tables that do not exist: the
+    gateway's messages, its own and those it relays from the lobby and the table, repeat at
+    most a 32-character prefix of them."""
+    long_id = "T" + "x" * 62 + "Z"
+    assert len(long_id) == 64
+    with grpc.insecure_channel(gateway_stack.gateway.address) as channel:
+        gw = gateway_stack.gateway_stub(channel)
+        guest = gw.GuestLogin(gateway_pb2.GuestLoginRequest(display_name="Echo"), timeout=10)
+        asked: dict[str, Any] = requests(long_id)
+        for method, request in asked.items():
+            if "table_id" not in request.DESCRIPTOR.fields_by_name or method == "CreateTable":
+                continue
+            if "hand_id" in request.DESCRIPTOR.fields_by_name:
+                request.hand_id = long_id
+            metadata = bearer(guest.token)
+            try:
+                if method == "WatchTable":
+                    next(iter(gw.WatchTable(request, metadata=metadata, timeout=10)))
+                else:
+                    getattr(gw, method)(request, metadata=metadata, timeout=30)
+            except grpc.RpcError as exc:
+                details = exc.details() or ""
+                assert long_id[:33] not in details, (method, details)
+            else:
+                raise AssertionError(f"{method} about a table that does not exist answered OK")
