@@ -18,6 +18,7 @@ background loops: the action clock, lease renewal, and adoption of tables nobody
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -34,13 +35,13 @@ from libs.poker.errors import IllegalAction, PokerError
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState
 from libs.table import commands as tc
-from libs.table.automation import ClockDue, HandDue, next_due
+from libs.table.automation import BoardDue, BotTurn, ClockDue, HandDue, HoleCardsDue, next_due
 from libs.table.errors import NOT_ENOUGH_PLAYERS, TABLE_NOT_FOUND
 from libs.table.events import Event
 from libs.table.planning import start_hand_refusal
 from services.table.automation import Automation
 from services.table.bots import Bots
-from services.table.commits import LoadedTable, TableStream
+from services.table.commits import Ahead, LoadedTable, Stepped, TableStream
 from services.table.dealing import DealerPort
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome
 from services.table.ownership import NotOwner, Ownership
@@ -140,6 +141,8 @@ class TableApp:
     async def stop(self) -> None:
         drivers, self._drivers = self._drivers, {}
         await stop_tasks(drivers.values())
+        for table in self._tables.values():
+            self._drop_ahead(table)
         tasks, self._tasks = self._tasks, []
         await stop_tasks(tasks)
         await self.stream.stop()
@@ -183,7 +186,9 @@ class TableApp:
 
     def forget(self, table_id: str) -> None:
         """Drop the cached state (the next command reloads from the store)."""
-        self._tables.pop(table_id, None)
+        table = self._tables.pop(table_id, None)
+        if table is not None:
+            self._drop_ahead(table)
         self._stood_still.pop(table_id, None)
         self.stream.forget(table_id)
 
@@ -231,10 +236,12 @@ class TableApp:
         key: str,
         automatic: bool = False,
         based_on: int | None = None,
+        decided: tuple[TableState, tuple[TableState, list[Event]]] | None = None,
     ) -> Outcome | None:
         """Decide, append, apply. A player's command that meets a newer state is decided again
         on it; an ``automatic`` one (deal, bot, next hand) is dropped instead (None), since what
-        to do next must be worked out again from the newer state."""
+        to do next must be worked out again from the newer state. ``decided``: the command
+        decided already, on that state (worked out ahead: taken while it is the table's)."""
         table = await self.table(table_id)
         async with table.lock:
             if automatic and based_on is not None and table.sequence != based_on:
@@ -243,10 +250,16 @@ class TableApp:
                 first = table.recent.first_outcome(key)
                 if first is not None:
                     return first
-                state, events = await self.step(table.state, command)  # domain errors propagate
+                if decided is not None and decided[0] is table.state:
+                    state, events = decided[1]
+                else:  # domain errors propagate
+                    state, events = await self.step(table.state, command)
+                decided = None
                 if not events:
                     return Outcome(table.sequence, [])
                 state, events = await self.automation.reveal_at_hand_end(state, events)
+                if automatic:
+                    self._work_ahead(table_id, table, state)
                 now = self.clock()
                 kind = type(command).__name__
                 previous = table.sequence
@@ -303,18 +316,81 @@ class TableApp:
                 break
             table = await self.table(table_id)
             based_on, state = table.sequence, table.state  # read together: no await between
+            ahead = await self._ahead_of(table, state)
+            decided: tuple[TableState, tuple[TableState, list[Event]]] | None = None
+            if ahead is not None:
+                command, stepped = ahead
+                decided = (state, stepped)
+            else:
+                found = await self.automation.next_command(
+                    table_id, state, start_hands=self.auto_start
+                )
+                if found is None:
+                    if table.sequence != based_on:
+                        continue  # something else moved the table meanwhile: look again
+                    return done
+                command = found
+            key = f"{table_id}:{based_on}:{type(command).__name__}"
+            outcome = await self._commit(
+                table_id, command, key, automatic=True, based_on=based_on, decided=decided
+            )
+            if outcome is not None:
+                done += 1
+        return done
+
+    #: What is worked out ahead: the steps that need no seed revealed and no new deck (a bot's
+    #: decision, a deal), so nothing happens at the dealer that the step in flight may undo.
+    _AHEAD_STEPS = (BotTurn, HoleCardsDue, BoardDue)
+
+    def _work_ahead(self, table_id: str, table: LoadedTable, state: TableState) -> None:
+        """While the commit that proposes ``state`` is in flight (its append waiting for the
+        server's answer), work out the automatic step that will follow it, so that the table's
+        own work overlaps the server's: the step is taken only if ``state`` is the table's when
+        the driver looks next (the commit landed, nothing else came first)."""
+        self._drop_ahead(table)
+        due = next_due(state, self.clock())
+        if not isinstance(due, self._AHEAD_STEPS):
+            return
+
+        async def work() -> Stepped | None:
             command = await self.automation.next_command(
                 table_id, state, start_hands=self.auto_start
             )
             if command is None:
-                if table.sequence != based_on:
-                    continue  # something else moved the table meanwhile: look again
-                return done
-            key = f"{table_id}:{based_on}:{type(command).__name__}"
-            outcome = await self._commit(table_id, command, key, automatic=True, based_on=based_on)
-            if outcome is not None:
-                done += 1
-        return done
+                return None
+            return command, await self.step(state, command)
+
+        table.ahead = Ahead(state, asyncio.create_task(work()))
+
+    async def _ahead_of(self, table: LoadedTable, state: TableState) -> Stepped | None:
+        """The step worked out ahead on ``state``, if there is one (a failed one is none: the
+        driver works it out again, and meets the same failure itself if it lasts)."""
+        ahead, table.ahead = table.ahead, None
+        if ahead is None:
+            return None
+        if ahead.state is not state:
+            self._drop(ahead)
+            return None
+        try:
+            return await ahead.task
+        except asyncio.CancelledError:
+            honour_cancel()
+            return None
+        except Exception:
+            return None
+
+    def _drop_ahead(self, table: LoadedTable) -> None:
+        ahead, table.ahead = table.ahead, None
+        if ahead is not None:
+            self._drop(ahead)
+
+    @staticmethod
+    def _drop(ahead: Ahead) -> None:
+        if not ahead.task.done():
+            ahead.task.cancel()
+        else:
+            with contextlib.suppress(BaseException):
+                ahead.task.exception()  # retrieved: nobody asks for a step dropped
 
     async def _drive_now(self, table_id: str) -> int:
         done = await self.drive(table_id, limit=INLINE_STEPS)

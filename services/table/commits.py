@@ -33,6 +33,7 @@ from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
+from libs.table import commands as tc
 from libs.table.events import Event
 from libs.tableproto.envelope import (
     Record,
@@ -57,6 +58,22 @@ class LoadedTable:
     since_snapshot: int
     recent: RecentCommits = field(default_factory=RecentCommits)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # the next automatic step, worked out on the state a commit in flight proposes (``state``
+    # once it lands): ``TableApp`` takes it when that state is the table's, else drops it
+    ahead: Ahead | None = None
+
+
+@dataclass
+class Ahead:
+    """An automatic step worked out ahead: on ``state``, the step ``task`` gives (its command
+    and what deciding it gives), or None when none was worked out."""
+
+    state: TableState
+    task: asyncio.Task[Stepped | None]
+
+
+#: A command and what deciding it gave: (command, (state, events)).
+Stepped = tuple[tc.TableCommand, tuple[TableState, list[Event]]]
 
 
 @dataclass
