@@ -24,6 +24,7 @@ from libs.lobby import account, catalogue, wallet
 from libs.lobby.account import Account, AccountOpened, account_key
 from libs.lobby.catalogue import Listing
 from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
+from libs.lobby.stakes import checked_config
 from libs.lobby.wallet import Wallet
 from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
 from libs.poker.config import BettingStructure, Variant
@@ -369,7 +370,8 @@ class Lobby:
         self, name: str, config: common_pb2.TableConfig, created_by: str, bots: Sequence[int] = ()
     ) -> Listing:
         await self.player(created_by)
-        checked = config_from_proto(config)  # refuses bad settings before anything is written
+        # the whole config, derived buy-ins included, before anything is written
+        checked = checked_config(config)
         ai_levels(bots, checked.seats)
         name = name.strip() or f"Table {len(self.listings) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():

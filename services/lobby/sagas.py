@@ -157,8 +157,10 @@ class Seating:
         """Seat one house AI per level at a new table (CreateTable with bots), each bought in
         with ``buy_in`` from its own wallet by the same saga as anyone (keys from the table id
         and the AI's place, so a retry seats nobody twice); all at once. An AI whose seat the
-        table has not confirmed in time (None) is seated by the process manager when it does:
-        the table exists either way, so the call does not fail for it."""
+        table has not confirmed in time (None) is seated by the process manager when it does;
+        one the table refused (None) got its reservation back (the saga's refund), so what was
+        granted for it waits in its wallet for its next seat. The table exists either way, so
+        the call does not fail for it."""
         numbers: dict[str, int] = {}
         places = []
         for index, level in enumerate(levels):
@@ -166,14 +168,21 @@ class Seating:
             places.append((level, numbers[level], f"ai-{table_id}-{index}"))
 
         async def seat(level: str, number: int, key: str) -> Outcome | None:
+            try:
+                return await seat_once(level, number, key)
+            except Pending:  # the table is slow: the process manager seats it later
+                log.warning("ai seat pending", table_id=table_id, level=level, number=number)
+            except Exception as exc:  # the table exists: CreateTable answers it all the same
+                # (the table refused the seat, and the reservation was refunded to the AI)
+                log.warning("ai not seated", table_id=table_id, level=level, error=str(exc)[:200])
+            return None
+
+        async def seat_once(level: str, number: int, key: str) -> Outcome | None:
             for attempt in range(HOUSE_GRANT_ATTEMPTS):
                 grant_key = key if attempt == 0 else f"{key}-{attempt}"
                 ai = await self.lobby.house_ai(level, number, buy_in, grant_key)
                 try:
                     return await self.join(ai.player_id, table_id, None, buy_in, False, key)
-                except Pending:  # the table is slow: the process manager seats it later
-                    log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
-                    return None
                 except PreconditionFailed as refusal:
                     # Another table (on any replica) bought this AI in between its grant and
                     # this reservation: grant again (a new grant key) and reserve again.

@@ -1,0 +1,153 @@
+"""Issue 9 in the lobby, at its use cases (in this process, on in-memory stores and a table
+client that answers as told): a refused CreateTable, JoinTable or TopUp writes nothing (no
+commit, no index entry, no table command, no chips granted); every table a client can create can
+be joined; house AIs are bought in with at most the house limit; a player's open tables are
+capped; refusals repeat at most 32 characters of what the caller sent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import grpc
+import pytest
+from holdem.common.v1 import common_pb2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from libs.lobby.stakes import MAX_CHIPS, checked_config
+from libs.platform.errors import DomainError, InvalidArgument
+from services.lobby.tables import TableRefusal
+from tests.lobby.inprocess import CONFIG, GRANT, in_process
+
+T = TypeVar("T")
+HARD, EASY = common_pb2.BOT_DIFFICULTY_HARD, common_pb2.BOT_DIFFICULTY_EASY
+
+
+def run(call: Awaitable[T]) -> T:
+    return asyncio.run(call)  # type: ignore[arg-type]
+
+
+def config(**fields: int) -> common_pb2.TableConfig:
+    wire = common_pb2.TableConfig()
+    wire.CopyFrom(CONFIG)
+    for name, value in fields.items():
+        setattr(wire, name, value)
+    return wire
+
+
+async def refused(call: Awaitable[object]) -> DomainError:
+    with pytest.raises(DomainError) as caught:
+        await call
+    return caught.value
+
+
+# ---- finding 1: a table config is validated whole, derived values included ----
+
+
+def test_a_big_blind_whose_default_buy_ins_no_one_could_pay_is_refused_naming_it() -> None:
+    """The red team's CreateTable(big_blind=10**12): the default max buy-in (100 big blinds)
+    was 10**14, above what JoinTable (and the table's seat command) accept."""
+    for wire, field in (
+        (config(big_blind=10**12, small_blind=1, min_buy_in=0, max_buy_in=0), "big_blind"),
+        (config(big_blind=10**11, small_blind=1, min_buy_in=10**12, max_buy_in=0), "big_blind"),
+        # the default min buy-in (20 big blinds) above the max buy-in given
+        (config(big_blind=10**11, small_blind=1, min_buy_in=0, max_buy_in=10**12), "max_buy_in"),
+    ):
+        with pytest.raises(InvalidArgument) as caught:
+            checked_config(wire)
+        assert caught.value.code == "INVALID_TABLE_CONFIG"
+        assert caught.value.message.startswith(f"config.{field}: "), caught.value.message
+    joinable = checked_config(config(big_blind=10**10, small_blind=1, min_buy_in=0, max_buy_in=0))
+    assert (joinable.min_buy_in, joinable.max_buy_in) == (2 * 10**11, MAX_CHIPS)
+
+
+chips = st.integers(min_value=0, max_value=MAX_CHIPS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seats=st.integers(min_value=0, max_value=10),
+    structure=st.sampled_from(
+        [
+            common_pb2.BETTING_STRUCTURE_NO_LIMIT,
+            common_pb2.BETTING_STRUCTURE_POT_LIMIT,
+            common_pb2.BETTING_STRUCTURE_FIXED_LIMIT,
+        ]
+    ),
+    small_blind=st.one_of(st.integers(min_value=0, max_value=100), chips),
+    big_blind=st.one_of(st.integers(min_value=0, max_value=1000), chips),
+    min_buy_in=st.one_of(st.just(0), chips),
+    max_buy_in=st.one_of(st.just(0), chips),
+)
+def test_every_config_the_lobby_accepts_can_be_joined(
+    seats: int, structure: int, small_blind: int, big_blind: int, min_buy_in: int, max_buy_in: int
+) -> None:
+    """Any config within the proto's rules is either refused naming one of its fields, or
+    its buy-in range (given or derived) is one a JoinTable can name."""
+    wire = common_pb2.TableConfig(
+        variant=common_pb2.VARIANT_HOLDEM,
+        betting_structure=structure,  # type: ignore[arg-type]
+        max_seats=seats,
+        small_blind=small_blind,
+        big_blind=big_blind,
+        min_buy_in=min_buy_in,
+        max_buy_in=max_buy_in,
+    )
+    try:
+        accepted = checked_config(wire)
+    except InvalidArgument as refusal:
+        assert refusal.message.startswith("config."), refusal.message
+        field = refusal.message.split(":")[0].removeprefix("config.")
+        assert field in common_pb2.TableConfig.DESCRIPTOR.fields_by_name, field
+        return
+    assert 1 <= accepted.min_buy_in <= accepted.max_buy_in <= MAX_CHIPS
+
+
+@pytest.mark.parametrize("bots", [[], [HARD]], ids=["no AIs", "an AI"])
+def test_a_refused_create_table_lists_nothing_and_grants_nothing(bots: list[int]) -> None:
+    async def scenario() -> None:
+        lobby = in_process()
+        owner = await lobby.register("owner")
+        before, grants = lobby.writes(), await lobby.grants()
+        wire = config(big_blind=10**12, small_blind=1, min_buy_in=0, max_buy_in=0)
+        error = await refused(lobby.lobby.create_table("big", wire, owner.player_id, bots))
+        assert isinstance(error, InvalidArgument) and "config.big_blind" in error.message
+        assert lobby.writes() == before and await lobby.grants() == grants
+        assert lobby.lobby.listings == {} and lobby.tables.commands == []
+
+    run(scenario())
+
+
+def test_an_ai_seat_refused_after_its_grant_gives_the_chips_back_to_the_ai() -> None:
+    """The house AI is granted what it is short of, then the table refuses the seat (a person
+    took the last seat first, or the lobby crashed and the table closed meanwhile): the
+    compensation refunds the reservation to the AI's wallet, CreateTable still answers with
+    the table, and the AI's next seat is paid from those chips: nothing is granted twice."""
+
+    async def scenario() -> None:
+        lobby = in_process()
+        owner = await lobby.register("owner")
+        wire = config(min_buy_in=100, max_buy_in=2 * GRANT)
+        lobby.tables.refuse_seats = TableRefusal(
+            grpc.StatusCode.FAILED_PRECONDITION, "SEAT_TAKEN", "every seat is taken"
+        )
+        listing = await lobby.lobby.create_table("refused ai", wire, owner.player_id, [EASY])
+        seated = await lobby.seating.seat_ais(listing.table_id, ["easy"], 2 * GRANT)
+        assert seated == [None]
+        ai = await lobby.lobby.player("ai-easy-1")
+        assert (ai.balance, ai.reserved, ai.on_tables) == (2 * GRANT, 0, 0)
+        assert ai.granted == ai.balance  # every chip granted is in its wallet
+        assert [e.kind for e in ai.ledger] == ["GRANT", "GRANT", "BUY_IN", "REFUND"]
+        grants = await lobby.grants()
+
+        lobby.tables.refuse_seats = None
+        again = await lobby.lobby.create_table("ai again", wire, owner.player_id, [EASY])
+        [outcome] = await lobby.seating.seat_ais(again.table_id, ["easy"], 2 * GRANT)
+        assert outcome is not None and outcome.stack == 2 * GRANT
+        assert await lobby.grants() == grants
+        ai = await lobby.lobby.player("ai-easy-1")
+        assert (ai.balance, ai.on_tables) == (0, 2 * GRANT) and ai.granted == 2 * GRANT
+
+    run(scenario())
