@@ -28,7 +28,7 @@ import grpc
 import structlog
 
 from libs.lobby import wallet
-from libs.lobby.catalogue import CLOSED
+from libs.lobby.catalogue import CLOSED, Listing
 from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
 from libs.platform.errors import (
     AlreadyExists,
@@ -46,6 +46,7 @@ from libs.platform.metrics.lobby import (
     SAGAS_STARTED,
     SAGAS_STUCK,
 )
+from libs.table import TableConfig
 from services.lobby.app import Lobby
 from services.lobby.gate import Gate
 from services.lobby.tables import TableRefusal
@@ -55,6 +56,10 @@ log = structlog.get_logger("lobby.sagas")
 BUY_IN_PENDING = "BUY_IN_PENDING"
 BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
 TABLE_CLOSED = "TABLE_CLOSED"
+#: The table's own codes for these refusals (libs/table/errors.py), answered by the lobby when
+#: it can tell before asking the table.
+NO_SUCH_SEAT = "NO_SUCH_SEAT"
+BUY_IN_OUT_OF_RANGE = "BUY_IN_OUT_OF_RANGE"
 TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
 HOUSE_GRANT_ATTEMPTS = 3
@@ -106,6 +111,40 @@ def saga_id(kind: str, player_id: str, key: str) -> str:
     """Same caller key for the same player and kind = same saga."""
     key = key or uuid.uuid4().hex
     return hashlib.sha256(f"{kind}\n{player_id}\n{key}".encode()).hexdigest()[:40]
+
+
+def check_buy_in(
+    config: TableConfig,
+    listing: Listing,
+    kind: str,
+    seat: int | None,
+    amount: int,
+    player: wallet.Wallet,
+) -> None:
+    """Refuse a buy-in (or top-up) that the table would refuse whatever its state: a closed
+    table, a seat it does not have, a buy-in outside its range (a top-up above its maximum; the
+    stack it adds to is the table's to check), more than the wallet holds (checked first, as
+    the wallet's reservation did before the table was asked). The table and the wallet decide
+    again: this only keeps a request they would refuse from writing anything."""
+    if listing.status == CLOSED:
+        raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
+    if amount > player.balance:
+        raise PreconditionFailed(
+            wallet.NOT_ENOUGH_CHIPS, f"the wallet holds {player.balance} chips, {amount} were asked"
+        )
+    if seat is not None and not 0 <= seat < config.seats:
+        raise InvalidArgument(NO_SUCH_SEAT, f"seats are numbered 0..{config.seats - 1}")
+    if kind == TOP_UP:
+        if amount > config.max_buy_in:
+            raise InvalidArgument(
+                BUY_IN_OUT_OF_RANGE,
+                f"after a top-up a stack holds at most {config.max_buy_in} (the maximum buy-in)",
+            )
+    elif not config.min_buy_in <= amount <= config.max_buy_in:
+        raise InvalidArgument(
+            BUY_IN_OUT_OF_RANGE,
+            f"the buy-in must be within {config.min_buy_in}..{config.max_buy_in}",
+        )
 
 
 @dataclass(frozen=True)
@@ -211,9 +250,10 @@ class Seating:
         saga = saga_id(kind, player_id, key)
         player = await self.lobby.player(player_id)
         if saga not in player.outcomes and saga not in player.reservations:
+            # What the lobby can tell is refused before anything is written (a retry of a saga
+            # it has is answered its first outcome instead)
             listing = await self.lobby.table(table_id)
-            if listing.status == CLOSED:
-                raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
+            check_buy_in(self.lobby.config_of(listing), listing, kind, seat, amount, player)
         async with self.gate.shared():
             fresh = saga not in player.reservations and saga not in player.outcomes
             if fresh:

@@ -151,3 +151,41 @@ def test_an_ai_seat_refused_after_its_grant_gives_the_chips_back_to_the_ai() -> 
         assert (ai.balance, ai.on_tables) == (0, 2 * GRANT) and ai.granted == 2 * GRANT
 
     run(scenario())
+
+
+# ---- finding 2: a JoinTable or TopUp the lobby can tell is wrong writes nothing ----
+
+
+def test_a_join_or_top_up_the_lobby_can_refuse_writes_nothing() -> None:
+    """refused.py: seat 9 at a 6-seat table, or a buy-in out of the table's range, answered
+    INVALID_ARGUMENT after a BUY_IN and a REFUND were written to the ledger."""
+
+    async def scenario() -> None:
+        lobby = in_process()
+        owner, player = await lobby.register("owner"), await lobby.register("player")
+        table = (await lobby.lobby.create_table("t", config(), owner.player_id)).table_id
+        rich = (
+            await lobby.lobby.create_table("rich", config(max_buy_in=5 * GRANT), owner.player_id)
+        ).table_id
+        before, commands = lobby.writes(), len(lobby.tables.commands)
+        join = lobby.seating.join
+        for call, code in (
+            (join(player.player_id, table, 9, 100, False, "seat-9"), "NO_SUCH_SEAT"),
+            (join(player.player_id, table, 6, 100, False, "seat-6"), "NO_SUCH_SEAT"),
+            (join(player.player_id, table, None, 5000, False, "above"), "BUY_IN_OUT_OF_RANGE"),
+            (join(player.player_id, table, None, 39, False, "below"), "BUY_IN_OUT_OF_RANGE"),
+            (join(player.player_id, rich, None, 2 * GRANT, False, "rich"), "NOT_ENOUGH_CHIPS"),
+            (lobby.seating.top_up(player.player_id, table, 1001, "up"), "BUY_IN_OUT_OF_RANGE"),
+        ):
+            error = await refused(call)
+            assert error.code == code, error
+        assert lobby.writes() == before and len(lobby.tables.commands) == commands
+        assert [e.kind for e in (await lobby.lobby.player(player.player_id)).ledger] == ["GRANT"]
+
+        # a request the lobby cannot judge still goes to the table, and is compensated
+        seated = await join(player.player_id, table, 2, 100, False, "in")
+        assert seated.seat == 2
+        again = await join(player.player_id, table, 9, 100, False, "in")  # a retry: same answer
+        assert again == seated
+
+    run(scenario())

@@ -71,3 +71,22 @@ def test_a_create_table_nobody_could_join_is_refused_and_changes_nothing(
         lambda: stack.lobby_call("GetPlayer", lobby_pb2.GetPlayerRequest(player_id="ai-hard-1")),
         grpc.StatusCode.NOT_FOUND,
     )
+
+
+def test_a_join_the_lobby_can_tell_is_wrong_leaves_the_ledger_as_it_was(stack: LobbyStack) -> None:
+    """refused.py: JoinTable(seat=9) at a 6-seat table and a buy-in above the table's maximum
+    answered INVALID_ARGUMENT, after a BUY_IN and a REFUND were written to the ledger."""
+    owner, player = stack.register(), stack.register()
+    table = stack.create_table(owner.player_id)
+    before = stack.ledger(player.player_id)
+    for seat, buy_in, code in ((9, 100, "NO_SUCH_SEAT"), (None, 5000, "BUY_IN_OUT_OF_RANGE")):
+        request = lobby_pb2.JoinTableRequest(
+            player_id=player.player_id, table_id=table, seat=seat, buy_in=buy_in
+        )
+        error = _refused(
+            lambda r=request: stack.lobby_call("JoinTable", r), grpc.StatusCode.INVALID_ARGUMENT
+        )
+        assert _code(error) == code, error.details()
+    assert stack.ledger(player.player_id) == before
+    assert stack.wallet(player.player_id).reserved == 0
+    assert stack.audit().holds
