@@ -279,7 +279,7 @@ class Lobby:
         if not (ok and usable):
             await self.limiter.failed(username, peer)
             raise Unauthenticated(INVALID_CREDENTIALS, "invalid username or password")
-        await self.limiter.succeeded(username)
+        await self.limiter.succeeded(username, peer)
         return self._session(await self._complete(found))
 
     def _session(self, player: Wallet) -> Session:

@@ -36,7 +36,16 @@ LOGIN_FAILURES_PER_USER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER",
     integer(minimum=1, maximum=1000),
     "5",
-    "failed logins of one username per window before RESOURCE_EXHAUSTED",
+    "failed logins of one username from one client address per window before that address "
+    "gets RESOURCE_EXHAUSTED for it (the owner elsewhere is not refused)",
+)
+LOGIN_FAILURES_PER_USER_TOTAL = Var(
+    "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER_TOTAL",
+    integer(minimum=1, maximum=1000000),
+    "100",
+    "failed logins of one username from every address per window; past it only addresses "
+    "with no failure for that username in the window may try it (guessing spread over many "
+    "addresses)",
 )
 LOGIN_FAILURES_PER_PEER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER",
@@ -69,6 +78,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     OPTIONAL_TOKEN_KEYS,
     LOGIN_FAILURES_PER_USER,
     LOGIN_FAILURES_PER_PEER,
+    LOGIN_FAILURES_PER_USER_TOTAL,
     LOGIN_WINDOW_SECONDS,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
@@ -83,6 +93,7 @@ class LobbyConfig:
     token_keys: KeyRing | None = None
     login_failures_per_user: int = 5
     login_failures_per_peer: int = 20
+    login_failures_per_user_total: int = 100
     login_window_seconds: int = 300
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
@@ -97,6 +108,7 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         token_keys=values[OPTIONAL_TOKEN_KEYS],
         login_failures_per_user=values[LOGIN_FAILURES_PER_USER],
         login_failures_per_peer=values[LOGIN_FAILURES_PER_PEER],
+        login_failures_per_user_total=values[LOGIN_FAILURES_PER_USER_TOTAL],
         login_window_seconds=values[LOGIN_WINDOW_SECONDS],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],

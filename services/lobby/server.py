@@ -445,6 +445,7 @@ async def build(config: LobbyConfig) -> Mount:
         redis,
         per_username=config.login_failures_per_user,
         per_peer=config.login_failures_per_peer,
+        per_username_total=config.login_failures_per_user_total,
         window_seconds=config.login_window_seconds,
     )
     revocations = Revocations(await revoked_bucket(nc, config.token_ttl_seconds))

@@ -5,6 +5,8 @@ JoinTable the lobby can tell is wrong writes nothing to the ledger."""
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,12 @@ from typing import Any
 import grpc
 import pytest
 from holdem.common.v1 import common_pb2
-from holdem.lobby.v1 import lobby_pb2
+from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
+from redis.asyncio import Redis
 
+from libs.devstack.identity import channel_as
+from libs.platform.callers import CLIENT_ADDRESS_HEADER
+from services.lobby.limits import LoginLimiter, TooManyAttempts
 from tests.services.lobby_stack import CONFIG, LobbyStack, lobby_stack
 
 pytestmark = pytest.mark.integration
@@ -90,3 +96,89 @@ def test_a_join_the_lobby_can_tell_is_wrong_leaves_the_ledger_as_it_was(stack: L
     assert stack.ledger(player.player_id) == before
     assert stack.wallet(player.player_id).reserved == 0
     assert stack.audit().holds
+
+
+def _login_from(stack: LobbyStack, address: str, username: str, password: str) -> Any:
+    """A Login as the gateway sends it for a player at ``address``."""
+    with channel_as(f"127.0.0.1:{stack.lobby_port}", "gateway") as channel:
+        return lobby_pb2_grpc.LobbyServiceStub(channel).Login(
+            lobby_pb2.LoginRequest(username=username, password=password),
+            metadata=((CLIENT_ADDRESS_HEADER, address),),
+            timeout=15,
+        )
+
+
+def test_wrong_passwords_from_one_address_never_lock_the_owner_out(stack: LobbyStack) -> None:
+    """lockout.py: five wrong passwords for a username, and the owner's right password was
+    refused RESOURCE_EXHAUSTED for 299 s, again and again. The attacker's address is stopped;
+    the owner, from their own address, is not; and one address guessing over many usernames is
+    stopped by the per-address count."""
+    attacker, owner = f"203.0.113.{uuid.uuid4().int % 250}", f"198.51.100.{uuid.uuid4().int % 250}"
+    victim = stack.register()
+    password = f"pw-{victim.username}-long"
+    for _ in range(5):
+        _refused(
+            lambda: _login_from(stack, attacker, victim.username, "wrong-pass-xyz"),
+            grpc.StatusCode.UNAUTHENTICATED,
+        )
+    stopped = _refused(
+        lambda: _login_from(stack, attacker, victim.username, "wrong-pass-xyz"),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
+    assert _code(stopped) == "TOO_MANY_LOGIN_FAILURES"
+    assert _login_from(stack, owner, victim.username, password).player.player_id == (
+        victim.player_id
+    )
+    # the owner's success does not let the attacker's address guess again
+    _refused(
+        lambda: _login_from(stack, attacker, victim.username, password),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    )
+
+
+def test_login_guessing_stays_bounded_per_address_and_per_username(redis_url: str) -> None:
+    """The limiter on a real Redis, small limits: one address guesses at most ``per_username``
+    times at one account and ``per_peer`` times over all; addresses guessing together at one
+    account get at most ``per_username_total`` guesses plus one per address, and the owner from
+    an address that did not fail still gets to try."""
+
+    async def scenario() -> None:
+        redis = Redis.from_url(redis_url)
+        limiter = LoginLimiter(
+            redis, per_username=3, per_peer=5, per_username_total=6, window_seconds=60
+        )
+        run = uuid.uuid4().hex[:8]
+
+        async def guesses(username: str, address: str) -> int:
+            """Wrong passwords until the limiter refuses; how many it let through."""
+            made = 0
+            while made < 50:
+                try:
+                    await limiter.check(username, address)
+                except TooManyAttempts:
+                    return made
+                await limiter.failed(username, address)
+                made += 1
+            return made
+
+        try:
+            alone, elsewhere = f"a-{run}", f"b-{run}"
+            assert await guesses(f"u-{run}", alone) == 3
+            await limiter.check(f"u-{run}", elsewhere)  # the owner elsewhere may try
+            assert await guesses(f"v-{run}", alone) == 2  # 5 from this address in all
+            with pytest.raises(TooManyAttempts):
+                await limiter.check(f"new-{run}", alone)
+
+            spread = [await guesses(f"w-{run}", f"d{i}-{run}") for i in range(10)]
+            assert spread == [3, 3, 1, 1, 1, 1, 1, 1, 1, 1]  # 6 in all, then one per address
+            await limiter.check(f"w-{run}", f"owner-{run}")  # never failed: may try
+            with pytest.raises(TooManyAttempts):
+                await limiter.check(f"w-{run}", f"d0-{run}")
+            # a success from an address clears that address's count for that username only
+            await limiter.succeeded(f"u-{run}", alone)
+            with pytest.raises(TooManyAttempts):
+                await limiter.check(f"u-{run}", alone)  # the address is still over per_peer
+        finally:
+            await redis.aclose()
+
+    asyncio.run(scenario())
