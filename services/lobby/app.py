@@ -30,7 +30,7 @@ from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unaut
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.tableproto.config import config_from_proto
-from services.lobby.limits import LoginLimiter
+from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.store import Aggregates, Index, Kind
 from services.lobby.tables import TableClient, TableRefusal
 
@@ -156,6 +156,7 @@ class Lobby:
         stores: Stores,
         tables: TableClient,
         limiter: LoginLimiter,
+        guests: GuestLimiter,
         ring: KeyRing,
         revocations: Revocations,
         *,
@@ -167,6 +168,7 @@ class Lobby:
         self.players = stores.players
         self.tables = tables
         self.limiter = limiter
+        self.guests = guests
         self.ring = ring
         self.revocations = revocations
         self.grant = grant
@@ -231,8 +233,11 @@ class Lobby:
         digest = await self.limiter.hash_work(peer, lambda: hash_password(password))
         return await self._open(key, username, display, False, digest, bot)
 
-    async def guest(self, display_name: str) -> Session:
+    async def guest(self, display_name: str, peer: str = "") -> Session:
+        """A new guest player and its token; at most ``guests.per_address`` per window from one
+        client address (RESOURCE_EXHAUSTED, TOO_MANY_GUESTS, before anything is written)."""
         display = _display_name(display_name, "")
+        await self.guests.take(peer)
         username = f"guest-{uuid.uuid4().hex[:12]}"
         player = await self._open(account_key(username), username, display, True, "")
         return self._session(player)

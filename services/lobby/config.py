@@ -60,6 +60,19 @@ LOGIN_WINDOW_SECONDS = Var(
     "300",
     "window over which failed logins are counted",
 )
+GUESTS_PER_ADDRESS = Var(
+    "HOLDEM_LOBBY_GUESTS_PER_ADDRESS",
+    integer(minimum=1, maximum=1000000),
+    "20",
+    "guest accounts one client address (the calling address, or the one the authenticated "
+    "gateway forwards) may create per guest window before RESOURCE_EXHAUSTED",
+)
+GUEST_WINDOW_SECONDS = Var(
+    "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS",
+    integer(minimum=1, maximum=7 * 86400),
+    "3600",
+    "window over which guest accounts are counted per client address",
+)
 SAGA_RESUME_SECONDS = Var(
     "HOLDEM_LOBBY_SAGA_RESUME_SECONDS",
     number(minimum=0.1, maximum=3600),
@@ -80,6 +93,8 @@ VARIABLES: tuple[Var[Any], ...] = (
     LOGIN_FAILURES_PER_PEER,
     LOGIN_FAILURES_PER_USER_TOTAL,
     LOGIN_WINDOW_SECONDS,
+    GUESTS_PER_ADDRESS,
+    GUEST_WINDOW_SECONDS,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
 )
@@ -95,6 +110,8 @@ class LobbyConfig:
     login_failures_per_peer: int = 20
     login_failures_per_user_total: int = 100
     login_window_seconds: int = 300
+    guests_per_address: int = 20
+    guest_window_seconds: int = 3600
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
 
@@ -110,6 +127,8 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         login_failures_per_peer=values[LOGIN_FAILURES_PER_PEER],
         login_failures_per_user_total=values[LOGIN_FAILURES_PER_USER_TOTAL],
         login_window_seconds=values[LOGIN_WINDOW_SECONDS],
+        guests_per_address=values[GUESTS_PER_ADDRESS],
+        guest_window_seconds=values[GUEST_WINDOW_SECONDS],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
     )

@@ -30,6 +30,7 @@ T = TypeVar("T")
 
 TOO_MANY_LOGIN_FAILURES = "TOO_MANY_LOGIN_FAILURES"
 TOO_MANY_HASHES = "TOO_MANY_HASHES"
+TOO_MANY_GUESTS = "TOO_MANY_GUESTS"
 
 
 class TooManyAttempts(Exception):
@@ -51,6 +52,42 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
+
+
+# KEYS: the counter; ARGV: limit, window -> the count taken, or -(seconds left) when at the limit
+_TAKE = """
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then
+  local ttl = redis.call('TTL', KEYS[1])
+  if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+  return -math.max(ttl, 1)
+end
+n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return n
+"""
+
+
+class GuestLimiter:
+    """Guest accounts created per client address: at most ``per_address`` per fixed window of
+    ``window_seconds``, counted in Redis (shared by every replica). A guest is free for whoever
+    asks (no password, a wallet with the grant, an account and a player stream that stay): this
+    bounds what one address can make the lobby store and grant."""
+
+    def __init__(self, redis: Redis, *, per_address: int, window_seconds: int) -> None:
+        self.per_address = per_address
+        self.window = window_seconds
+        self._take: Any = redis.register_script(_TAKE)
+
+    async def take(self, address: str) -> None:
+        """Count one guest for ``address``, or refuse (TooManyAttempts) before any is made."""
+        taken = int(
+            await self._take(keys=[_key("guests", address)], args=[self.per_address, self.window])
+        )
+        if taken < 0:
+            raise TooManyAttempts(
+                TOO_MANY_GUESTS, f"too many guest accounts from here: retry in {-taken} s", -taken
+            )
 
 
 class LoginLimiter:

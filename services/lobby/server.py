@@ -56,7 +56,7 @@ from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.config import LobbyConfig
 from services.lobby.gate import ClusterGate, Gate, GateUnavailable
-from services.lobby.limits import LoginLimiter, TooManyAttempts
+from services.lobby.limits import GuestLimiter, LoginLimiter, TooManyAttempts
 from services.lobby.sagas import Seating
 from services.lobby.store import (
     LOBBY_STREAM,
@@ -236,7 +236,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def GuestLogin(
         self, request: lobby_pb2.GuestLoginRequest, context: Context
     ) -> lobby_pb2.LoginResponse:
-        return self._login_response(await self.lobby.guest(request.display_name))
+        try:
+            session = await self.lobby.guest(request.display_name, client_address(context))
+        except TooManyAttempts as refusal:
+            await _exhausted(context, refusal)
+            raise
+        return self._login_response(session)
 
     async def Logout(
         self, request: lobby_pb2.LogoutRequest, context: Context
@@ -453,6 +458,11 @@ async def build(config: LobbyConfig) -> Mount:
         stores,
         TableClient(channel, timeout=platform.rpc_timeout_seconds),
         limiter,
+        GuestLimiter(
+            redis,
+            per_address=config.guests_per_address,
+            window_seconds=config.guest_window_seconds,
+        ),
         _key_ring(config),
         revocations,
         grant=config.starting_chips,

@@ -16,7 +16,7 @@ from libs.eventstore.memory import InMemoryEventStore
 from libs.lobby.wallet import Wallet
 from services.lobby.app import ACCOUNTS, CATALOGUE, PLAYERS, Lobby, Stores
 from services.lobby.gate import Gate
-from services.lobby.limits import LoginLimiter
+from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.sagas import Seating
 from services.lobby.store import Aggregates, E, Index, Kind, S
 from services.lobby.tables import SeatState, TableClient, TableRefusal, TableState
@@ -159,7 +159,8 @@ def in_process(**lobby_options: Any) -> InProcess:
     lobby = Lobby(
         stores,
         tables,
-        cast(LoginLimiter, None),  # no logins here: those need Redis (tests/services)
+        cast(LoginLimiter, None),  # no logins or guests here: they need Redis (tests/services)
+        cast(GuestLimiter, None),
         RING,
         cast(Revocations, None),
         grant=GRANT,

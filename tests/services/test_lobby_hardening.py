@@ -20,6 +20,7 @@ from redis.asyncio import Redis
 from libs.devstack.identity import channel_as
 from libs.platform.callers import CLIENT_ADDRESS_HEADER
 from services.lobby.limits import LoginLimiter, TooManyAttempts
+from tests import infra
 from tests.services.lobby_stack import CONFIG, LobbyStack, lobby_stack
 
 pytestmark = pytest.mark.integration
@@ -182,3 +183,47 @@ def test_login_guessing_stays_bounded_per_address_and_per_username(redis_url: st
             await redis.aclose()
 
     asyncio.run(scenario())
+
+
+@pytest.fixture
+def limited(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
+    """A lobby with small limits on what one address or player may create."""
+    with infra.nats_backend() as nats_server:
+        stack = LobbyStack(
+            tmp_path,
+            nats_server.url,
+            redis_url,
+            lobby_env={
+                "HOLDEM_LOBBY_GUESTS_PER_ADDRESS": "3",
+                "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS": "600",
+            },
+        )
+        try:
+            stack.start_table()
+            stack.start_lobby()
+            yield stack
+        finally:
+            stack.kill()
+
+
+def _guest_from(stack: LobbyStack, address: str) -> Any:
+    with channel_as(f"127.0.0.1:{stack.lobby_port}", "gateway") as channel:
+        return lobby_pb2_grpc.LobbyServiceStub(channel).GuestLogin(
+            lobby_pb2.GuestLoginRequest(display_name="g"),
+            metadata=((CLIENT_ADDRESS_HEADER, address),),
+            timeout=15,
+        )
+
+
+def test_guests_are_limited_per_client_address(limited: LobbyStack) -> None:
+    """guests.py: one address created 46 guests a second (each an account, a wallet and its
+    grant, and its own rate-limit bucket at the gateway)."""
+    here, there = (f"192.0.2.{uuid.uuid4().int % 250}-{uuid.uuid4().hex[:6]}" for _ in range(2))
+    for _ in range(3):
+        assert _guest_from(limited, here).token
+    refusal = _refused(lambda: _guest_from(limited, here), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert _code(refusal) == "TOO_MANY_GUESTS"
+    trailing: Any = refusal.trailing_metadata() or ()
+    metadata = dict(trailing)
+    assert 0 < int(metadata["grpc-retry-pushback-ms"]) <= 600_000
+    assert _guest_from(limited, there).token  # another address is not held up
