@@ -26,7 +26,13 @@ from libs.lobby.catalogue import Listing
 from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
 from libs.lobby.stakes import checked_config
 from libs.lobby.wallet import Wallet
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
+from libs.platform.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    PreconditionFailed,
+    Unauthenticated,
+)
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.tableproto.config import config_from_proto
@@ -42,6 +48,7 @@ INVALID_TOKEN = "INVALID_TOKEN"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 INVALID_BOTS = "INVALID_BOTS"
+TOO_MANY_OPEN_TABLES = "TOO_MANY_OPEN_TABLES"
 PLAYER_NOT_FOUND = wallet.PLAYER_NOT_FOUND
 TABLE_NOT_FOUND = catalogue.TABLE_NOT_FOUND
 USERNAME_TAKEN = account.USERNAME_TAKEN
@@ -162,6 +169,7 @@ class Lobby:
         *,
         grant: int,
         token_ttl_seconds: int,
+        open_tables_per_player: int = 10,
         clock: Clock = time.time,
     ) -> None:
         self.stores = stores
@@ -173,6 +181,8 @@ class Lobby:
         self.revocations = revocations
         self.grant = grant
         self.token_ttl = token_ttl_seconds
+        self.open_tables_per_player = open_tables_per_player
+        self._creators: dict[str, asyncio.Lock] = {}  # one CreateTable of a player at a time
         self.clock = clock
         self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
         self._configs: dict[str, TableConfig] = {}
@@ -384,14 +394,16 @@ class Lobby:
                 INVALID_TABLE_NAME, f"a table name has 1-{MAX_TABLE_NAME} characters"
             )
         table_id = uuid.uuid4().hex
-        await self.stores.table_index.put(table_id)
-        now = self.clock()
-        listing = await self.stores.tables.execute(
-            table_id,
-            lambda t: catalogue.list_table(t, name, encode_config(config), created_by, now),
-            msg_id="listed",
-        )
-        self._remember(listing)
+        async with self._creating(created_by):  # counted and listed at once (in this process)
+            self._check_open_tables(created_by)
+            await self.stores.table_index.put(table_id)
+            now = self.clock()
+            listing = await self.stores.tables.execute(
+                table_id,
+                lambda t: catalogue.list_table(t, name, encode_config(config), created_by, now),
+                msg_id="listed",
+            )
+            self._remember(listing)
         try:
             await self.open_at_table(listing)
         except TableRefusal as refusal:
@@ -400,6 +412,26 @@ class Lobby:
             # Listed; opened at the table service when it answers (the process manager retries).
             self.unopened.add(table_id)
         return listing
+
+    def _creating(self, player_id: str) -> asyncio.Lock:
+        lock = self._creators.get(player_id)
+        if lock is None:
+            lock = self._creators[player_id] = asyncio.Lock()
+        return lock
+
+    def _check_open_tables(self, player_id: str) -> None:
+        """Refuse a player who already has ``open_tables_per_player`` open tables (from the
+        catalogue's read model, which follows every replica's listings a moment later)."""
+        mine = sum(
+            1
+            for t in self.listings.values()
+            if t.created_by == player_id and t.status != catalogue.CLOSED
+        )
+        if mine >= self.open_tables_per_player:
+            raise PreconditionFailed(
+                TOO_MANY_OPEN_TABLES,
+                f"you have {mine} open tables, the most allowed: close one first",
+            )
 
     async def open_at_table(self, listing: Listing) -> None:
         """Open the listed table at the table service (idempotent: again after a crash)."""

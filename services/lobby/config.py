@@ -73,6 +73,13 @@ GUEST_WINDOW_SECONDS = Var(
     "3600",
     "window over which guest accounts are counted per client address",
 )
+OPEN_TABLES_PER_PLAYER = Var(
+    "HOLDEM_LOBBY_OPEN_TABLES_PER_PLAYER",
+    integer(minimum=1, maximum=100000),
+    "10",
+    "tables one player may have created and not yet closed; CreateTable past it is "
+    "FAILED_PRECONDITION (TOO_MANY_OPEN_TABLES) until one closes",
+)
 SAGA_RESUME_SECONDS = Var(
     "HOLDEM_LOBBY_SAGA_RESUME_SECONDS",
     number(minimum=0.1, maximum=3600),
@@ -95,6 +102,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     LOGIN_WINDOW_SECONDS,
     GUESTS_PER_ADDRESS,
     GUEST_WINDOW_SECONDS,
+    OPEN_TABLES_PER_PLAYER,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
 )
@@ -112,6 +120,7 @@ class LobbyConfig:
     login_window_seconds: int = 300
     guests_per_address: int = 20
     guest_window_seconds: int = 3600
+    open_tables_per_player: int = 10
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
 
@@ -129,6 +138,7 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         login_window_seconds=values[LOGIN_WINDOW_SECONDS],
         guests_per_address=values[GUESTS_PER_ADDRESS],
         guest_window_seconds=values[GUEST_WINDOW_SECONDS],
+        open_tables_per_player=values[OPEN_TABLES_PER_PLAYER],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
     )

@@ -467,6 +467,7 @@ async def build(config: LobbyConfig) -> Mount:
         revocations,
         grant=config.starting_chips,
         token_ttl_seconds=config.token_ttl_seconds,
+        open_tables_per_player=config.open_tables_per_player,
     )
     follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from libs.lobby.stakes import MAX_CHIPS, checked_config
-from libs.platform.errors import DomainError, InvalidArgument
+from libs.platform.errors import DomainError, InvalidArgument, PreconditionFailed
 from services.lobby.tables import TableRefusal
 from tests.lobby.inprocess import CONFIG, GRANT, in_process
 
@@ -187,5 +187,36 @@ def test_a_join_or_top_up_the_lobby_can_refuse_writes_nothing() -> None:
         assert seated.seat == 2
         again = await join(player.player_id, table, 9, 100, False, "in")  # a retry: same answer
         assert again == seated
+
+    run(scenario())
+
+
+# ---- finding 4: what one player can make the lobby hold ----
+
+
+def test_a_player_has_at_most_the_open_tables_the_lobby_allows() -> None:
+    """tablespam.py: one guest created 600 tables in 15 s, each held open by the table service."""
+
+    async def scenario() -> None:
+        lobby = in_process(open_tables_per_player=2)
+        owner, other = await lobby.register("owner"), await lobby.register("other")
+        first = await lobby.lobby.create_table("1", config(), owner.player_id)
+        await lobby.lobby.create_table("2", config(), owner.player_id)
+        before = lobby.writes()
+        error = await refused(lobby.lobby.create_table("3", config(), owner.player_id))
+        assert isinstance(error, PreconditionFailed) and error.code == "TOO_MANY_OPEN_TABLES"
+        assert lobby.writes() == before and len(lobby.lobby.listings) == 2
+        await lobby.lobby.create_table("theirs", config(), other.player_id)  # per player
+        await lobby.lobby.record_activity(first.table_id, 5, 0, 0, "closed by its owner")
+        await lobby.lobby.create_table("3", config(), owner.player_id)  # one closed: room again
+
+        # several at once from one player: still at most the cap
+        lobby = in_process(open_tables_per_player=2)
+        owner = await lobby.register("owner")
+        made = await asyncio.gather(
+            *(lobby.lobby.create_table(str(n), config(), owner.player_id) for n in range(5)),
+            return_exceptions=True,
+        )
+        assert sum(not isinstance(m, BaseException) for m in made) == 2
 
     run(scenario())

@@ -112,6 +112,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "NOT_ENOUGH_CHIPS": PRECONDITION,
             "ALREADY_REGISTERED": PRECONDITION,
             "TABLE_CLOSED": PRECONDITION,
+            "TOO_MANY_OPEN_TABLES": PRECONDITION,
             "NOT_TABLE_OWNER": S.PERMISSION_DENIED,
             "BUY_IN_IN_PROGRESS": S.ABORTED,
             "BUY_IN_PENDING": S.UNAVAILABLE,

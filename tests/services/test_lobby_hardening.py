@@ -21,7 +21,7 @@ from libs.devstack.identity import channel_as
 from libs.platform.callers import CLIENT_ADDRESS_HEADER
 from services.lobby.limits import LoginLimiter, TooManyAttempts
 from tests import infra
-from tests.services.lobby_stack import CONFIG, LobbyStack, lobby_stack
+from tests.services.lobby_stack import CONFIG, LobbyStack, eventually, lobby_stack
 
 pytestmark = pytest.mark.integration
 
@@ -196,6 +196,7 @@ def limited(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
             lobby_env={
                 "HOLDEM_LOBBY_GUESTS_PER_ADDRESS": "3",
                 "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS": "600",
+                "HOLDEM_LOBBY_OPEN_TABLES_PER_PLAYER": "2",
             },
         )
         try:
@@ -227,3 +228,26 @@ def test_guests_are_limited_per_client_address(limited: LobbyStack) -> None:
     metadata = dict(trailing)
     assert 0 < int(metadata["grpc-retry-pushback-ms"]) <= 600_000
     assert _guest_from(limited, there).token  # another address is not held up
+
+
+def test_a_player_may_keep_only_so_many_tables_open(limited: LobbyStack) -> None:
+    """tablespam.py: one guest created 600 tables in 15 s; each stays open at the table
+    service. Closing one makes room for another."""
+    owner = limited.register()
+    first, _ = limited.create_table(owner.player_id), limited.create_table(owner.player_id)
+    refusal = _refused(
+        lambda: limited.create_table(owner.player_id), grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert _code(refusal) == "TOO_MANY_OPEN_TABLES"
+    assert len(_tables(limited)) == 2
+    limited.lobby_call(
+        "CloseTable",
+        lobby_pb2.CloseTableRequest(table_id=first, requested_by_player_id=owner.player_id),
+    )
+
+    def closed() -> bool:
+        found = limited.lobby_call("GetTable", lobby_pb2.GetTableRequest(table_id=first))
+        return bool(found.table.status == common_pb2.TABLE_STATUS_CLOSED)
+
+    eventually(closed, what="the table closed")
+    assert limited.create_table(owner.player_id)
