@@ -170,6 +170,7 @@ class Lobby:
         grant: int,
         token_ttl_seconds: int,
         open_tables_per_player: int = 10,
+        house_ai_max_buy_in: int = 20_000,
         clock: Clock = time.time,
     ) -> None:
         self.stores = stores
@@ -182,6 +183,7 @@ class Lobby:
         self.grant = grant
         self.token_ttl = token_ttl_seconds
         self.open_tables_per_player = open_tables_per_player
+        self.house_ai_max_buy_in = house_ai_max_buy_in
         self._creators: dict[str, asyncio.Lock] = {}  # one CreateTable of a player at a time
         self.clock = clock
         self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
@@ -361,6 +363,12 @@ class Lobby:
             )
         return config
 
+    def ai_buy_in(self, config: TableConfig) -> int:
+        """What a house AI brings to a table: its max buy-in, but at most the house limit (the
+        table's creator chooses the max buy-in, up to 10^12: the house would mint that much per
+        AI for the creator to win)."""
+        return min(config.max_buy_in, self.house_ai_max_buy_in)
+
     async def house_ai(self, level: str, number: int, buy_in: int, key: str) -> Wallet:
         """The house AI ``house_ai_id(level, number)``, registered on first use (a bot player
         with a wallet and the grant, no account: nobody logs in as it), its balance granted up
@@ -388,6 +396,12 @@ class Lobby:
         # the whole config, derived buy-ins included, before anything is written
         checked = checked_config(config)
         ai_levels(bots, checked.seats)
+        if bots and self.ai_buy_in(checked) < checked.min_buy_in:
+            raise InvalidArgument(
+                INVALID_BOTS,
+                f"bots: a house AI buys in with at most {self.house_ai_max_buy_in} chips, below "
+                f"this table's min_buy_in ({checked.min_buy_in})",
+            )
         name = name.strip() or f"Table {len(self.listings) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(

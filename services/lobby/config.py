@@ -80,6 +80,13 @@ OPEN_TABLES_PER_PLAYER = Var(
     "tables one player may have created and not yet closed; CreateTable past it is "
     "FAILED_PRECONDITION (TOO_MANY_OPEN_TABLES) until one closes",
 )
+HOUSE_AI_MAX_BUY_IN = Var(
+    "HOLDEM_LOBBY_HOUSE_AI_MAX_BUY_IN",
+    integer(minimum=1, maximum=10**12),
+    "20000",
+    "most chips a house AI is bought in with (the table's max buy-in, at most this); a table "
+    "whose min buy-in is above it gets no AIs (INVALID_BOTS)",
+)
 SAGA_RESUME_SECONDS = Var(
     "HOLDEM_LOBBY_SAGA_RESUME_SECONDS",
     number(minimum=0.1, maximum=3600),
@@ -103,6 +110,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     GUESTS_PER_ADDRESS,
     GUEST_WINDOW_SECONDS,
     OPEN_TABLES_PER_PLAYER,
+    HOUSE_AI_MAX_BUY_IN,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
 )
@@ -121,6 +129,7 @@ class LobbyConfig:
     guests_per_address: int = 20
     guest_window_seconds: int = 3600
     open_tables_per_player: int = 10
+    house_ai_max_buy_in: int = 20_000
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
 
@@ -139,6 +148,7 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         guests_per_address=values[GUESTS_PER_ADDRESS],
         guest_window_seconds=values[GUEST_WINDOW_SECONDS],
         open_tables_per_player=values[OPEN_TABLES_PER_PLAYER],
+        house_ai_max_buy_in=values[HOUSE_AI_MAX_BUY_IN],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
     )

@@ -319,7 +319,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if request.bots:
             config = self.lobby.config_of(listing)
             levels = ai_levels(request.bots, config.seats)
-            await self.seating.seat_ais(listing.table_id, levels, config.max_buy_in)
+            await self.seating.seat_ais(listing.table_id, levels, self.lobby.ai_buy_in(config))
             listing = await self.lobby.table(listing.table_id)
         return lobby_pb2.CreateTableResponse(table=table_to_proto(listing))
 
@@ -468,6 +468,7 @@ async def build(config: LobbyConfig) -> Mount:
         grant=config.starting_chips,
         token_ttl_seconds=config.token_ttl_seconds,
         open_tables_per_player=config.open_tables_per_player,
+        house_ai_max_buy_in=config.house_ai_max_buy_in,
     )
     follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()

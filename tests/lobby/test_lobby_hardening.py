@@ -220,3 +220,23 @@ def test_a_player_has_at_most_the_open_tables_the_lobby_allows() -> None:
         assert sum(not isinstance(m, BaseException) for m in made) == 2
 
     run(scenario())
+
+
+def test_a_house_ai_buys_in_with_at_most_the_house_limit() -> None:
+    """Tables with AIs let a player choose a max buy-in up to 10**12, and the house granted each
+    AI that much: chips to farm from EASY AIs. An AI now brings at most the house limit."""
+
+    async def scenario() -> None:
+        lobby = in_process(house_ai_max_buy_in=500)
+        owner = await lobby.register("owner")
+        assert lobby.lobby.ai_buy_in(checked_config(config(max_buy_in=10**12))) == 500
+        assert lobby.lobby.ai_buy_in(checked_config(config(max_buy_in=300))) == 300
+        before = lobby.writes()
+        error = await refused(
+            lobby.lobby.create_table("ai", config(min_buy_in=600), owner.player_id, [EASY])
+        )
+        assert isinstance(error, InvalidArgument) and error.code == "INVALID_BOTS", error
+        assert lobby.writes() == before and lobby.lobby.listings == {}
+        await lobby.lobby.create_table("people", config(min_buy_in=600), owner.player_id)
+
+    run(scenario())

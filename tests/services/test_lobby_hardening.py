@@ -25,6 +25,8 @@ from tests.services.lobby_stack import CONFIG, LobbyStack, eventually, lobby_sta
 
 pytestmark = pytest.mark.integration
 
+EASY = common_pb2.BOT_DIFFICULTY_EASY
+
 
 @pytest.fixture
 def stack(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
@@ -197,6 +199,7 @@ def limited(tmp_path: Path, redis_url: str) -> Iterator[LobbyStack]:
                 "HOLDEM_LOBBY_GUESTS_PER_ADDRESS": "3",
                 "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS": "600",
                 "HOLDEM_LOBBY_OPEN_TABLES_PER_PLAYER": "2",
+                "HOLDEM_LOBBY_HOUSE_AI_MAX_BUY_IN": "500",
             },
         )
         try:
@@ -251,3 +254,37 @@ def test_a_player_may_keep_only_so_many_tables_open(limited: LobbyStack) -> None
 
     eventually(closed, what="the table closed")
     assert limited.create_table(owner.player_id)
+
+
+def test_house_ais_bring_at_most_the_house_limit(limited: LobbyStack) -> None:
+    """A table with AIs and a max buy-in of 10**12 had the house mint 10**12 chips per AI, for
+    its creator to win from EASY AIs. With the house limit at 500, an AI at a table whose max
+    buy-in is 1,000 brings 500; a table whose min buy-in is above the limit gets no AIs."""
+    owner = limited.register()
+    wire = common_pb2.TableConfig()
+    wire.CopyFrom(CONFIG)
+    wire.min_players_to_start = 3  # no hand: the AI's buy-in stays as it was
+    created = limited.lobby_call(
+        "CreateTable",
+        lobby_pb2.CreateTableRequest(
+            name="ai", config=wire, created_by_player_id=owner.player_id, bots=[EASY]
+        ),
+        timeout=30,
+    )
+    buy_ins = [
+        e.amount for e in limited.ledger("ai-easy-1") if e.table_id == created.table.table_id
+    ]
+    assert buy_ins == [-500]
+    wire.min_buy_in = 600
+    refusal = _refused(
+        lambda: limited.lobby_call(
+            "CreateTable",
+            lobby_pb2.CreateTableRequest(
+                name="no ai", config=wire, created_by_player_id=owner.player_id, bots=[EASY]
+            ),
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert _code(refusal) == "INVALID_BOTS"
+    assert _tables(limited) == [created.table.table_id]
+    assert limited.audit().holds
