@@ -22,6 +22,9 @@ from nats.errors import Error as NatsError
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from libs.auth import KeyRing
@@ -29,6 +32,7 @@ from libs.auth.revocation import Revocations, revoked_bucket
 from libs.eventstore import StoreError
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.lobby import catalogue
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
@@ -38,7 +42,7 @@ from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
-from libs.platform.tls import redis_options
+from libs.platform.tls import TlsFiles, redis_options
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
 from services.lobby.app import (
@@ -385,6 +389,27 @@ def error_mapper() -> ErrorMapper:
     return mapper
 
 
+#: Redis holds the login and guest counts, the audit gate and snapshots. A command it does not
+#: answer within this fails (a login: UNAVAILABLE, DEPENDENCY_DOWN) instead of waiting out the
+#: caller's deadline: a hung Redis (SIGSTOP, a full disk) keeps connections open and says
+#: nothing, and redis-py has no timeout by default.
+REDIS_TIMEOUT_SECONDS = 2.0
+REDIS_CONNECT_TIMEOUT_SECONDS = 1.0
+
+
+def redis_client(url: str, tls: TlsFiles | None) -> Redis:
+    """The lobby's Redis client: bounded timeouts, and one retry only for a connection found
+    broken (Redis restarted), none for a timeout: said here rather than left to redis-py's
+    defaults, which have changed between versions."""
+    return Redis.from_url(
+        url,
+        socket_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        **redis_options(url, tls),
+    )
+
+
 def _key_ring(config: LobbyConfig) -> KeyRing:
     if config.token_keys is not None:
         return config.token_keys
@@ -418,7 +443,7 @@ async def follow_catalogue(nc: NATS, lobby: Lobby) -> Any:
 async def build(config: LobbyConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name="lobby")
-    redis = Redis.from_url(platform.redis_url, **redis_options(platform.redis_url, platform.tls))
+    redis = redis_client(platform.redis_url, platform.tls)
     await ensure_lobby_stream(nc)
     try:  # the tables' public projection, which the cash-out consumer reads
         await nc.jetstream().stream_info(PUBLIC_STREAM)
@@ -429,7 +454,8 @@ async def build(config: LobbyConfig) -> Mount:
         return Aggregates(
             kind,
             jetstream_store(nc, kind.name),
-            RedisSnapshotStore(redis, prefix=f"holdem:lobby:snapshot:{kind.name}:"),
+            # a cache: Redis failing is a miss (the stream has every commit)
+            SnapshotCache(RedisSnapshotStore(redis, prefix=f"holdem:lobby:snapshot:{kind.name}:")),
         )
 
     indexes = [

@@ -6,6 +6,9 @@ JoinTable the lobby can tell is wrong writes nothing to the ledger."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,11 +20,13 @@ from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from redis.asyncio import Redis
 
+from libs.devstack import RedisServer, start_redis
 from libs.devstack.identity import channel_as
 from libs.platform.callers import CLIENT_ADDRESS_HEADER
 from services.lobby.limits import LoginLimiter, TooManyAttempts
 from tests import infra
-from tests.services.lobby_stack import CONFIG, LobbyStack, eventually, lobby_stack
+from tests.services.conftest import Starter
+from tests.services.lobby_stack import CONFIG, LobbyStack, eventually, lobby_stack, retry
 
 pytestmark = pytest.mark.integration
 
@@ -288,3 +293,42 @@ def test_house_ais_bring_at_most_the_house_limit(limited: LobbyStack) -> None:
     assert _code(refusal) == "INVALID_BOTS"
     assert _tables(limited) == [created.table.table_id]
     assert limited.audit().holds
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    with start_redis() as server:
+        yield server
+
+
+def test_a_hung_redis_makes_login_unavailable_at_once(
+    start: Starter, nats_url: str, own_redis: RedisServer
+) -> None:
+    """redishang.py: with Redis stopped (SIGSTOP: connections open, nothing answers) Login
+    waited out the caller's deadline (DEADLINE_EXCEEDED after 5 s through the gateway): the
+    lobby's Redis client had no socket timeout. Now UNAVAILABLE within a few seconds, wallets
+    (NATS) still answer, and logins work again once Redis does."""
+    lobby = start("lobby", {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": own_redis.url})
+    name = f"hang{uuid.uuid4().hex[:8]}"
+    with channel_as(lobby.address) as channel:
+        stub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        request = lobby_pb2.RegisterPlayerRequest(username=name, password="correct horse")
+        player = stub.RegisterPlayer(request, timeout=15).player
+        login = lobby_pb2.LoginRequest(username=name, password="correct horse")
+        assert stub.Login(login, timeout=15).token
+        os.kill(own_redis.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(grpc.RpcError) as caught:
+                stub.Login(login, timeout=20)
+            took = time.monotonic() - started
+            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value.details()
+            assert took < 3.5, took  # the Redis timeout (2 s), well inside a 5 s deadline
+            assert len(str(caught.value.details())) < 100
+            wallet = stub.GetWallet(
+                lobby_pb2.GetWalletRequest(player_id=player.player_id), timeout=10
+            )
+            assert wallet.wallet.balance > 0
+        finally:
+            os.kill(own_redis.pid, signal.SIGCONT)
+        assert retry(lambda: stub.Login(login, timeout=15), timeout=30).token
