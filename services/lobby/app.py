@@ -33,6 +33,7 @@ from libs.platform.errors import (
     PreconditionFailed,
     Unauthenticated,
 )
+from libs.platform.validation import echo
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.tableproto.config import config_from_proto
@@ -331,7 +332,7 @@ class Lobby:
     async def player(self, player_id: str) -> Wallet:
         found = await self.players.get(player_id)
         if not found.registered:
-            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id[:64]!r}")
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {echo(player_id)}")
         return found
 
     async def ledger(
@@ -530,4 +531,4 @@ def _page_start(token: str) -> int:
 
 
 def account_taken(username: str) -> Exception:
-    return AlreadyExists(USERNAME_TAKEN, f"username {username[:32]!r} is taken")
+    return AlreadyExists(USERNAME_TAKEN, f"username {echo(username)} is taken")

@@ -16,8 +16,9 @@ from holdem.common.v1 import common_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from libs.lobby import catalogue, wallet
 from libs.lobby.stakes import MAX_CHIPS, checked_config
-from libs.platform.errors import DomainError, InvalidArgument, PreconditionFailed
+from libs.platform.errors import DomainError, InvalidArgument, NotFound, PreconditionFailed
 from services.lobby.tables import TableRefusal
 from tests.lobby.inprocess import CONFIG, GRANT, in_process
 
@@ -240,3 +241,30 @@ def test_a_house_ai_buys_in_with_at_most_the_house_limit() -> None:
         await lobby.lobby.create_table("people", config(min_buy_in=600), owner.player_id)
 
     run(scenario())
+
+
+# ---- refusals repeat at most 32 characters of what the caller sent ----
+
+
+def test_lobby_refusals_repeat_at_most_32_characters_of_the_callers_input() -> None:
+    """catalogue.require and the wallet repeated 64 characters of an unknown id."""
+    sent = "Z" * 64
+
+    async def scenario() -> list[str]:
+        lobby = in_process()
+        messages = []
+        for call in (lobby.lobby.player(sent), lobby.lobby.table(sent)):
+            error = await refused(call)
+            assert isinstance(error, NotFound)
+            messages.append(error.message)
+        return messages
+
+    messages = run(scenario())
+    with pytest.raises(NotFound) as caught:
+        catalogue.require(catalogue.initial(sent))
+    messages.append(caught.value.message)
+    with pytest.raises(NotFound) as caught:
+        wallet.reserve(wallet.initial(sent), "saga", wallet.BUY_IN, "t", 1, None, False, 0.0)
+    messages.append(caught.value.message)
+    for message in messages:
+        assert message.count("Z") <= 32, message
