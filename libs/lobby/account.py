@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
 from libs.platform.errors import AlreadyExists
+from libs.platform.validation import echo
 
 USERNAME_TAKEN = "USERNAME_TAKEN"
 
@@ -77,7 +78,7 @@ def open_account(
     bot: bool = False,
 ) -> list[AccountOpened]:
     if state.exists:
-        raise AlreadyExists(USERNAME_TAKEN, f"username {username[:32]!r} is taken")
+        raise AlreadyExists(USERNAME_TAKEN, f"username {echo(username)} is taken")
     return [AccountOpened(player_id, username, display_name, guest, password_hash, now, bot)]
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
 from libs.platform.errors import NotFound, PermissionDenied
+from libs.platform.validation import echo
 
 TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 NOT_TABLE_OWNER = "NOT_TABLE_OWNER"
@@ -85,7 +86,7 @@ def evolve(state: Listing, event: Event) -> Listing:
 
 def require(state: Listing) -> Listing:
     if not state.exists:
-        raise NotFound(TABLE_NOT_FOUND, f"no table {state.table_id[:64]!r}")
+        raise NotFound(TABLE_NOT_FOUND, f"no table {echo(state.table_id)}")
     return state
 
 

@@ -58,6 +58,7 @@ from typing import Any
 
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
 from libs.platform.errors import NotFound, PreconditionFailed
+from libs.platform.validation import echo
 
 PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
 NOT_ENOUGH_CHIPS = "NOT_ENOUGH_CHIPS"
@@ -397,7 +398,7 @@ def ledger_of(player_id: str, events: Iterable[Event], *, after: int, limit: int
 
 def _require(w: Wallet) -> None:
     if not w.registered:
-        raise NotFound(PLAYER_NOT_FOUND, f"no player {w.player_id[:64]!r}")
+        raise NotFound(PLAYER_NOT_FOUND, f"no player {echo(w.player_id)}")
 
 
 def register(

@@ -24,12 +24,20 @@ from libs.lobby import account, catalogue, wallet
 from libs.lobby.account import Account, AccountOpened, account_key
 from libs.lobby.catalogue import Listing
 from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
+from libs.lobby.stakes import checked_config
 from libs.lobby.wallet import Wallet
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, Unauthenticated
+from libs.platform.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    PreconditionFailed,
+    Unauthenticated,
+)
+from libs.platform.validation import echo
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.tableproto.config import config_from_proto
-from services.lobby.limits import LoginLimiter
+from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.store import Aggregates, Index, Kind
 from services.lobby.tables import TableClient, TableRefusal
 
@@ -41,6 +49,7 @@ INVALID_TOKEN = "INVALID_TOKEN"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 INVALID_BOTS = "INVALID_BOTS"
+TOO_MANY_OPEN_TABLES = "TOO_MANY_OPEN_TABLES"
 PLAYER_NOT_FOUND = wallet.PLAYER_NOT_FOUND
 TABLE_NOT_FOUND = catalogue.TABLE_NOT_FOUND
 USERNAME_TAKEN = account.USERNAME_TAKEN
@@ -155,21 +164,28 @@ class Lobby:
         stores: Stores,
         tables: TableClient,
         limiter: LoginLimiter,
+        guests: GuestLimiter,
         ring: KeyRing,
         revocations: Revocations,
         *,
         grant: int,
         token_ttl_seconds: int,
+        open_tables_per_player: int = 10,
+        house_ai_max_buy_in: int = 20_000,
         clock: Clock = time.time,
     ) -> None:
         self.stores = stores
         self.players = stores.players
         self.tables = tables
         self.limiter = limiter
+        self.guests = guests
         self.ring = ring
         self.revocations = revocations
         self.grant = grant
         self.token_ttl = token_ttl_seconds
+        self.open_tables_per_player = open_tables_per_player
+        self.house_ai_max_buy_in = house_ai_max_buy_in
+        self._creators: dict[str, asyncio.Lock] = {}  # one CreateTable of a player at a time
         self.clock = clock
         self.listings: dict[str, Listing] = {}  # read model of the catalogue, oldest first
         self._configs: dict[str, TableConfig] = {}
@@ -230,8 +246,11 @@ class Lobby:
         digest = await self.limiter.hash_work(peer, lambda: hash_password(password))
         return await self._open(key, username, display, False, digest, bot)
 
-    async def guest(self, display_name: str) -> Session:
+    async def guest(self, display_name: str, peer: str = "") -> Session:
+        """A new guest player and its token; at most ``guests.per_address`` per window from one
+        client address (RESOURCE_EXHAUSTED, TOO_MANY_GUESTS, before anything is written)."""
         display = _display_name(display_name, "")
+        await self.guests.take(peer)
         username = f"guest-{uuid.uuid4().hex[:12]}"
         player = await self._open(account_key(username), username, display, True, "")
         return self._session(player)
@@ -278,7 +297,7 @@ class Lobby:
         if not (ok and usable):
             await self.limiter.failed(username, peer)
             raise Unauthenticated(INVALID_CREDENTIALS, "invalid username or password")
-        await self.limiter.succeeded(username)
+        await self.limiter.succeeded(username, peer)
         return self._session(await self._complete(found))
 
     def _session(self, player: Wallet) -> Session:
@@ -313,7 +332,7 @@ class Lobby:
     async def player(self, player_id: str) -> Wallet:
         found = await self.players.get(player_id)
         if not found.registered:
-            raise NotFound(PLAYER_NOT_FOUND, f"no player {player_id[:64]!r}")
+            raise NotFound(PLAYER_NOT_FOUND, f"no player {echo(player_id)}")
         return found
 
     async def ledger(
@@ -345,6 +364,12 @@ class Lobby:
             )
         return config
 
+    def ai_buy_in(self, config: TableConfig) -> int:
+        """What a house AI brings to a table: its max buy-in, but at most the house limit (the
+        table's creator chooses the max buy-in, up to 10^12: the house would mint that much per
+        AI for the creator to win)."""
+        return min(config.max_buy_in, self.house_ai_max_buy_in)
+
     async def house_ai(self, level: str, number: int, buy_in: int, key: str) -> Wallet:
         """The house AI ``house_ai_id(level, number)``, registered on first use (a bot player
         with a wallet and the grant, no account: nobody logs in as it), its balance granted up
@@ -369,22 +394,31 @@ class Lobby:
         self, name: str, config: common_pb2.TableConfig, created_by: str, bots: Sequence[int] = ()
     ) -> Listing:
         await self.player(created_by)
-        checked = config_from_proto(config)  # refuses bad settings before anything is written
+        # the whole config, derived buy-ins included, before anything is written
+        checked = checked_config(config)
         ai_levels(bots, checked.seats)
+        if bots and self.ai_buy_in(checked) < checked.min_buy_in:
+            raise InvalidArgument(
+                INVALID_BOTS,
+                f"bots: a house AI buys in with at most {self.house_ai_max_buy_in} chips, below "
+                f"this table's min_buy_in ({checked.min_buy_in})",
+            )
         name = name.strip() or f"Table {len(self.listings) + 1}"
         if len(name) > MAX_TABLE_NAME or not name.isprintable():
             raise InvalidArgument(
                 INVALID_TABLE_NAME, f"a table name has 1-{MAX_TABLE_NAME} characters"
             )
         table_id = uuid.uuid4().hex
-        await self.stores.table_index.put(table_id)
-        now = self.clock()
-        listing = await self.stores.tables.execute(
-            table_id,
-            lambda t: catalogue.list_table(t, name, encode_config(config), created_by, now),
-            msg_id="listed",
-        )
-        self._remember(listing)
+        async with self._creating(created_by):  # counted and listed at once (in this process)
+            self._check_open_tables(created_by)
+            await self.stores.table_index.put(table_id)
+            now = self.clock()
+            listing = await self.stores.tables.execute(
+                table_id,
+                lambda t: catalogue.list_table(t, name, encode_config(config), created_by, now),
+                msg_id="listed",
+            )
+            self._remember(listing)
         try:
             await self.open_at_table(listing)
         except TableRefusal as refusal:
@@ -393,6 +427,26 @@ class Lobby:
             # Listed; opened at the table service when it answers (the process manager retries).
             self.unopened.add(table_id)
         return listing
+
+    def _creating(self, player_id: str) -> asyncio.Lock:
+        lock = self._creators.get(player_id)
+        if lock is None:
+            lock = self._creators[player_id] = asyncio.Lock()
+        return lock
+
+    def _check_open_tables(self, player_id: str) -> None:
+        """Refuse a player who already has ``open_tables_per_player`` open tables (from the
+        catalogue's read model, which follows every replica's listings a moment later)."""
+        mine = sum(
+            1
+            for t in self.listings.values()
+            if t.created_by == player_id and t.status != catalogue.CLOSED
+        )
+        if mine >= self.open_tables_per_player:
+            raise PreconditionFailed(
+                TOO_MANY_OPEN_TABLES,
+                f"you have {mine} open tables, the most allowed: close one first",
+            )
 
     async def open_at_table(self, listing: Listing) -> None:
         """Open the listed table at the table service (idempotent: again after a crash)."""
@@ -477,4 +531,4 @@ def _page_start(token: str) -> int:
 
 
 def account_taken(username: str) -> Exception:
-    return AlreadyExists(USERNAME_TAKEN, f"username {username[:32]!r} is taken")
+    return AlreadyExists(USERNAME_TAKEN, f"username {echo(username)} is taken")

@@ -36,7 +36,16 @@ LOGIN_FAILURES_PER_USER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER",
     integer(minimum=1, maximum=1000),
     "5",
-    "failed logins of one username per window before RESOURCE_EXHAUSTED",
+    "failed logins of one username from one client address per window before that address "
+    "gets RESOURCE_EXHAUSTED for it (the owner elsewhere is not refused)",
+)
+LOGIN_FAILURES_PER_USER_TOTAL = Var(
+    "HOLDEM_LOBBY_LOGIN_FAILURES_PER_USER_TOTAL",
+    integer(minimum=1, maximum=1000000),
+    "100",
+    "failed logins of one username from every address per window; past it only addresses "
+    "with no failure for that username in the window may try it (guessing spread over many "
+    "addresses)",
 )
 LOGIN_FAILURES_PER_PEER = Var(
     "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER",
@@ -50,6 +59,33 @@ LOGIN_WINDOW_SECONDS = Var(
     integer(minimum=1, maximum=86400),
     "300",
     "window over which failed logins are counted",
+)
+GUESTS_PER_ADDRESS = Var(
+    "HOLDEM_LOBBY_GUESTS_PER_ADDRESS",
+    integer(minimum=1, maximum=1000000),
+    "20",
+    "guest accounts one client address (the calling address, or the one the authenticated "
+    "gateway forwards) may create per guest window before RESOURCE_EXHAUSTED",
+)
+GUEST_WINDOW_SECONDS = Var(
+    "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS",
+    integer(minimum=1, maximum=7 * 86400),
+    "3600",
+    "window over which guest accounts are counted per client address",
+)
+OPEN_TABLES_PER_PLAYER = Var(
+    "HOLDEM_LOBBY_OPEN_TABLES_PER_PLAYER",
+    integer(minimum=1, maximum=100000),
+    "10",
+    "tables one player may have created and not yet closed; CreateTable past it is "
+    "FAILED_PRECONDITION (TOO_MANY_OPEN_TABLES) until one closes",
+)
+HOUSE_AI_MAX_BUY_IN = Var(
+    "HOLDEM_LOBBY_HOUSE_AI_MAX_BUY_IN",
+    integer(minimum=1, maximum=10**12),
+    "20000",
+    "most chips a house AI is bought in with (the table's max buy-in, at most this); a table "
+    "whose min buy-in is above it gets no AIs (INVALID_BOTS)",
 )
 SAGA_RESUME_SECONDS = Var(
     "HOLDEM_LOBBY_SAGA_RESUME_SECONDS",
@@ -69,7 +105,12 @@ VARIABLES: tuple[Var[Any], ...] = (
     OPTIONAL_TOKEN_KEYS,
     LOGIN_FAILURES_PER_USER,
     LOGIN_FAILURES_PER_PEER,
+    LOGIN_FAILURES_PER_USER_TOTAL,
     LOGIN_WINDOW_SECONDS,
+    GUESTS_PER_ADDRESS,
+    GUEST_WINDOW_SECONDS,
+    OPEN_TABLES_PER_PLAYER,
+    HOUSE_AI_MAX_BUY_IN,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
 )
@@ -83,7 +124,12 @@ class LobbyConfig:
     token_keys: KeyRing | None = None
     login_failures_per_user: int = 5
     login_failures_per_peer: int = 20
+    login_failures_per_user_total: int = 100
     login_window_seconds: int = 300
+    guests_per_address: int = 20
+    guest_window_seconds: int = 3600
+    open_tables_per_player: int = 10
+    house_ai_max_buy_in: int = 20_000
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
 
@@ -97,7 +143,12 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         token_keys=values[OPTIONAL_TOKEN_KEYS],
         login_failures_per_user=values[LOGIN_FAILURES_PER_USER],
         login_failures_per_peer=values[LOGIN_FAILURES_PER_PEER],
+        login_failures_per_user_total=values[LOGIN_FAILURES_PER_USER_TOTAL],
         login_window_seconds=values[LOGIN_WINDOW_SECONDS],
+        guests_per_address=values[GUESTS_PER_ADDRESS],
+        guest_window_seconds=values[GUEST_WINDOW_SECONDS],
+        open_tables_per_player=values[OPEN_TABLES_PER_PLAYER],
+        house_ai_max_buy_in=values[HOUSE_AI_MAX_BUY_IN],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
     )

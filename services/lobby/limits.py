@@ -1,7 +1,19 @@
-"""Login limits: failed logins counted per username and per peer in Redis (fixed windows, so
-every lobby replica sees the same counts and a restart forgets nothing), and password hashing
-bounded per peer (at most ``hashes_per_peer`` argon2 computations of one peer at a time) and in
-total (threads), so login cannot be used to burn the lobby's CPU."""
+"""Login limits: failed logins counted in Redis (fixed windows, so every lobby replica sees the
+same counts and a restart forgets nothing), and password hashing bounded per peer (at most
+``hashes_per_peer`` argon2 computations of one peer at a time) and in total (threads), so login
+cannot be used to burn the lobby's CPU.
+
+Failures are counted three ways over the window (docs/hardening.md, "Passwords"):
+
+- per username **and** client address (``per_username``, 5): the guesses one address may make
+  at one account. Counted per address so that guessing from an address locks out only that
+  address, never the account's owner elsewhere;
+- per client address (``per_peer``, 20): one address guessing over many usernames;
+- per username over every address (``per_username_total``, 100): guessing spread over many
+  addresses. Past it an address that already failed for that username in the window waits; one
+  that has not may still try (so the owner, with the right password, still gets in), and its
+  failure stops it too: a distributed guesser gets one more guess per new address.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +30,7 @@ T = TypeVar("T")
 
 TOO_MANY_LOGIN_FAILURES = "TOO_MANY_LOGIN_FAILURES"
 TOO_MANY_HASHES = "TOO_MANY_HASHES"
+TOO_MANY_GUESTS = "TOO_MANY_GUESTS"
 
 
 class TooManyAttempts(Exception):
@@ -41,6 +54,42 @@ return n
 """
 
 
+# KEYS: the counter; ARGV: limit, window -> the count taken, or -(seconds left) when at the limit
+_TAKE = """
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then
+  local ttl = redis.call('TTL', KEYS[1])
+  if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]); ttl = tonumber(ARGV[2]) end
+  return -math.max(ttl, 1)
+end
+n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return n
+"""
+
+
+class GuestLimiter:
+    """Guest accounts created per client address: at most ``per_address`` per fixed window of
+    ``window_seconds``, counted in Redis (shared by every replica). A guest is free for whoever
+    asks (no password, a wallet with the grant, an account and a player stream that stay): this
+    bounds what one address can make the lobby store and grant."""
+
+    def __init__(self, redis: Redis, *, per_address: int, window_seconds: int) -> None:
+        self.per_address = per_address
+        self.window = window_seconds
+        self._take: Any = redis.register_script(_TAKE)
+
+    async def take(self, address: str) -> None:
+        """Count one guest for ``address``, or refuse (TooManyAttempts) before any is made."""
+        taken = int(
+            await self._take(keys=[_key("guests", address)], args=[self.per_address, self.window])
+        )
+        if taken < 0:
+            raise TooManyAttempts(
+                TOO_MANY_GUESTS, f"too many guest accounts from here: retry in {-taken} s", -taken
+            )
+
+
 class LoginLimiter:
     def __init__(
         self,
@@ -49,45 +98,52 @@ class LoginLimiter:
         per_username: int,
         per_peer: int,
         window_seconds: int,
+        per_username_total: int = 100,
         hashes_per_peer: int = 2,
         hash_threads: int = 2,
     ) -> None:
         self.redis = redis
         self.per_username = per_username
         self.per_peer = per_peer
+        self.per_username_total = per_username_total
         self.window = window_seconds
         self._increment: Any = redis.register_script(_INCREMENT)
         self._hashing = CallerLimiter(hashes_per_peer)
         self._threads = asyncio.Semaphore(hash_threads)
 
-    async def _blocked(self, kind: str, who: str, limit: int) -> float | None:
-        key = _key(kind, who)
-        count = await self.redis.get(key)
-        if count is None or int(count) < limit:
-            return None
-        ttl = await self.redis.ttl(key)
-        return float(max(ttl, 1))
+    @staticmethod
+    def _keys(username: str, peer: str) -> tuple[str, str, str]:
+        """(this address, this username from this address, this username from anywhere)."""
+        user = username.strip().lower()
+        return _key("peer", peer), _key("pair", f"{user}\n{peer}"), _key("user", user)
 
     async def check(self, username: str, peer: str) -> None:
-        """Refuse before any work when either the username or the peer failed too often."""
-        for kind, who, limit in (
-            ("user", username.strip().lower(), self.per_username),
-            ("peer", peer, self.per_peer),
-        ):
-            wait = await self._blocked(kind, who, limit)
-            if wait is not None:
-                raise TooManyAttempts(
-                    TOO_MANY_LOGIN_FAILURES,
-                    f"too many failed logins: retry in {int(wait)} s",
-                    wait,
-                )
+        """Refuse before any work when this address failed too often (for this username, or
+        for any), or when the username failed too often everywhere and this address has failed
+        for it too (module docstring)."""
+        keys = self._keys(username, peer)
+        peer_count, pair_count, user_count = (int(n or 0) for n in await self.redis.mget(keys))
+        if peer_count >= self.per_peer:
+            blocked = keys[0]
+        elif pair_count >= self.per_username:
+            blocked = keys[1]
+        elif user_count >= self.per_username_total and pair_count > 0:
+            blocked = keys[2]
+        else:
+            return
+        wait = float(max(await self.redis.ttl(blocked), 1))
+        raise TooManyAttempts(
+            TOO_MANY_LOGIN_FAILURES, f"too many failed logins: retry in {int(wait)} s", wait
+        )
 
     async def failed(self, username: str, peer: str) -> None:
-        await self._increment(keys=[_key("user", username.strip().lower())], args=[self.window])
-        await self._increment(keys=[_key("peer", peer)], args=[self.window])
+        for key in self._keys(username, peer):
+            await self._increment(keys=[key], args=[self.window])
 
-    async def succeeded(self, username: str) -> None:
-        await self.redis.delete(_key("user", username.strip().lower()))
+    async def succeeded(self, username: str, peer: str) -> None:
+        """The address that got in may fail again for this username; the other counts stay (an
+        attacker who logs in to an account of their own does not clear their guesses)."""
+        await self.redis.delete(self._keys(username, peer)[1])
 
     async def hash_work(self, peer: str, work: Callable[[], T]) -> T:
         """Run CPU-bound password work in a thread, at most ``hashes_per_peer`` per peer."""

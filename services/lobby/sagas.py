@@ -28,7 +28,7 @@ import grpc
 import structlog
 
 from libs.lobby import wallet
-from libs.lobby.catalogue import CLOSED
+from libs.lobby.catalogue import CLOSED, Listing
 from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
 from libs.platform.errors import (
     AlreadyExists,
@@ -46,6 +46,7 @@ from libs.platform.metrics.lobby import (
     SAGAS_STARTED,
     SAGAS_STUCK,
 )
+from libs.table import TableConfig
 from services.lobby.app import Lobby
 from services.lobby.gate import Gate
 from services.lobby.tables import TableRefusal
@@ -55,6 +56,10 @@ log = structlog.get_logger("lobby.sagas")
 BUY_IN_PENDING = "BUY_IN_PENDING"
 BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
 TABLE_CLOSED = "TABLE_CLOSED"
+#: The table's own codes for these refusals (libs/table/errors.py), answered by the lobby when
+#: it can tell before asking the table.
+NO_SUCH_SEAT = "NO_SUCH_SEAT"
+BUY_IN_OUT_OF_RANGE = "BUY_IN_OUT_OF_RANGE"
 TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
 HOUSE_GRANT_ATTEMPTS = 3
@@ -108,6 +113,40 @@ def saga_id(kind: str, player_id: str, key: str) -> str:
     return hashlib.sha256(f"{kind}\n{player_id}\n{key}".encode()).hexdigest()[:40]
 
 
+def check_buy_in(
+    config: TableConfig,
+    listing: Listing,
+    kind: str,
+    seat: int | None,
+    amount: int,
+    player: wallet.Wallet,
+) -> None:
+    """Refuse a buy-in (or top-up) that the table would refuse whatever its state: a closed
+    table, a seat it does not have, a buy-in outside its range (a top-up above its maximum; the
+    stack it adds to is the table's to check), more than the wallet holds (checked first, as
+    the wallet's reservation did before the table was asked). The table and the wallet decide
+    again: this only keeps a request they would refuse from writing anything."""
+    if listing.status == CLOSED:
+        raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
+    if amount > player.balance:
+        raise PreconditionFailed(
+            wallet.NOT_ENOUGH_CHIPS, f"the wallet holds {player.balance} chips, {amount} were asked"
+        )
+    if seat is not None and not 0 <= seat < config.seats:
+        raise InvalidArgument(NO_SUCH_SEAT, f"seats are numbered 0..{config.seats - 1}")
+    if kind == TOP_UP:
+        if amount > config.max_buy_in:
+            raise InvalidArgument(
+                BUY_IN_OUT_OF_RANGE,
+                f"after a top-up a stack holds at most {config.max_buy_in} (the maximum buy-in)",
+            )
+    elif not config.min_buy_in <= amount <= config.max_buy_in:
+        raise InvalidArgument(
+            BUY_IN_OUT_OF_RANGE,
+            f"the buy-in must be within {config.min_buy_in}..{config.max_buy_in}",
+        )
+
+
 @dataclass(frozen=True)
 class Left:
     cash_out: int
@@ -157,8 +196,10 @@ class Seating:
         """Seat one house AI per level at a new table (CreateTable with bots), each bought in
         with ``buy_in`` from its own wallet by the same saga as anyone (keys from the table id
         and the AI's place, so a retry seats nobody twice); all at once. An AI whose seat the
-        table has not confirmed in time (None) is seated by the process manager when it does:
-        the table exists either way, so the call does not fail for it."""
+        table has not confirmed in time (None) is seated by the process manager when it does;
+        one the table refused (None) got its reservation back (the saga's refund), so what was
+        granted for it waits in its wallet for its next seat. The table exists either way, so
+        the call does not fail for it."""
         numbers: dict[str, int] = {}
         places = []
         for index, level in enumerate(levels):
@@ -166,14 +207,21 @@ class Seating:
             places.append((level, numbers[level], f"ai-{table_id}-{index}"))
 
         async def seat(level: str, number: int, key: str) -> Outcome | None:
+            try:
+                return await seat_once(level, number, key)
+            except Pending:  # the table is slow: the process manager seats it later
+                log.warning("ai seat pending", table_id=table_id, level=level, number=number)
+            except Exception as exc:  # the table exists: CreateTable answers it all the same
+                # (the table refused the seat, and the reservation was refunded to the AI)
+                log.warning("ai not seated", table_id=table_id, level=level, error=str(exc)[:200])
+            return None
+
+        async def seat_once(level: str, number: int, key: str) -> Outcome | None:
             for attempt in range(HOUSE_GRANT_ATTEMPTS):
                 grant_key = key if attempt == 0 else f"{key}-{attempt}"
                 ai = await self.lobby.house_ai(level, number, buy_in, grant_key)
                 try:
                     return await self.join(ai.player_id, table_id, None, buy_in, False, key)
-                except Pending:  # the table is slow: the process manager seats it later
-                    log.warning("ai seat pending", table_id=table_id, player_id=ai.player_id)
-                    return None
                 except PreconditionFailed as refusal:
                     # Another table (on any replica) bought this AI in between its grant and
                     # this reservation: grant again (a new grant key) and reserve again.
@@ -202,9 +250,10 @@ class Seating:
         saga = saga_id(kind, player_id, key)
         player = await self.lobby.player(player_id)
         if saga not in player.outcomes and saga not in player.reservations:
+            # What the lobby can tell is refused before anything is written (a retry of a saga
+            # it has is answered its first outcome instead)
             listing = await self.lobby.table(table_id)
-            if listing.status == CLOSED:
-                raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
+            check_buy_in(self.lobby.config_of(listing), listing, kind, seat, amount, player)
         async with self.gate.shared():
             fresh = saga not in player.reservations and saga not in player.outcomes
             if fresh:

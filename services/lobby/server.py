@@ -22,6 +22,9 @@ from nats.errors import Error as NatsError
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from libs.auth import KeyRing
@@ -29,6 +32,7 @@ from libs.auth.revocation import Revocations, revoked_bucket
 from libs.eventstore import StoreError
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.lobby import catalogue
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
@@ -38,7 +42,7 @@ from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
-from libs.platform.tls import redis_options
+from libs.platform.tls import TlsFiles, redis_options
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
 from services.lobby.app import (
@@ -56,7 +60,7 @@ from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.config import LobbyConfig
 from services.lobby.gate import ClusterGate, Gate, GateUnavailable
-from services.lobby.limits import LoginLimiter, TooManyAttempts
+from services.lobby.limits import GuestLimiter, LoginLimiter, TooManyAttempts
 from services.lobby.sagas import Seating
 from services.lobby.store import (
     LOBBY_STREAM,
@@ -236,7 +240,12 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def GuestLogin(
         self, request: lobby_pb2.GuestLoginRequest, context: Context
     ) -> lobby_pb2.LoginResponse:
-        return self._login_response(await self.lobby.guest(request.display_name))
+        try:
+            session = await self.lobby.guest(request.display_name, client_address(context))
+        except TooManyAttempts as refusal:
+            await _exhausted(context, refusal)
+            raise
+        return self._login_response(session)
 
     async def Logout(
         self, request: lobby_pb2.LogoutRequest, context: Context
@@ -314,7 +323,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         if request.bots:
             config = self.lobby.config_of(listing)
             levels = ai_levels(request.bots, config.seats)
-            await self.seating.seat_ais(listing.table_id, levels, config.max_buy_in)
+            await self.seating.seat_ais(listing.table_id, levels, self.lobby.ai_buy_in(config))
             listing = await self.lobby.table(listing.table_id)
         return lobby_pb2.CreateTableResponse(table=table_to_proto(listing))
 
@@ -380,6 +389,27 @@ def error_mapper() -> ErrorMapper:
     return mapper
 
 
+#: Redis holds the login and guest counts, the audit gate and snapshots. A command it does not
+#: answer within this fails (a login: UNAVAILABLE, DEPENDENCY_DOWN) instead of waiting out the
+#: caller's deadline: a hung Redis (SIGSTOP, a full disk) keeps connections open and says
+#: nothing, and redis-py has no timeout by default.
+REDIS_TIMEOUT_SECONDS = 2.0
+REDIS_CONNECT_TIMEOUT_SECONDS = 1.0
+
+
+def redis_client(url: str, tls: TlsFiles | None) -> Redis:
+    """The lobby's Redis client: bounded timeouts, and one retry only for a connection found
+    broken (Redis restarted), none for a timeout: said here rather than left to redis-py's
+    defaults, which have changed between versions."""
+    return Redis.from_url(
+        url,
+        socket_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        **redis_options(url, tls),
+    )
+
+
 def _key_ring(config: LobbyConfig) -> KeyRing:
     if config.token_keys is not None:
         return config.token_keys
@@ -413,7 +443,7 @@ async def follow_catalogue(nc: NATS, lobby: Lobby) -> Any:
 async def build(config: LobbyConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name="lobby")
-    redis = Redis.from_url(platform.redis_url, **redis_options(platform.redis_url, platform.tls))
+    redis = redis_client(platform.redis_url, platform.tls)
     await ensure_lobby_stream(nc)
     try:  # the tables' public projection, which the cash-out consumer reads
         await nc.jetstream().stream_info(PUBLIC_STREAM)
@@ -424,7 +454,8 @@ async def build(config: LobbyConfig) -> Mount:
         return Aggregates(
             kind,
             jetstream_store(nc, kind.name),
-            RedisSnapshotStore(redis, prefix=f"holdem:lobby:snapshot:{kind.name}:"),
+            # a cache: Redis failing is a miss (the stream has every commit)
+            SnapshotCache(RedisSnapshotStore(redis, prefix=f"holdem:lobby:snapshot:{kind.name}:")),
         )
 
     indexes = [
@@ -445,6 +476,7 @@ async def build(config: LobbyConfig) -> Mount:
         redis,
         per_username=config.login_failures_per_user,
         per_peer=config.login_failures_per_peer,
+        per_username_total=config.login_failures_per_user_total,
         window_seconds=config.login_window_seconds,
     )
     revocations = Revocations(await revoked_bucket(nc, config.token_ttl_seconds))
@@ -452,10 +484,17 @@ async def build(config: LobbyConfig) -> Mount:
         stores,
         TableClient(channel, timeout=platform.rpc_timeout_seconds),
         limiter,
+        GuestLimiter(
+            redis,
+            per_address=config.guests_per_address,
+            window_seconds=config.guest_window_seconds,
+        ),
         _key_ring(config),
         revocations,
         grant=config.starting_chips,
         token_ttl_seconds=config.token_ttl_seconds,
+        open_tables_per_player=config.open_tables_per_player,
+        house_ai_max_buy_in=config.house_ai_max_buy_in,
     )
     follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()

@@ -51,6 +51,9 @@ def launch_service(name: str, log_dir: Path, env: Mapping[str, str] = {}) -> Ser
         # per-peer count of failed logins would carry over from test to test (its window is
         # minutes), so a test's result would depend on the ones before it
         env = {**env, "HOLDEM_LOBBY_LOGIN_FAILURES_PER_PEER": "100000"}
+    if name == "lobby" and "HOLDEM_LOBBY_GUESTS_PER_ADDRESS" not in env:
+        # likewise guests: every test client is one address, and tests make guests
+        env = {**env, "HOLDEM_LOBBY_GUESTS_PER_ADDRESS": "1000000"}
     return ServiceProcess(name, log_path, listen=listen, env=clean_env(env)).spawn()
 
 

@@ -106,10 +106,13 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "INVALID_TOKEN": S.UNAUTHENTICATED,
             "PLAYER_NOT_FOUND": NOT_FOUND,
             "TABLE_NOT_FOUND": NOT_FOUND,
-            # wallets and seating (sagas)
+            # wallets and seating (sagas); the table's codes when the lobby can tell first
+            "NO_SUCH_SEAT": INVALID,
+            "BUY_IN_OUT_OF_RANGE": INVALID,
             "NOT_ENOUGH_CHIPS": PRECONDITION,
             "ALREADY_REGISTERED": PRECONDITION,
             "TABLE_CLOSED": PRECONDITION,
+            "TOO_MANY_OPEN_TABLES": PRECONDITION,
             "NOT_TABLE_OWNER": S.PERMISSION_DENIED,
             "BUY_IN_IN_PROGRESS": S.ABORTED,
             "BUY_IN_PENDING": S.UNAVAILABLE,

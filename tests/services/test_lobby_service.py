@@ -94,7 +94,7 @@ def test_register_buy_in_play_leave_and_every_chip_is_accounted_for(stack: Lobby
 def test_refused_buy_ins_are_compensated_and_nothing_is_lost(stack: LobbyStack) -> None:
     alice, bob = stack.register(), stack.register()
     table = stack.create_table(alice.player_id, max_seats=2)
-    stack.join(alice.player_id, table, 100)
+    joined = stack.join(alice.player_id, table, 100)
     error = _refused(
         lambda: stack.join(alice.player_id, table, GRANT * 2), grpc.StatusCode.FAILED_PRECONDITION
     )
@@ -103,9 +103,18 @@ def test_refused_buy_ins_are_compensated_and_nothing_is_lost(stack: LobbyStack) 
         lambda: stack.join(bob.player_id, table, 10**6), grpc.StatusCode.FAILED_PRECONDITION
     )
     assert _code(error) == "NOT_ENOUGH_CHIPS"
-    # Refused by the table (buy-in out of range): reserved, then refunded.
+    # Out of the table's range: refused by the lobby before anything is written.
     error = _refused(lambda: stack.join(bob.player_id, table, 1), grpc.StatusCode.INVALID_ARGUMENT)
     assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    assert [e.kind for e in stack.ledger(bob.player_id)] == [lobby_pb2.LEDGER_ENTRY_KIND_GRANT]
+    # Refused by the table (the seat asked for is taken): reserved, then refunded.
+    taken = lobby_pb2.JoinTableRequest(
+        player_id=bob.player_id, table_id=table, seat=joined.seat, buy_in=100
+    )
+    error = _refused(
+        lambda: stack.lobby_call("JoinTable", taken), grpc.StatusCode.FAILED_PRECONDITION
+    )
+    assert _code(error) == "SEAT_TAKEN"
     assert stack.wallet(bob.player_id).balance == GRANT
     kinds = [e.kind for e in stack.ledger(bob.player_id)]
     assert kinds[-2:] == [lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, lobby_pb2.LEDGER_ENTRY_KIND_REFUND]
@@ -306,19 +315,28 @@ def test_list_ledger_pages_the_history_the_wallet_no_longer_keeps(stack: LobbySt
     """The wallet keeps its last ``LEDGER_WINDOW`` entries; older pages come from the player's
     stream, before and after a restart (which loads the snapshot); a retried buy-in within the
     outcome window answers its first outcome and writes nothing."""
-    bob = stack.register()
+    alice, bob = stack.register(), stack.register()
     table = stack.create_table(bob.player_id)
+    taken = stack.join(alice.player_id, table, 40).seat
+
+    def join_taken_seat(key: str) -> grpc.RpcError:
+        """A buy-in only the table can refuse (the seat is taken): reserved, then refunded."""
+        request = lobby_pb2.JoinTableRequest(
+            player_id=bob.player_id, table_id=table, seat=taken, buy_in=40, idempotency_key=key
+        )
+        error = _refused(
+            lambda: stack.lobby_call("JoinTable", request), grpc.StatusCode.FAILED_PRECONDITION
+        )
+        assert _code(error) == "SEAT_TAKEN"
+        return error
+
     refusals = wallet.LEDGER_WINDOW // 2 + 20  # BUY_IN + REFUND each: past the window
     for i in range(refusals):
-        error = _refused(
-            lambda i=i: stack.join(bob.player_id, table, 1, key=f"k{i}"),
-            grpc.StatusCode.INVALID_ARGUMENT,
-        )
-        assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+        join_taken_seat(f"k{i}")
     expected = [(1, lobby_pb2.LEDGER_ENTRY_KIND_GRANT, GRANT, GRANT)]
     for i in range(refusals):
-        expected.append((2 * i + 2, lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, -1, GRANT - 1))
-        expected.append((2 * i + 3, lobby_pb2.LEDGER_ENTRY_KIND_REFUND, 1, GRANT))
+        expected.append((2 * i + 2, lobby_pb2.LEDGER_ENTRY_KIND_BUY_IN, -40, GRANT - 40))
+        expected.append((2 * i + 3, lobby_pb2.LEDGER_ENTRY_KIND_REFUND, 40, GRANT))
 
     def seen() -> list[tuple[int, int, int, int]]:
         return [
@@ -331,9 +349,6 @@ def test_list_ledger_pages_the_history_the_wallet_no_longer_keeps(stack: LobbySt
     stack.lobby.kill()
     stack.start_lobby()
     assert seen() == expected
-    error = _refused(
-        lambda: stack.join(bob.player_id, table, 1, key="k0"), grpc.StatusCode.INVALID_ARGUMENT
-    )
-    assert _code(error) == "BUY_IN_OUT_OF_RANGE"
+    join_taken_seat("k0")
     assert seen() == expected  # the retry wrote nothing
     assert stack.audit().holds
