@@ -12,11 +12,10 @@ from __future__ import annotations
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.platform.errors import InvalidArgument
-from libs.table.config import INVALID_TABLE_CONFIG, TableConfig, TableConfigError
+from libs.table.config import INVALID_TABLE_CONFIG, MAX_CHIPS, TableConfig, TableConfigError
 from libs.tableproto.config import config_from_proto
 
-#: The most chips a client names in one amount (docs/platform.md, "Request validation").
-MAX_CHIPS = 10**12
+__all__ = ["MAX_CHIPS", "checked_config", "refusal"]
 
 
 def refusal(field: str, problem: str) -> InvalidArgument:
@@ -26,24 +25,9 @@ def refusal(field: str, problem: str) -> InvalidArgument:
 
 def checked_config(wire: pb.TableConfig) -> TableConfig:
     """The table ``wire`` describes, refused (``refusal``) unless every setting is in range and
-    the table can be joined: its minimum and maximum buy-in, given or derived, at most
-    ``MAX_CHIPS``."""
+    the table can be joined: ``TableConfig`` itself refuses minimum and maximum buy-ins, given
+    or derived, above ``MAX_CHIPS``, naming ``big_blind`` when a derived one is too big."""
     try:
-        config = config_from_proto(wire)
+        return config_from_proto(wire)
     except TableConfigError as error:
         raise refusal(error.field, error.problem) from None
-    for name, value, blinds, given in (
-        ("min_buy_in", config.min_buy_in, 20, wire.min_buy_in),
-        ("max_buy_in", config.max_buy_in, 100, wire.max_buy_in),
-    ):
-        if value <= MAX_CHIPS:
-            continue
-        if given:  # the proto rules bound what is given: only a derived value gets here
-            raise refusal(name, f"at most {MAX_CHIPS} (got {value})")
-        raise refusal(
-            "big_blind",
-            f"{config.big_blind} makes the default {name} {value} "
-            f"({blinds} big blinds, at least min_buy_in), above {MAX_CHIPS}: "
-            f"set {name} or lower the blinds",
-        )
-    return config

@@ -10,6 +10,9 @@ from libs.poker.config import NO_RAKE, BettingStructure, RakeRule, Variant, fixe
 from libs.poker.errors import InvalidCommand
 
 INVALID_TABLE_CONFIG = "INVALID_TABLE_CONFIG"
+#: The most chips one amount may name (buy-ins, top-ups, bets: the proto rules of every request
+#: that carries chips), so a table's buy-ins, given or derived, are joinable.
+MAX_CHIPS = 10**12
 MAX_RAKE_PERCENT = 10.0
 MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
@@ -74,10 +77,21 @@ class TableConfig:
             raise TableConfigError("ante", "must be between 0 and the big blind")
         if self.rake.percent > MAX_RAKE_PERCENT:
             raise TableConfigError("rake", f"must be at most {MAX_RAKE_PERCENT:g} % of the pot")
+        derived = {name for name in ("min_buy_in", "max_buy_in") if getattr(self, name) <= 0}
         if self.min_buy_in <= 0:
             object.__setattr__(self, "min_buy_in", 20 * self.big_blind)
         if self.max_buy_in <= 0:
             object.__setattr__(self, "max_buy_in", max(100 * self.big_blind, self.min_buy_in))
+        for name in ("min_buy_in", "max_buy_in"):  # a table nobody could ever join
+            value = getattr(self, name)
+            if value > MAX_CHIPS:
+                if name in derived:
+                    raise TableConfigError(
+                        "big_blind",
+                        f"{self.big_blind} makes the default {name} {value}, above "
+                        f"{MAX_CHIPS}: set {name} or lower the blinds",
+                    )
+                raise TableConfigError(name, f"must be at most {MAX_CHIPS}")
         if self.structure is BettingStructure.FIXED_LIMIT:
             if self.straddle:
                 raise TableConfigError("straddle", "is not allowed at fixed-limit tables")

@@ -53,8 +53,10 @@ def test_a_big_blind_whose_default_buy_ins_no_one_could_pay_is_refused_naming_it
     for wire, field in (
         (config(big_blind=10**12, small_blind=1, min_buy_in=0, max_buy_in=0), "big_blind"),
         (config(big_blind=10**11, small_blind=1, min_buy_in=10**12, max_buy_in=0), "big_blind"),
-        # the default min buy-in (20 big blinds) above the max buy-in given
-        (config(big_blind=10**11, small_blind=1, min_buy_in=0, max_buy_in=10**12), "max_buy_in"),
+        # the default min buy-in (20 big blinds) above what any request may name
+        (config(big_blind=10**11, small_blind=1, min_buy_in=0, max_buy_in=10**12), "big_blind"),
+        # a min buy-in given above the max buy-in given
+        (config(big_blind=10, small_blind=5, min_buy_in=900, max_buy_in=800), "max_buy_in"),
     ):
         with pytest.raises(InvalidArgument) as caught:
             checked_config(wire)

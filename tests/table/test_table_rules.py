@@ -425,3 +425,18 @@ def test_a_player_who_sits_out_right_after_the_big_blind_owes_none_on_return() -
     assert 2 not in began.seats and not state.seats[2].missed_big_blind
     state, _events = when(state, tc.SitIn("p2"))
     assert not state.seats[2].waiting_for_big_blind and not state.seats[2].entry_due
+
+
+def test_a_table_whose_buy_ins_no_request_could_pay_is_refused() -> None:
+    """Buy-ins, given or derived from the blinds, are at most MAX_CHIPS (what any request may
+    name), else nobody could ever sit down: refused naming what to change."""
+    from libs.table.config import MAX_CHIPS, TableConfigError
+
+    with pytest.raises(TableConfigError) as derived:
+        TableConfig(big_blind=MAX_CHIPS // 50, small_blind=1)  # 100 bb above the cap
+    assert derived.value.field == "big_blind"
+    with pytest.raises(TableConfigError) as given:
+        TableConfig(big_blind=2, small_blind=1, max_buy_in=MAX_CHIPS + 1)
+    assert given.value.field == "max_buy_in"
+    ok = TableConfig(big_blind=MAX_CHIPS // 100, small_blind=1)
+    assert ok.max_buy_in == MAX_CHIPS
