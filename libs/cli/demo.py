@@ -110,11 +110,14 @@ class _Printer:
             self.hands_done += 1
             stacks = "  ".join(f"{self.who(p)} {s}" for p, s in enumerate(event.stacks))
             return f"   stacks: {stacks}" + (" (voided)" if isinstance(event, HandVoided) else "")
-        if isinstance(event, SeedRevealed) and event.seed:
-            return (
-                f"   seed revealed {event.seed[:16]}... (check the deck: holdem verify "
-                f"--table {TABLE_ID} --hand {event.hand_id} --nats {self.verify_url})"
+        if isinstance(event, SeedRevealed):
+            check = (
+                f"holdem verify --table {TABLE_ID} --hand {event.hand_id} --nats {self.verify_url}"
             )
+            if event.seed:  # HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS=0: public at once
+                return f"   seed revealed {event.seed[:16]}... (check the deck: {check})"
+            # the seed would show every hand, folded and mucked ones too: public later
+            return f"   deck closed: its seed is public later (GetDecks); the operator: {check}"
         if isinstance(event, RakeTaken):
             self.rake += event.amount
         if isinstance(event, TableClosed):

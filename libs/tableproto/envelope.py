@@ -16,7 +16,7 @@ from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, StreetDealt
 from libs.table import codec
-from libs.table.events import Event
+from libs.table.events import Event, SeedRevealed
 
 #: ``API_VERSION`` of ``_wire.c`` this module is written for (a stale build is not used).
 _WIRE_API = 1
@@ -166,13 +166,18 @@ def with_sequence(payload: bytes, table_id: str, sequence: int) -> bytes:
     return head + _SEQUENCE_TAG + _varint(sequence) + payload[len(head) :]
 
 
-def public_event(event: Event) -> Event:
+def public_event(event: Event, seeds: bool = False) -> Event:
     """What anyone may see of an event: hole cards are removed (their number follows from the
-    variant), burn cards stay face down."""
+    variant), burn cards stay face down, and a revealed seed, from which every card of the hand
+    follows (folded and mucked hands too), is left out unless ``seeds`` (a table that makes
+    seeds public at the hand's end: ``HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS=0``); it is public
+    later, by the table service's ``GetDecks``."""
     if isinstance(event, HoleCardsDealt):
         return dataclasses.replace(event, cards=())
     if isinstance(event, StreetDealt) and event.burn is not None:
         return dataclasses.replace(event, burn=None)
+    if isinstance(event, SeedRevealed) and event.seed and not seeds:
+        return dataclasses.replace(event, seed="")
     return event
 
 
@@ -182,7 +187,7 @@ def recorded_seconds(commit: events_pb2.Commit) -> float:
     return at.seconds + at.nanos / 1e9
 
 
-def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
+def public_of_stored(payload: bytes, sequence: int, seeds: bool = False) -> tuple[bytes, float]:
     """The public projection of a stored commit (as ``encode_public`` made it when it was
     appended) and when it was recorded: for commits projected again after their owner died."""
     commit, events = decode_commit(payload)
@@ -195,6 +200,7 @@ def public_of_stored(payload: bytes, sequence: int) -> tuple[bytes, float]:
         commit.command_type,
         recorded,
         automatic=commit.automatic,
+        seeds=seeds,
     )
     return public, recorded
 
@@ -209,13 +215,15 @@ def encode_public(
     automatic: bool = False,
     records: Sequence[Record] | None = None,
     stored: bytes | None = None,
+    seeds: bool = False,
 ) -> bytes:
     """``records``: the stored commit's records of ``events`` (``encode_records``), taken as
     they are for every event the public sees unchanged (all but hole cards and burns);
     ``stored``: the stored commit itself (``encode_commit`` of the same arguments and
     ``records``): when the public sees every event unchanged, the projection is that commit
-    with its sequence written in (the same bytes as encoding it again, in a splice)."""
-    public = [public_event(e) for e in events]
+    with its sequence written in (the same bytes as encoding it again, in a splice).
+    ``seeds``: see ``public_event``."""
+    public = [public_event(e, seeds) for e in events]
     unchanged = all(shown is event for shown, event in zip(public, events, strict=True))
     if stored is not None and unchanged:
         return with_sequence(stored, table_id, sequence)

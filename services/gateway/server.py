@@ -657,12 +657,19 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         claims = await self._caller(context)
         before = page_token_number(request.page_token)
         who = claims.player_id
-        if not self.histories.try_acquire(who):  # each one reads a table's stream
+        async with self._stream_read(who, context):
+            return await self._history(request, who, before, context)
+
+    @contextlib.asynccontextmanager
+    async def _stream_read(self, who: str, context: Context) -> AsyncIterator[None]:
+        """One of ``who``'s slots for calls the table answers by reading a table's stream
+        (GetHandHistory, GetDecks): RESOURCE_EXHAUSTED with a retry hint when none is free."""
+        if not self.histories.try_acquire(who):
             retry_ms = self.histories.retry_after_ms()
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"at most {self.histories.limit} GetHandHistory calls in flight per player: "
-                f"retry in {retry_ms} ms",
+                f"at most {self.histories.limit} GetHandHistory or GetDecks calls in flight per "
+                f"player: retry in {retry_ms} ms",
                 trailing_metadata=(
                     (ERROR_CODE_HEADER, TOO_MANY_CALLS),
                     (RETRY_AFTER_HEADER, str(retry_ms)),
@@ -670,9 +677,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             )
         began = self.clock()
         try:
-            return await self._history(request, who, before, context)
+            yield
         finally:
             self.histories.release(who, self.clock() - began)
+
+    # ---- decks ------------------------------------------------------------------------------
+
+    async def GetDecks(
+        self, request: gateway_pb2.GetDecksRequest, context: Context
+    ) -> gateway_pb2.GetDecksResponse:
+        claims = await self._caller(context)
+        before = page_token_number(request.page_token)
+        async with self._stream_read(claims.player_id, context):
+            answer = await self.table.GetDecks(
+                table_pb2.GetDecksRequest(
+                    table_id=request.table_id,
+                    hand_id=request.hand_id,
+                    limit=request.limit,
+                    before_hand_number=before,
+                ),
+                timeout=self._timeout(context),
+                metadata=self._meta(),
+            )
+        decks = [copy_fields(d, gateway_pb2.Deck()) for d in answer.decks]
+        return gateway_pb2.GetDecksResponse(
+            decks=decks,
+            next_page_token=str(decks[-1].hand_number) if answer.more and decks else "",
+        )
 
     async def _history(
         self, request: gateway_pb2.GetHandHistoryRequest, who: str, before: int, context: Context
@@ -705,12 +736,10 @@ def page_token_number(token: str) -> int:
     number beyond every hand number bounds nothing."""
     if not token:
         return 0
-    try:
-        number = int(token)
-    except ValueError:
-        number = -1
-    if number < 0:
+    # digits only (int() would also take "1_000", " 7" or other scripts' digits)
+    if not (token.isascii() and token.isdigit()):
         raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid")
+    number = int(token)
     return number if number < 2**64 else 0
 
 

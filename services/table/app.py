@@ -54,6 +54,7 @@ INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in 
 # after these pauses, growing to the last; it stops only when this replica loses the table.
 DRIVE_RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0)
 COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
+DEFAULT_SEED_DISCLOSURE_SECONDS = 86400.0  # HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS
 
 
 class Conflict(Exception):
@@ -94,7 +95,11 @@ class TableApp:
         ranker: HandRanker | None = None,
         idempotency_window: float = DEFAULT_WINDOW_SECONDS,
         bots: Bots | None = None,
+        seed_disclosure: float = DEFAULT_SEED_DISCLOSURE_SECONDS,
     ) -> None:
+        """``seed_disclosure``: seconds after a hand until its deck's seed is public (0: in
+        the public projection of the commit that ends it)."""
+        self.seed_disclosure = seed_disclosure
         self.events = events
         self.leases = leases
         self.clock = clock
@@ -106,6 +111,7 @@ class TableApp:
             projection=projection,
             public_max_age=public_max_age,
             idempotency_window=idempotency_window,
+            public_seeds=seed_disclosure <= 0,
         )
         self.ownership = Ownership(leases, registry)
         self.automation = Automation(dealer, clock, bots)

@@ -111,8 +111,11 @@ class _Codec:
         return _Folded(state, RecentCommits.from_snapshot_keys(keys, self.window))
 
 
-def _public(commit: Commit) -> Projectable:
-    return Projectable(*public_of_stored(commit.data, commit.sequence))
+def _public(seeds: bool) -> Callable[[Commit], Projectable]:
+    def project(commit: Commit) -> Projectable:
+        return Projectable(*public_of_stored(commit.data, commit.sequence, seeds))
+
+    return project
 
 
 class TableStream:
@@ -125,7 +128,11 @@ class TableStream:
         projection: Projection | None,
         public_max_age: float = 7 * 24 * 3600.0,
         idempotency_window: float = DEFAULT_WINDOW_SECONDS,
+        public_seeds: bool = False,
     ) -> None:
+        """``public_seeds``: a revealed seed goes out in the public projection at the hand's
+        end (else it is public later, by ``GetDecks``)."""
+        self.public_seeds = public_seeds
         folding = _Codec(idempotency_window)
         self.repository: Repository[_Folded] = Repository(
             events,
@@ -139,7 +146,7 @@ class TableStream:
         self.projector = (
             None
             if projection is None
-            else Projector(events, projection, _public, max_age=public_max_age)
+            else Projector(events, projection, _public(public_seeds), max_age=public_max_age)
         )
         self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
         # each table's last appended events with their records, for its public projection
@@ -270,6 +277,7 @@ class TableStream:
             automatic,
             records,
             stored,
+            seeds=self.public_seeds,
         )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
         return True

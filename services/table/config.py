@@ -85,6 +85,14 @@ IDEMPOTENCY_WINDOW_SECONDS = Var(
     "first outcome, whatever happened since (commits, restarts, Redis lost); also the "
     "duplicate window of the table stream",
 )
+SEED_DISCLOSURE_SECONDS = Var(
+    "HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS",
+    number(minimum=0, maximum=365 * 24 * 3600),
+    "86400",
+    "how long after a hand its deck's seed becomes public (GetDecks): the seed makes every card "
+    "of the hand known, folded and mucked ones too; 0 = in the public projection at the hand's "
+    "end",
+)
 REPLICA_ID = Var(
     "HOLDEM_TABLE_REPLICA_ID",
     STRING,
@@ -104,6 +112,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     PUBLIC_MAX_AGE_SECONDS,
     PUBLIC_MAX_PER_TABLE,
     IDEMPOTENCY_WINDOW_SECONDS,
+    SEED_DISCLOSURE_SECONDS,
     REPLICA_ID,
 )
 
@@ -122,6 +131,7 @@ class TableServiceConfig:
     public_max_per_table: int
     replica_id: str
     idempotency_window_seconds: float = 300.0
+    seed_disclosure_seconds: float = 86400.0
 
 
 def _replica_id(configured: str) -> str:
@@ -143,4 +153,5 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         public_max_per_table=values[PUBLIC_MAX_PER_TABLE],
         replica_id=_replica_id(values[REPLICA_ID]),
         idempotency_window_seconds=values[IDEMPOTENCY_WINDOW_SECONDS],
+        seed_disclosure_seconds=values[SEED_DISCLOSURE_SECONDS],
     )

@@ -1,4 +1,5 @@
-"""Hand histories (``GetHandHistory``), served from the table's own stream: the gateway asks for
+"""Hand histories (``GetHandHistory``) and the table's decks (``GetDecks``), served from the
+table's own stream: the gateway asks for
 the authenticated player and never reads the stream itself (docs/hardening.md, least privilege).
 
 The table's commits are read from JetStream, the latest ``MAX_HISTORY_COMMITS`` decoded, and the
@@ -12,17 +13,21 @@ its thread is done)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from libs.eventstore import EventStore
 from libs.eventstore.store import Commit
+from libs.fairdeck.disclosure import DeckDisclosure, disclosed_decks
 from libs.history import MAX_HISTORY_COMMITS, HistoryPage, StoredCommit, history_page
 from libs.poker.errors import IllegalAction
 from libs.table.errors import TABLE_NOT_FOUND
 from libs.tableproto.envelope import decode_commit, recorded_seconds
 
-#: Histories worked on at once by one replica.
+#: Histories (and deck listings) worked on at once by one replica.
 HISTORY_CONCURRENCY = 2
+DEFAULT_DECKS, MAX_DECKS = 10, 100  # decks in one GetDecks page
+_T = TypeVar("_T")
 
 
 class HandHistories:
@@ -35,16 +40,45 @@ class HandHistories:
     ) -> HistoryPage:
         """``player_id``'s hands at ``table_id`` that the request asks for (libs.history.page);
         ``TABLE_NOT_FOUND`` for a table that was never opened."""
+        return await self._in_thread(
+            table_id, lambda commits: _page(commits, player_id, hand_id, before, limit)
+        )
+
+    async def decks(
+        self,
+        table_id: str,
+        *,
+        now: float,
+        delay: float,
+        hand_id: str,
+        before: int,
+        limit: int,
+    ) -> tuple[list[DeckDisclosure], bool]:
+        """The decks of ``table_id``'s finished hands as anyone may know them at ``now``
+        (libs.fairdeck.disclosure: seeds ``delay`` seconds after their hand), read and worked
+        out as a history is (the same slots); ``TABLE_NOT_FOUND`` for a table never opened."""
+        limit = min(limit or DEFAULT_DECKS, MAX_DECKS)
+        return await self._in_thread(
+            table_id,
+            lambda commits: disclosed_decks(
+                ((at, events) for _, at, events in stored_commits(commits)),
+                now=now,
+                delay=delay,
+                hand_id=hand_id,
+                before=before,
+                limit=limit,
+            ),
+        )
+
+    async def _in_thread(self, table_id: str, work_on: Callable[[Sequence[Commit]], _T]) -> _T:
+        """``work_on`` the table's latest commits in a worker thread, in one of the slots."""
         await self._slots.acquire()
         try:
             commits = await self.events.read(table_id)
             if not commits:
                 raise IllegalAction(TABLE_NOT_FOUND, "no such table")
-            work = asyncio.ensure_future(
-                asyncio.to_thread(
-                    _page, commits[-MAX_HISTORY_COMMITS:], player_id, hand_id, before, limit
-                )
-            )
+            latest = commits[-MAX_HISTORY_COMMITS:]
+            work = asyncio.ensure_future(asyncio.to_thread(work_on, latest))
         except BaseException:
             self._slots.release()
             raise
@@ -53,7 +87,7 @@ class HandHistories:
         work.add_done_callback(self._done)
         return await asyncio.shield(work)
 
-    def _done(self, work: asyncio.Future[HistoryPage]) -> None:
+    def _done(self, work: asyncio.Future[Any]) -> None:
         self._slots.release()
         if not work.cancelled():
             work.exception()  # retrieved: a caller who left is not told, nor is the log

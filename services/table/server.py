@@ -26,6 +26,7 @@ from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
 from libs.eventstore.store import StoreError
+from libs.fairdeck.disclosure import DeckDisclosure
 from libs.history import HandHistory
 from libs.platform.callers import TABLE_CALLERS, authorize_command
 from libs.platform.clients import connect_peer
@@ -208,6 +209,21 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             hands=[_record(hand) for hand in page.hands], more=page.more
         )
 
+    @_store_unavailable_is_unavailable
+    async def GetDecks(
+        self, request: table_pb2.GetDecksRequest, context: Context
+    ) -> table_pb2.GetDecksResponse:
+        # any replica answers: a read of the stream, nothing claimed or cached
+        decks, more = await self.histories.decks(
+            _ids(request.table_id, "-")[0],
+            now=self.app.clock(),
+            delay=self.app.seed_disclosure,
+            hand_id=request.hand_id,
+            before=request.before_hand_number,
+            limit=request.limit,
+        )
+        return table_pb2.GetDecksResponse(decks=[_deck(d) for d in decks], more=more)
+
     async def _never_dealt(self, table_id: str, player_id: str) -> bool:
         """The table's state says ``player_id`` was never dealt into a hand there (then their
         history is empty, and the stream is not read). Only the replica serving the table
@@ -234,6 +250,19 @@ def _record(hand: HandHistory) -> table_pb2.HandRecord:
         ended_at=_timestamp(hand.ended_at),
         phh=hand.phh,
         pokerstars=hand.pokerstars,
+    )
+
+
+def _deck(deck: DeckDisclosure) -> table_pb2.Deck:
+    return table_pb2.Deck(
+        hand_id=deck.hand_id,
+        hand_number=deck.hand_number,
+        commitment=deck.commitment,
+        algorithm=deck.algorithm,
+        ended_at=_timestamp(deck.ended_at),
+        disclosed_at=_timestamp(deck.disclosed_at),
+        seed=deck.seed,
+        voided=deck.voided,
     )
 
 
@@ -329,6 +358,7 @@ async def build(config: TableServiceConfig) -> Mount:
         ranker=ranker,
         idempotency_window=config.idempotency_window_seconds,
         bots=bots,
+        seed_disclosure=config.seed_disclosure_seconds,
     )
     await app.start_background()
     servicer = TableServiceServicer(app, lambda: readiness(nc))

@@ -531,6 +531,13 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
 
         return await self._handle("GetHandHistory", context, body)  # type: ignore[no-any-return]
 
+    async def GetDecks(self, request: gw.GetDecksRequest, context: Any) -> gw.GetDecksResponse:
+        async def body() -> gw.GetDecksResponse:
+            self._player(context)
+            return gw.GetDecksResponse()  # this fake keeps no decks
+
+        return await self._handle("GetDecks", context, body)  # type: ignore[no-any-return]
+
     async def WatchTable(
         self, request: gw.WatchTableRequest, context: Any
     ) -> AsyncIterator[gw.TableUpdate]:

@@ -57,6 +57,7 @@ def requests(table_id: str) -> dict[str, Message]:
         "UpdateSeatSettings": g.UpdateSeatSettingsRequest(table_id=table_id, auto_muck=True),
         "WatchTable": g.WatchTableRequest(table_id=table_id),
         "GetHandHistory": g.GetHandHistoryRequest(table_id=table_id),
+        "GetDecks": g.GetDecksRequest(table_id=table_id),
     }
 
 
@@ -245,3 +246,16 @@ def test_no_message_repeats_more_than_32_characters_of_what_was_sent(
                 assert long_id[:33] not in details, (method, details)
             else:
                 raise AssertionError(f"{method} about a table that does not exist answered OK")
+
+
+def test_a_page_token_is_digits_only() -> None:
+    """A page token is a hand number the gateway wrote: Python's int() would also take
+    "1_000", " 7" or other scripts' digits, which no page ever ended with."""
+    from libs.platform.errors import InvalidArgument
+    from services.gateway.server import page_token_number
+
+    assert page_token_number("") == 0 and page_token_number("1000") == 1000
+    assert page_token_number(str(2**64)) == 0  # beyond every hand number: no bound
+    for token in ("1_000", " 7", "7 ", "-1", "+1", "\u0661\u0662", "1e3", "0x10"):
+        with pytest.raises(InvalidArgument):
+            page_token_number(token)

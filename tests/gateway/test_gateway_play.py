@@ -420,3 +420,26 @@ def test_people_play_hands_through_the_gateway(gateway_stack: GatewayStack) -> N
     assert walked == [r.hand_id for r in records["ann"]]
     assert oldest == walked[-1:]
     assert refused == grpc.StatusCode.INVALID_ARGUMENT
+
+    async def decks(player: str) -> list[gateway_pb2.Deck]:
+        """Every finished hand's deck, walked page by page as a client would."""
+        async with grpc.aio.insecure_channel(stack.gateway.address) as channel:
+            gw = gateway_pb2_grpc.GatewayServiceStub(channel)
+            found: list[gateway_pb2.Deck] = []
+            token = ""
+            while True:
+                page = await gw.GetDecks(
+                    gateway_pb2.GetDecksRequest(table_id=table_id, limit=2, page_token=token),
+                    metadata=bearer(tokens[player]),
+                )
+                found.extend(page.decks)
+                token = page.next_page_token
+                if not token:
+                    return found
+
+    # the table's decks: a commitment for every hand, no seed before its disclosure time (the
+    # stack's default: a day after the hand)
+    listed = asyncio.run(decks("ann"))
+    assert {d.hand_id for d in listed} >= set(walked)
+    assert all(len(d.commitment) == 64 and not d.seed for d in listed)
+    assert all(d.disclosed_at.seconds - d.ended_at.seconds == 86400 for d in listed)

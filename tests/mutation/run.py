@@ -198,7 +198,7 @@ MUTATIONS = [
     Mutation(
         "publish: hole cards go out in the public projection",
         "libs/tableproto/envelope.py",
-        "    public = [public_event(e) for e in events]\n",
+        "    public = [public_event(e, seeds) for e in events]\n",
         "    public = list(events)\n",
     ),
     Mutation(

@@ -41,7 +41,7 @@ def test_the_stack_shows_a_table_in_play_and_stops(tmp_path: Path) -> None:
     out = result.stdout
     assert "-- hand 1" in out and "-- hand 2" in out
     assert "2 hands played at table 'demo'" in out
-    assert "table closed" in out and "seed revealed" in out
+    assert "table closed" in out and "deck closed" in out and "seed revealed" not in out
     assert "hands played:    2" in out and "chips conserved: yes" in out
     assert "holdem stack stopped" in result.stderr
     assert not (tmp_path / "state.json").exists()
