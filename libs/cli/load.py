@@ -14,8 +14,12 @@ next.
 Reported: commits per second and hands per second (counted on the public projection,
 ``holdem.public.table.>``), p50/p99 latency of ``SubmitAction`` in milliseconds, errors (calls
 that failed with anything but UNAVAILABLE for a table another replica holds), and the CPU seconds
-each process used per second of the run. JSON keys: ``tables``, ``replicas``, ``seconds``,
-``commits_per_s``, ``hands_per_s``, ``p50_ms``, ``p99_ms``, ``errors``, ``cpu``.
+each process used per second of the run. Then, on the same nats-server in the same run, the
+ceiling: bare guarded appends (nats-py's ``publish`` with a message id and the expected last
+sequence, what one commit costs JetStream) from as many appenders as there are tables, each on
+its own subject of the table stream, one at a time each, as a table commits; and the ratio of the
+two. JSON keys: ``tables``, ``replicas``, ``seconds``, ``commits_per_s``, ``hands_per_s``,
+``p50_ms``, ``p99_ms``, ``errors``, ``actions``, ``bare_appends_per_s``, ``ratio``, ``cpu``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +49,9 @@ from libs.platform.natsconn import connect_nats
 
 SEATS = 6
 BUY_IN = 10_000
+MAX_TABLES = 1000
+MAX_DURATION = 3600.0
+STREAM = "HOLDEM_TABLES"  # the table service's default stream (``HOLDEM_TABLE_STREAM``)
 CONFIG = common_pb2.TableConfig(
     variant=common_pb2.VARIANT_HOLDEM,
     betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
@@ -68,6 +76,8 @@ class LoadReport:
     p99_ms: float = 0.0
     errors: int = 0
     actions: int = 0
+    bare_appends_per_s: float = 0.0  # guarded appends, as many appenders as tables, same server
+    ratio: float = 0.0  # commits_per_s / bare_appends_per_s
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per second, by process
 
     def as_dict(self) -> dict[str, Any]:
@@ -221,9 +231,40 @@ async def _drive(
             report.p99_ms = round(
                 ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000, 2
             )
+        report.bare_appends_per_s = round(
+            await _bare_appends(nc, tables, min(max(duration / 2, 1.0), 5.0)), 1
+        )
+        if report.bare_appends_per_s:
+            report.ratio = round(report.commits_per_s / report.bare_appends_per_s, 3)
     finally:
         await nc.close()
         await client.close()
+
+
+async def _bare_appends(nc: Any, appenders: int, seconds: float) -> float:
+    """Guarded appends per second for ``seconds``: ``appenders`` at once, each on its own
+    subject of the table stream and one after another, with a commit's payload (the last one
+    of the first table)."""
+    js = nc.jetstream()
+    payload = (await js.get_last_msg(STREAM, "holdem.table.load0")).data or b"x" * 200
+    count = 0
+    until = time.monotonic() + seconds
+
+    async def append(index: int) -> None:
+        nonlocal count
+        last, n, subject = 0, 0, f"holdem.table.bare{index}"
+        while time.monotonic() < until:
+            headers = {
+                "Nats-Msg-Id": f"bare{index}/{n}",
+                "Nats-Expected-Last-Subject-Sequence": str(last),
+            }
+            last = (await js.publish(subject, payload, stream=STREAM, headers=headers)).seq
+            n += 1
+            count += 1
+
+    started = time.monotonic()
+    await asyncio.gather(*(append(i) for i in range(appenders)))
+    return count / (time.monotonic() - started)
 
 
 def run_load(tables: int, duration: float, replicas: int = 1) -> LoadReport:
@@ -283,18 +324,43 @@ def run(args: argparse.Namespace) -> int:
             f"{report.tables} tables, {report.replicas} replica(s), {report.seconds}s: "
             f"{report.commits_per_s:,.0f} commits/s, {report.hands_per_s:,.1f} hands/s, "
             f"SubmitAction p50 {report.p50_ms} ms p99 {report.p99_ms} ms, "
-            f"{report.errors} errors\nCPU (cores busy, setup included): {cpu}",
+            f"{report.errors} errors\nbare guarded appends in the same run: "
+            f"{report.bare_appends_per_s:,.0f}/s ({report.tables} appenders): "
+            f"{report.ratio:.2f}x\nCPU (cores busy, setup and appends included): {cpu}",
             file=sys.stdout,
         )
     return 0 if report.errors == 0 else 1
+
+
+def _bounded(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text[:20]!r}") from None
+        if not low <= value <= high:  # NaN is in no range
+            raise argparse.ArgumentTypeError(f"{text[:20]} is not in {low:g}-{high:g}")
+        return value
+
+    return parse
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "load", help="play N tables through the table service; commits/s, latency, CPU"
     )
-    parser.add_argument("--tables", type=int, default=10, help="tables played at once")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
+    parser.add_argument(
+        "--tables",
+        type=_bounded(int, 1, MAX_TABLES),
+        default=10,
+        help=f"tables played at once (1-{MAX_TABLES})",
+    )
+    parser.add_argument(
+        "--duration",
+        type=_bounded(float, 0.5, MAX_DURATION),
+        default=10.0,
+        help=f"seconds of play (0.5-{MAX_DURATION:.0f})",
+    )
     parser.add_argument(
         "--replicas", type=int, default=1, choices=range(1, 5), metavar="R", help="table services"
     )

@@ -11,9 +11,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-
+@pytest.mark.integration
+@pytest.mark.slow
 @pytest.mark.parametrize("replicas", [1, 2])
 def test_load_plays_tables_and_reports_the_agreed_keys(replicas: int) -> None:
     result = subprocess.run(
@@ -35,3 +35,34 @@ def test_load_plays_tables_and_reports_the_agreed_keys(replicas: int) -> None:
     assert report["commits_per_s"] > 0 and report["hands_per_s"] > 0
     assert 0 < report["p50_ms"] <= report["p99_ms"]
     assert {f"table-{i}" for i in range(replicas)} <= set(report["cpu"])
+    # the ceiling measured in the same run, and the ratio to it
+    assert report["bare_appends_per_s"] > 0
+    assert report["ratio"] == pytest.approx(
+        report["commits_per_s"] / report["bare_appends_per_s"], abs=0.001
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--tables", "0"],
+        ["--tables", "-3"],
+        ["--tables", "1001"],
+        ["--tables", "many"],
+        ["--duration", "0"],
+        ["--duration", "nan"],
+        ["--duration", "inf"],
+        ["--duration", "1e9"],
+    ],
+)
+def test_load_refuses_sizes_it_cannot_run_before_starting_anything(arguments: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "libs.cli.main", "load", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "holdem load: error: argument" in result.stderr
+    assert "Traceback" not in result.stderr
