@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 GEN    := gen
 GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
-NATIVE_SRC := setup.py libs/poker/fast/_native.c libs/tableproto/_wire.c
+NATIVE_SRC := setup.py libs/poker/fast/_native.c libs/tableproto/_wire.c libs/eventstore/_frames.c
 
 .PHONY: setup proto test test-fast lint typecheck bench mutate ladder run up down clean
 

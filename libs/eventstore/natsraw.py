@@ -13,6 +13,11 @@ bytes, in the parser's own call (nothing queued, no task switch), and takes what
 and installs the hook once, as an instance attribute (nats-py itself and every other connection
 are untouched; messages of subscriptions without a handler take nats-py's path unchanged). With
 a nats-py that has no such hook it gives None, and the caller reads the ordinary way.
+
+With the optional C reader (``_frames``), the parser's buffer is read first: the complete
+frames at its start that belong to raw handlers are taken in one C call and handed over; the
+first thing that is not one, and all after it, goes through nats-py's parser as before (a stream
+read of 5,000 messages spends about a third of its time in nats-py's parser otherwise).
 """
 
 from __future__ import annotations
@@ -30,6 +35,14 @@ from nats.js.errors import APIError, NoStreamResponseError
 from nats.protocol.command import hpub_cmd
 
 from .natsheaders import EXPECTED_STREAM
+
+try:
+    from . import _frames
+except ImportError:  # built without a C compiler: nats-py's parser reads every frame
+    _frames = None  # type: ignore[assignment]
+
+#: nats-py's parser state between frames (``nats.protocol.parser.AWAITING_CONTROL_LINE``)
+_AWAITING_CONTROL_LINE = 1
 
 #: ``handler(subject, reply, payload, header_block)``: called in the parser's own call, must
 #: not block.
@@ -67,8 +80,49 @@ def raw_handlers(nc: Any) -> dict[int, RawHandler] | None:
         handler(subject, reply, data, headers)
 
     nc._process_msg = _process_msg
+    _read_frames_first(nc, table, stats, _process_msg)
     setattr(nc, _ATTRIBUTE, table)
     return table
+
+
+def _read_frames_first(
+    nc: Any, table: dict[int, RawHandler], stats: dict[str, int], process: Callable[..., Any]
+) -> None:
+    """Put the C frame reader in front of connection ``nc``'s parser (when built, and the
+    parser is the one it knows: a ``buf`` bytearray, a ``state`` and an async ``parse``)."""
+    parser = getattr(nc, "_ps", None)
+    parse = getattr(parser, "parse", None)
+    if (
+        _frames is None
+        or not isinstance(getattr(parser, "buf", None), bytearray)
+        or getattr(parser, "state", None) != _AWAITING_CONTROL_LINE
+        or not inspect.iscoroutinefunction(parse)
+    ):
+        return
+    assert parser is not None and parse is not None
+    take = _frames.take
+
+    async def parse_frames_first(data: bytes = b"") -> None:
+        if table and parser.state == _AWAITING_CONTROL_LINE:
+            buf = parser.buf
+            buf.extend(data)
+            data = b""
+            frames, used, hold = take(buf, table)
+            if used:
+                del buf[:used]
+                for sid, subject, reply, payload, block in frames:
+                    handler = table.get(sid)
+                    if handler is None:  # gone with an earlier frame's handler: nats-py's way
+                        await process(sid, subject, reply, payload, block)
+                        continue
+                    stats["in_msgs"] += 1
+                    stats["in_bytes"] += len(payload)
+                    handler(subject, reply, payload, block)
+            if hold:  # a raw frame still arriving: taken here when the rest is in
+                return
+        await parse(data)
+
+    parser.parse = parse_frames_first
 
 
 #: The tokens of a JetStream delivery's reply subject: ``$JS.ACK.<stream>.<consumer>.
