@@ -6,6 +6,7 @@ hands: seats and stacks, the button, who missed which blind, the clock, revealed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -284,18 +285,62 @@ def _mark_missed_blinds(s: TableState, event: HandBegan, size: int) -> None:
 def _apply_hand_event(s: TableState, event: HandEvent) -> None:
     assert s.hand is not None
     if isinstance(event, ActionTaken):
-        seat = s.hand_seats[event.player]
-        if s.forced_seat != seat:
-            s.seats[seat].timeouts = 0  # a decision of their own ends a run of time-outs
-        s.forced_seat = None
-        s.clock_seat = None
-    elif isinstance(event, (HandShown, HandMucked)) and s.clock_seat == s.hand_seats[event.player]:
-        s.clock_seat = None  # the showdown turn's clock (the next turn starts its own)
+        _acted(s, event.player)
+    elif isinstance(event, (HandShown, HandMucked)):
+        _showed(s, event.player)
     action = public_action(event, s.hand.street)
     if action is not None:
         s.actions = (*s.actions, action)
     apply_hand_event(s.hand, event)
     if isinstance(event, (HandEnded, HandVoided)):
-        for position, number in enumerate(s.hand_seats):
-            s.seats[number].stack = s.hand.stacks[position]
-        s.clock_seat = None
+        _ended(s, s.hand.stacks)
+
+
+# What a hand's events do to the table beside the hand itself (``_apply_hand_event`` and
+# ``settle``: one place for both).
+
+
+def _acted(s: TableState, position: int) -> None:
+    seat = s.hand_seats[position]
+    if s.forced_seat != seat:
+        s.seats[seat].timeouts = 0  # a decision of their own ends a run of time-outs
+    s.forced_seat = None
+    s.clock_seat = None
+
+
+def _showed(s: TableState, position: int) -> None:
+    if s.clock_seat == s.hand_seats[position]:
+        s.clock_seat = None  # the showdown turn's clock (the next turn starts its own)
+
+
+def _ended(s: TableState, stacks: Sequence[int]) -> None:
+    for position, number in enumerate(s.hand_seats):
+        s.seats[number].stack = stacks[position]
+    s.clock_seat = None
+
+
+#: The events ``settle`` takes, by record type name: every hand event (HandStarted too).
+SETTLED: frozenset[str] = frozenset(kind.__name__ for kind in HAND_APPLIERS)
+#: Of those, the ones that change the table (the rest change only their hand).
+_SETTLE_PLAYER = frozenset({"ActionTaken", "HandShown", "HandMucked"})
+_SETTLE_STACKS = frozenset({"HandEnded", "HandVoided"})
+
+
+def settle(s: TableState, kind: str, player: int = -1, stacks: Sequence[int] = ()) -> None:
+    """``apply`` of a hand event of type ``kind`` (its ``player`` or final ``stacks`` where it
+    has them) to a table whose hand is over and replaced by a later HandStarted before anyone
+    looks: only what the event does to the table, not to the hand, whose state the next
+    HandStarted replaces (``s.hand`` and ``s.actions`` are left as they are until then). A
+    replay of a long table settles every hand but the last (libs/table/settling.py)."""
+    if kind in _SETTLE_PLAYER:
+        if kind == "ActionTaken":
+            _acted(s, player)
+        else:
+            _showed(s, player)
+    elif kind in _SETTLE_STACKS:
+        _ended(s, stacks)
+
+
+def settles_with(kind: str) -> tuple[bool, bool]:
+    """Whether ``settle`` of ``kind`` needs its (player, stacks)."""
+    return kind in _SETTLE_PLAYER, kind in _SETTLE_STACKS

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import orjson
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -103,23 +104,40 @@ def _commit(
 
 def decode_commit(payload: bytes) -> tuple[events_pb2.Commit, list[Event]]:
     commit = events_pb2.Commit.FromString(payload)
+    types, versions, datas = _records(commit)
+    decode = codec.decode_data
+    return commit, [decode(t, v, d) for t, v, d in zip(types, versions, datas, strict=True)]
+
+
+def _records(commit: events_pb2.Commit) -> tuple[list[str], list[int], list[Any]]:
+    """The types, schema versions and parsed JSON data of ``commit``'s records."""
     records = commit.recorded
     if not records:
-        return commit, []
+        return [], [], []
     # each record's fields read once (every read of a protobuf field makes a new object)
     fields = [(r.type, r.schema_version, r.data) for r in records]
     # one JSON parse for the whole commit: its records' data side by side in one array
     datas = codec.parse_json(b"[" + b",".join([f[2] for f in fields]) + b"]")
-    decode = codec.decode_data
-    events = [decode(t, v, data) for (t, v, _), data in zip(fields, datas, strict=True)]
-    return commit, events
+    return [f[0] for f in fields], [f[1] for f in fields], datas
 
 
 def decode_stored(payload: bytes) -> tuple[float, bool, list[Event]]:
     """What a replay needs of a stored commit: when it was recorded (seconds since the epoch),
-    whether the table decided it itself (``automatic``), and its events. The optional C reader
-    (``_wire.split``) takes the fields from the wire without building the protobuf message;
-    what it does not take on, and everything without it, goes through ``decode_commit``."""
+    whether the table decided it itself (``automatic``), and its events."""
+    at, automatic, types, versions, datas = split_stored(payload)
+    decode = codec.decode_data
+    return (
+        at,
+        automatic,
+        [decode(t, v, d) for t, v, d in zip(types, versions, datas, strict=True)],
+    )
+
+
+def split_stored(payload: bytes) -> tuple[float, bool, list[str], list[int], list[Any]]:
+    """A stored commit's time, ``automatic`` flag, and its records' types, schema versions
+    and parsed JSON data (``codec.decode_data`` builds each event from them). The optional C
+    reader (``_wire.split``) takes the fields from the wire without building the protobuf
+    message; what it does not take on, and everything without it, goes through protobuf."""
     if _wire is not None:
         try:
             seconds, nanos, automatic, types, versions, data, long_numbers = _wire.split(payload)
@@ -128,16 +146,10 @@ def decode_stored(payload: bytes) -> tuple[float, bool, list[Event]]:
         else:
             at = seconds + nanos / 1e9
             if not types:
-                return at, automatic, []
-            decode = codec.decode_data
-            datas = codec.parse_json(data, long_numbers)
-            return (
-                at,
-                automatic,
-                [decode(t, v, d) for t, v, d in zip(types, versions, datas, strict=True)],
-            )
-    commit, events = decode_commit(payload)
-    return recorded_seconds(commit), commit.automatic, events
+                return at, automatic, [], [], []
+            return at, automatic, types, versions, codec.parse_json(data, long_numbers)
+    commit = events_pb2.Commit.FromString(payload)
+    return recorded_seconds(commit), commit.automatic, *_records(commit)
 
 
 def _varint(value: int) -> bytes:

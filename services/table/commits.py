@@ -35,6 +35,7 @@ from libs.table import TableState, codec
 from libs.table import apply as apply_table_event
 from libs.table import commands as tc
 from libs.table.events import Event
+from libs.table.settling import Replay
 from libs.tableproto.envelope import (
     Record,
     decode_stored,
@@ -42,6 +43,7 @@ from libs.tableproto.envelope import (
     encode_public,
     encode_records,
     public_of_stored,
+    split_stored,
 )
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
 
@@ -103,6 +105,23 @@ class _Codec:
         )
         return folded
 
+    def fold_many(self, folded: _Folded, commits: list[Commit]) -> _Folded:
+        """``fold`` of each commit in turn, settling the hands that are over
+        (libs/table/settling.py): a client's command keeps its events (the answer to its
+        retry), the table's own steps only their time."""
+        split = [split_stored(commit.data) for commit in commits]
+        replay = Replay(folded.state, [kinds for _, _, kinds, _, _ in split])
+        recent = folded.recent
+        for index, (commit, (at, automatic, kinds, versions, datas)) in enumerate(
+            zip(commits, split, strict=True)
+        ):
+            events = replay.commit(index, kinds, versions, datas, keep=not automatic)
+            if automatic:
+                recent.passed(at)
+            else:
+                recent.record(commit.msg_id, Outcome(commit.sequence, events), at)
+        return folded
+
     def encode(self, folded: _Folded) -> bytes:
         return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
 
@@ -139,6 +158,7 @@ class TableStream:
             snapshots,
             initial=folding.initial,
             fold=folding.fold,
+            fold_many=folding.fold_many,
             encode=folding.encode,
             decode=folding.decode,
             snapshot_every=snapshot_every,

@@ -72,6 +72,12 @@ class RecentCommits:
             self._newest = at
             self._prune()
 
+    def passed(self, at: float) -> None:
+        """A commit at time ``at`` that keeps no key (``record`` of an automatic one)."""
+        if at > self._newest:
+            self._newest = at
+            self._prune()
+
     def _prune(self) -> None:
         horizon = self._newest - self.window
         stale = []
