@@ -204,7 +204,10 @@ def test_a_stream_cancelled_while_it_sends_counts_cancelled_and_no_layer_fails()
         try:
             for _ in range(streams_cut):
                 async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-                    call = channel.unary_stream(f"/{SERVICE}/Endless")(b"")
+                    endless_call: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = (
+                        channel.unary_stream(f"/{SERVICE}/Endless")
+                    )
+                    call = endless_call(b"")
                     for _ in range(3):
                         await call.read()
                     call.cancel()
