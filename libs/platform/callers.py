@@ -16,6 +16,7 @@ believes only when the caller is the authenticated gateway.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Collection, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -35,8 +36,9 @@ CALLER_SERVICE: ContextVar[str | None] = ContextVar("holdem_caller_service", def
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """``address``: the peer without its port ("ipv4:127.0.0.1", "ipv6:[::1]", "unix:/path");
-    ``service``: the authenticated service calling, None for a caller without a valid token."""
+    """``address``: the peer without its port ("ipv4:127.0.0.1", "ipv6:[2001:db8::]/64" (a
+    /64: ``peer_address``), "unix:/path"); ``service``: the authenticated service calling,
+    None for a caller without a valid token."""
 
     address: str
     service: str | None = None
@@ -44,13 +46,31 @@ class Caller:
 
 def peer_address(peer: str) -> str:
     """``ipv4:10.0.0.7:51234`` -> ``ipv4:10.0.0.7``; ``ipv6:[::1]:5`` -> ``ipv6:[::1]``; other
-    forms (``unix:...``) are kept whole."""
+    forms (``unix:...``) are kept whole. An IPv6 peer is its /64
+    (``ipv6:[2001:db8:1:2::]/64``): one client is given a /64 (2**64 addresses), so every
+    limit counted per address (calls, guests, accounts, failed logins) would be no limit at all
+    per single address; an IPv4 client of a dual-stack listener (``::ffff:a.b.c.d``) is its
+    IPv4 address."""
     kind, _, rest = peer.partition(":")
     if kind in ("ipv4", "ipv6") and ":" in rest:
         host, _, port = rest.rpartition(":")
         if port.isdigit():
+            if kind == "ipv6":
+                return _ipv6_caller(host)
             return f"{kind}:{host}"
     return peer
+
+
+def _ipv6_caller(host: str) -> str:
+    try:
+        ip = ipaddress.IPv6Address(host.strip("[]").partition("%")[0])
+    except ValueError:
+        return f"ipv6:{host}"
+    if ip.ipv4_mapped is not None:
+        return f"ipv4:{ip.ipv4_mapped}"
+    if ip.is_loopback:
+        return f"ipv6:[{ip}]"
+    return f"ipv6:[{ipaddress.IPv6Network((ip, 64), strict=False).network_address}]/64"
 
 
 def caller_of(context: Any) -> Caller:

@@ -92,13 +92,15 @@ async def _stream_of(behaviour: Behaviour, request: Any, context: Any) -> AsyncI
 
 def _status_name(context: Any, failure: BaseException | None) -> str:
     """The status a finished call ends with: the one set on its context (abort, set_code), else
-    OK when it returned, CANCELLED when it was cancelled, UNKNOWN when an exception escaped."""
+    OK when it returned, CANCELLED when it was cancelled (or, a stream, closed after its client
+    left), UNKNOWN when an exception escaped."""
     code = context.code()
     if code is not None:
         return str(getattr(code, "name", code))
     if failure is None:
         return "OK"
-    if isinstance(failure, asyncio.CancelledError):
+    # GeneratorExit: grpc closed a stream the client left while it was suspended at a yield
+    if isinstance(failure, (asyncio.CancelledError, GeneratorExit)):
         return "CANCELLED"
     return "UNKNOWN"
 
@@ -304,7 +306,12 @@ def identity_layer(
             return CALLER_SERVICE.set(service)
 
         def release(context: Any, bound: Any, failure: BaseException | None) -> None:
-            CALLER_SERVICE.reset(bound)
+            try:
+                CALLER_SERVICE.reset(bound)
+            except ValueError:
+                # a stream the client left is closed by grpc in another task, whose context did
+                # not make the token: nothing of the call's is bound there
+                CALLER_SERVICE.set(None)
 
         return _around(handler, admit, release)
 

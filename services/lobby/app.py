@@ -173,12 +173,14 @@ class Lobby:
         open_tables_per_player: int = 10,
         house_ai_max_buy_in: int = 20_000,
         clock: Clock = time.time,
+        accounts: GuestLimiter | None = None,
     ) -> None:
         self.stores = stores
         self.players = stores.players
         self.tables = tables
         self.limiter = limiter
         self.guests = guests
+        self.accounts = accounts  # clients' registrations per address (None: not counted)
         self.ring = ring
         self.revocations = revocations
         self.grant = grant
@@ -232,7 +234,11 @@ class Lobby:
         display_name: str = "",
         peer: str = "",
         bot: bool = False,
+        client: bool = False,
     ) -> Wallet:
+        """A new account; ``client``: asked by a client (through the gateway), counted per
+        address like guests (RESOURCE_EXHAUSTED, TOO_MANY_ACCOUNTS, before anything is written;
+        operators' tools are not counted)."""
         username = username.strip()
         if not USERNAME.match(username):
             raise InvalidArgument(
@@ -243,6 +249,8 @@ class Lobby:
         key = account_key(username)
         if (await self.stores.accounts.get(key)).exists:
             raise account_taken(username)
+        if client and not bot and self.accounts is not None:
+            await self.accounts.take(peer)
         digest = await self.limiter.hash_work(peer, lambda: hash_password(password))
         return await self._open(key, username, display, False, digest, bot)
 

@@ -65,13 +65,14 @@ GUESTS_PER_ADDRESS = Var(
     integer(minimum=1, maximum=1000000),
     "20",
     "guest accounts one client address (the calling address, or the one the authenticated "
-    "gateway forwards) may create per guest window before RESOURCE_EXHAUSTED",
+    "gateway forwards) may create per guest window before RESOURCE_EXHAUSTED; as many "
+    "registered accounts, counted apart (TOO_MANY_ACCOUNTS; tools are not counted)",
 )
 GUEST_WINDOW_SECONDS = Var(
     "HOLDEM_LOBBY_GUEST_WINDOW_SECONDS",
     integer(minimum=1, maximum=7 * 86400),
     "3600",
-    "window over which guest accounts are counted per client address",
+    "window over which guest (and registered) accounts are counted per client address",
 )
 OPEN_TABLES_PER_PLAYER = Var(
     "HOLDEM_LOBBY_OPEN_TABLES_PER_PLAYER",

@@ -31,6 +31,7 @@ T = TypeVar("T")
 TOO_MANY_LOGIN_FAILURES = "TOO_MANY_LOGIN_FAILURES"
 TOO_MANY_HASHES = "TOO_MANY_HASHES"
 TOO_MANY_GUESTS = "TOO_MANY_GUESTS"
+TOO_MANY_ACCOUNTS = "TOO_MANY_ACCOUNTS"
 
 
 class TooManyAttempts(Exception):
@@ -72,22 +73,30 @@ class GuestLimiter:
     """Guest accounts created per client address: at most ``per_address`` per fixed window of
     ``window_seconds``, counted in Redis (shared by every replica). A guest is free for whoever
     asks (no password, a wallet with the grant, an account and a player stream that stay): this
-    bounds what one address can make the lobby store and grant."""
+    bounds what one address can make the lobby store and grant. So is a registered account
+    (a password costs nothing to choose): ``kind`` "accounts" counts clients' registrations,
+    apart from guests, with their own code."""
 
-    def __init__(self, redis: Redis, *, per_address: int, window_seconds: int) -> None:
+    def __init__(
+        self, redis: Redis, *, per_address: int, window_seconds: int, kind: str = "guests"
+    ) -> None:
         self.per_address = per_address
         self.window = window_seconds
+        self.kind = kind
         self._take: Any = redis.register_script(_TAKE)
 
     async def take(self, address: str) -> None:
-        """Count one guest for ``address``, or refuse (TooManyAttempts) before any is made."""
+        """Count one account for ``address``, or refuse (TooManyAttempts) before any is made."""
         taken = int(
-            await self._take(keys=[_key("guests", address)], args=[self.per_address, self.window])
+            await self._take(keys=[_key(self.kind, address)], args=[self.per_address, self.window])
         )
         if taken < 0:
-            raise TooManyAttempts(
-                TOO_MANY_GUESTS, f"too many guest accounts from here: retry in {-taken} s", -taken
+            code, what = (
+                (TOO_MANY_GUESTS, "guest accounts")
+                if self.kind == "guests"
+                else (TOO_MANY_ACCOUNTS, "new accounts")
             )
+            raise TooManyAttempts(code, f"too many {what} from here: retry in {-taken} s", -taken)
 
 
 class LoginLimiter:

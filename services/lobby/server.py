@@ -36,7 +36,7 @@ from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.lobby import catalogue
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
-from libs.platform.callers import LOBBY_CALLERS, client_address
+from libs.platform.callers import LOBBY_CALLERS, caller_of, client_address
 from libs.platform.clients import connect_peer
 from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
@@ -219,6 +219,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
                 request.display_name,
                 peer=client_address(context),
                 bot=request.is_bot,
+                client=caller_of(context).service == "gateway",
             )
         except TooManyAttempts as refusal:
             await _exhausted(context, refusal)
@@ -495,6 +496,12 @@ async def build(config: LobbyConfig) -> Mount:
         token_ttl_seconds=config.token_ttl_seconds,
         open_tables_per_player=config.open_tables_per_player,
         house_ai_max_buy_in=config.house_ai_max_buy_in,
+        accounts=GuestLimiter(
+            redis,
+            per_address=config.guests_per_address,
+            window_seconds=config.guest_window_seconds,
+            kind="accounts",
+        ),
     )
     follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import urllib.request
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -175,6 +176,55 @@ def test_open_server_streams_are_gauged_and_counted_when_they_close() -> None:
     during, after = asyncio.run(run())
     assert (during, after) == (1, 0)
     assert requests(HEALTH, "Watch", "CANCELLED") - closed_before == 1
+
+
+async def endless(request: bytes, context: Any) -> AsyncIterator[bytes]:
+    while True:
+        yield b"x" * 1000
+
+
+def test_a_stream_cancelled_while_it_sends_counts_cancelled_and_no_layer_fails() -> None:
+    """A client that stops reading a stream the server is writing (a WatchTable client that
+    goes away while updates flow) leaves the server's generator suspended at a ``yield``: grpc
+    closes it later, in another task and context. That is a cancelled call, not a server fault:
+    counted UNKNOWN, any client could make the HoldemServerErrors alert fire just by leaving
+    streams, and the caller layer's reset of its context variable failed in that context."""
+    handler = grpc.method_handlers_generic_handler(
+        SERVICE, {"Endless": grpc.unary_stream_rpc_method_handler(endless)}
+    )
+    endpoint = Endpoint(SERVICE, lambda server: server.add_generic_rpc_handlers((handler,)))
+    cancelled_before = requests(SERVICE, "Endless", "CANCELLED")
+    unknown_before = requests(SERVICE, "Endless", "UNKNOWN")
+    streams_cut = 5
+    failures: list[Any] = []
+
+    async def run() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _, ctx: failures.append(ctx))
+        running = await start_server("127.0.0.1:0", [endpoint])
+        try:
+            for _ in range(streams_cut):
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+                    endless_call: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = (
+                        channel.unary_stream(f"/{SERVICE}/Endless")
+                    )
+                    call = endless_call(b"")
+                    for _ in range(3):
+                        await call.read()
+                    call.cancel()
+            for _ in range(500):
+                cancelled = requests(SERVICE, "Endless", "CANCELLED") - cancelled_before
+                unknown = requests(SERVICE, "Endless", "UNKNOWN") - unknown_before
+                if cancelled + unknown >= streams_cut:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            await running.stop(0)
+
+    asyncio.run(run())
+    assert requests(SERVICE, "Endless", "UNKNOWN") - unknown_before == 0
+    assert requests(SERVICE, "Endless", "CANCELLED") - cancelled_before == streams_cut
+    assert streams(SERVICE, "Endless") == 0
+    assert failures == []
 
 
 def test_split_method() -> None:

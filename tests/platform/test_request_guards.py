@@ -192,6 +192,13 @@ def test_the_retry_hint_follows_how_long_calls_take() -> None:
         ("ipv6:[::1]:40000", "ipv6:[::1]"),
         ("unix:/tmp/grpc.sock", "unix:/tmp/grpc.sock"),
         ("ipv4:10.1.2.3", "ipv4:10.1.2.3"),
+        # one IPv6 client holds a /64 (2**64 addresses): per-address limits count the /64
+        ("ipv6:[2001:db8:1:2:aaaa::1]:443", "ipv6:[2001:db8:1:2::]/64"),
+        ("ipv6:[2001:db8:1:2:ffff:ffff:ffff:fffe]:5", "ipv6:[2001:db8:1:2::]/64"),
+        ("ipv6:[2001:db8:1:3::1]:5", "ipv6:[2001:db8:1:3::]/64"),
+        ("ipv6:[fe80::1%eth0]:5", "ipv6:[fe80::]/64"),
+        # an IPv4 client on a dual-stack listener is its IPv4 address
+        ("ipv6:[::ffff:192.0.2.7]:5", "ipv4:192.0.2.7"),
     ],
 )
 def test_a_caller_is_its_address_without_the_port(peer: str, address: str) -> None:

@@ -238,6 +238,35 @@ def test_guests_are_limited_per_client_address(limited: LobbyStack) -> None:
     assert _guest_from(limited, there).token  # another address is not held up
 
 
+def _register_from(stack: LobbyStack, address: str) -> Any:
+    with channel_as(f"127.0.0.1:{stack.lobby_port}", "gateway") as channel:
+        return lobby_pb2_grpc.LobbyServiceStub(channel).RegisterPlayer(
+            lobby_pb2.RegisterPlayerRequest(
+                username=f"r{uuid.uuid4().hex[:12]}", password="Zq8-vLmw-long-enough"
+            ),
+            metadata=((CLIENT_ADDRESS_HEADER, address),),
+            timeout=15,
+        )
+
+
+def test_registrations_are_limited_per_client_address(limited: LobbyStack) -> None:
+    """rt2/register_flood.py: with guests limited per address, one address still registered
+    40 accounts in 1.5 s through the gateway (each the same free account, wallet and grant as
+    a guest, and 10 more open tables), so the guest limit bounded nothing. Registrations from
+    clients are counted per address apart from guests; tools (operators) are not counted."""
+    here, there = (f"198.51.100.{uuid.uuid4().int % 250}-{uuid.uuid4().hex[:6]}" for _ in range(2))
+    for _ in range(3):
+        assert _register_from(limited, here).player.player_id
+    refusal = _refused(lambda: _register_from(limited, here), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert _code(refusal) == "TOO_MANY_ACCOUNTS"
+    trailing: Any = refusal.trailing_metadata() or ()
+    assert 0 < int(dict(trailing)["grpc-retry-pushback-ms"]) <= 600_000
+    assert _guest_from(limited, here).token  # guests are counted apart
+    assert _register_from(limited, there).player.player_id  # another address is not held up
+    for _ in range(4):
+        assert limited.register().player_id  # tools: not a client's registration
+
+
 def test_a_player_may_keep_only_so_many_tables_open(limited: LobbyStack) -> None:
     """tablespam.py: one guest created 600 tables in 15 s; each stays open at the table
     service. Closing one makes room for another."""
