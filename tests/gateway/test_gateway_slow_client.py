@@ -64,10 +64,13 @@ def test_a_stream_that_stops_reading_ends_and_resumes_while_the_table_plays_on(
         config.hand_limit = HANDS
         table_id = stack.open_table(config)
         token = stack.token("slowpoke")
-        # The client's HTTP/2 window stays at its 64 KiB (no bandwidth probing to grow it), so
-        # the updates of 40 hands cannot all sit in flight: the gateway's writes block and its
-        # buffer of 8 overflows. A deadline bounds the stream whatever happens.
-        options = [("grpc.http2.bdp_probe", 0)]
+        # The client's HTTP/2 window is 1 KiB and stays so (no bandwidth probing to grow it): a
+        # few updates fill it, the gateway's writes block and its buffer of 8 overflows. (With
+        # the default 64 KiB window a table whose 40 hands made few bytes, hands folded early
+        # and views left out of bursts on a loaded machine, could sit in flight whole: nothing
+        # overflowed, and the stream, which then did not end when the table closed, waited.)
+        # A deadline bounds the stream whatever happens.
+        options = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
         with grpc.insecure_channel(small.address, options=options) as channel:
             gw = stack.gateway_stub(channel)
             stream = gw.WatchTable(
