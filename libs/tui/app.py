@@ -331,6 +331,7 @@ class TableScreen(Screen[None]):
                 if self.buy_in is not None:  # watching first, so the log shows our hand begin
                     self.join(self.buy_in)
                     self.buy_in = None
+            self.set_status("the table closed")  # the gateway ends a closed table's stream
         except GatewayError as error:
             self.set_status(f"watch ended: {error.message}")
 

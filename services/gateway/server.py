@@ -47,6 +47,7 @@ from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
 from libs.platform.unavailable import unavailable_on_failure
+from libs.table.events import TableClosed
 from services.gateway.auth import REVOKED_TOKEN, Authenticator, bearer_token
 from services.gateway.config import GatewayConfig
 from services.gateway.echo import echoes_clipped
@@ -66,6 +67,9 @@ FELL_BEHIND = "FELL_BEHIND"
 NOT_YOUR_SEAT = "NOT_YOUR_SEAT"
 INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
+#: A closed table (its view's status), and the event type of the commit that closed it.
+CLOSED = common_pb2.TABLE_STATUS_CLOSED
+TABLE_CLOSED = TableClosed.__name__
 #: Table codes that, for a call about the caller's own seat, mean "you have no seat here".
 _NOT_SEATED_CODES = frozenset({"NOT_SEATED"})
 #: Display names kept (then forgotten all at once and asked again).
@@ -589,6 +593,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         assert self.feeds is not None
         limit = self.config.watch_buffer
         last = from_sequence
+        # the sequence at which the table is known to be closed (0: open): once everything up
+        # to it is sent and nothing newer waits, the stream ends (nothing more will come)
+        closed_at = first.sequence if first.table_status == CLOSED else 0
         backlog: list[Projected] = []
         if from_sequence:
             backlog = await self.feeds.read(table_id, from_sequence, limit + 1)
@@ -602,14 +609,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if not last:
             snapshot = await self._view(table_id, who, self.rpc_timeout)
             last = snapshot.sequence
+            if snapshot.table_status == CLOSED:
+                closed_at = closed_at or last
             yield gateway_pb2.TableUpdate(
                 table_id=table_id, sequence=last, snapshot=snapshot, view=snapshot
             )
         for index, commit in enumerate(backlog):
             tail = index == len(backlog) - 1 and listener.idle_after(commit.sequence)
-            yield await self._update(table_id, who, commit, tail)
+            update = await self._update(table_id, who, commit, tail)
+            yield update
             last = commit.sequence
+            if closes_table(update):
+                closed_at = closed_at or last
         while True:
+            if closed_at and last >= closed_at and listener.idle_after(last):
+                if listener.behind:  # a commit after the close was dropped: resume for it
+                    raise_behind(last)
+                return  # the table closed and the client has all of it: the stream ends (OK)
             live = await listener.next()
             if live is None:
                 raise_behind(last)
@@ -625,11 +641,17 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     if fill.sequence > commit.sequence:
                         break
                     tail = fill.sequence == commit.sequence and listener.idle_after(fill.sequence)
-                    yield await self._update(table_id, who, fill, tail)
+                    update = await self._update(table_id, who, fill, tail)
+                    yield update
                     last = fill.sequence
+                    if closes_table(update):
+                        closed_at = closed_at or last
                 continue
-            yield await self._update(table_id, who, commit, listener.idle_after(commit.sequence))
+            update = await self._update(table_id, who, commit, listener.idle_after(commit.sequence))
+            yield update
             last = commit.sequence
+            if closes_table(update):
+                closed_at = closed_at or last
 
     async def _update(
         self, table_id: str, who: str, commit: Projected, with_view: bool
@@ -741,6 +763,11 @@ def page_token_number(token: str) -> int:
         raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid")
     number = int(token)
     return number if number < 2**64 else 0
+
+
+def closes_table(update: gateway_pb2.TableUpdate) -> bool:
+    """``update`` is the commit that closed its table (nothing but a late seed reveal follows)."""
+    return any(record.type == TABLE_CLOSED for record in update.commit.recorded)
 
 
 def raise_behind(last: int) -> None:

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import base64
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 from holdem.common.v1 import common_pb2
-from holdem.gateway.v1 import gateway_pb2_grpc
+from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import KeyRing, issue
@@ -152,3 +154,43 @@ def gateway_stack(
     yield stack
     for process in (stack.gateway, stack.lobby, stack.table):
         process.kill()
+
+
+@dataclass
+class Drained:
+    """What a stream gave until it ended: its updates, and the error it ended with (None: it
+    ended normally)."""
+
+    updates: list[gateway_pb2.TableUpdate]
+    error: grpc.RpcError | None
+
+    def describe(self) -> str:
+        last = self.updates[-1] if self.updates else None
+        return (
+            f"{len(self.updates)} updates, the last at sequence "
+            f"{last.sequence if last else None}, ended by "
+            f"{self.error.code() if self.error else 'the server (OK)'}"
+        )
+
+
+def drain(stream: Any, seconds: float, what: str) -> Drained:
+    """Read ``stream`` (a server-streaming call of a sync channel) to its end, within ``seconds``:
+    a stream still open then is cancelled and fails the test, saying what it gave (a stream
+    that never ends must not wedge the test until its timeout)."""
+    updates: list[gateway_pb2.TableUpdate] = []
+    timer = threading.Timer(seconds, stream.cancel)
+    timer.start()
+    error: grpc.RpcError | None = None
+    try:
+        for update in stream:
+            updates.append(update)
+    except grpc.RpcError as exc:
+        error = exc
+    finally:
+        timer.cancel()
+    drained = Drained(updates, error)
+    if error is not None and error.code() == grpc.StatusCode.CANCELLED:
+        raise AssertionError(
+            f"{what}: the stream was still open after {seconds} s ({drained.describe()})"
+        )
+    return drained

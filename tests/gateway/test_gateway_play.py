@@ -60,8 +60,8 @@ async def follow(
     from_sequence: int = 0,
     stop_after: int = 0,
 ) -> int:
-    """Read one stream until ``until`` is set and the stream is idle (or ``stop_after``
-    updates); the last sequence seen."""
+    """Read one stream until ``until`` is set and the stream is idle, or it ends (its table
+    closed), or ``stop_after`` updates; the last sequence seen."""
     last = from_sequence
     call: Any = gw.WatchTable(
         gateway_pb2.WatchTableRequest(table_id=table_id, from_sequence=from_sequence),
@@ -76,7 +76,10 @@ async def follow(
                 if until.is_set():
                     return last
                 raise
-            assert update is not grpc.aio.EOF
+            if update is grpc.aio.EOF:  # the gateway ends a stream once its table has closed
+                closed = watch.updates[-1].view.table_status if watch.updates else None
+                assert closed == common_pb2.TABLE_STATUS_CLOSED, "a stream ended early"
+                return last
             watch.updates.append(update)
             last = int(update.sequence)
             count += 1
