@@ -46,7 +46,10 @@ class TableConfig:
 
     Buy-ins default to 20 and 100 big blinds; fixed-limit tables require at least 10 small bets.
     ``hand_limit`` (hands) and ``duration_seconds`` close the room after the hand in progress.
-    Hands start automatically while at least ``min_players_to_start`` players are ready.
+    Hands start automatically while at least ``min_players_to_start`` players are ready;
+    with ``needs_a_person``, only when one of them is a person (not a bot): bots do not play
+    each other alone (the lobby's tables, which anyone may create with AIs: a table of AIs alone
+    would play, and cost, forever).
     """
 
     variant: Variant = Variant.HOLDEM
@@ -65,6 +68,7 @@ class TableConfig:
     hand_limit: int = 0
     duration_seconds: float = 0.0
     min_players_to_start: int = 2
+    needs_a_person: bool = False
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:

@@ -69,6 +69,8 @@ def plan_hand(s: TableState) -> HandPlan | None:
     dealt = set(active) | {bb}
     if len(dealt) < cfg.min_players_to_start:
         return None
+    if cfg.needs_a_person and all(s.seats[number].is_bot for number in dealt):
+        return None  # bots do not play each other alone here
     order = [(button + k) % size for k in range(1, size + 1) if (button + k) % size in dealt]
     n = len(order)
     blinds = [0] * n
@@ -118,8 +120,17 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     if limit is not None:
         return IllegalAction(TE.TABLE_CLOSED, limit)
     if plan_hand(s) is None:
+        if s.config.needs_a_person and _ready_bots_only(s):
+            return IllegalAction(
+                TE.NOT_ENOUGH_PLAYERS, "a hand here needs a person dealt in: bots do not play alone"
+            )
         return IllegalAction(TE.NOT_ENOUGH_PLAYERS, "a hand needs at least two players ready")
     return None
+
+
+def _ready_bots_only(s: TableState) -> bool:
+    ready = [seat for seat in s.seats.values() if seat.stack > 0 and not seat.sitting_out]
+    return len(ready) >= 2 and all(seat.is_bot for seat in ready)
 
 
 def room_limit_reached(s: TableState, now: float) -> str | None:

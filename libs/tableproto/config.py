@@ -61,6 +61,7 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
     }
     kwargs: dict[str, object] = {
         "variant": variant,
+        "needs_a_person": msg.needs_a_person,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -104,6 +105,7 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         hand_limit=config.hand_limit,
         time_limit_seconds=int(config.duration_seconds),
         min_players_to_start=config.min_players_to_start,
+        needs_a_person=config.needs_a_person,
     )
 
 

@@ -399,9 +399,23 @@ class Lobby:
         )
 
     async def create_table(
-        self, name: str, config: common_pb2.TableConfig, created_by: str, bots: Sequence[int] = ()
+        self,
+        name: str,
+        config: common_pb2.TableConfig,
+        created_by: str,
+        bots: Sequence[int] = (),
+        client: bool = False,
     ) -> Listing:
+        """List and open a table; ``client``: asked by a client (through the gateway), whose
+        table deals a hand only with a person in it (``needs_a_person``: the AIs wait)."""
         await self.player(created_by)
+        if client:
+            # a client's table: its AIs do not play each other alone (they would play, and
+            # cost, for as long as the table is open, with nobody there)
+            people = common_pb2.TableConfig()
+            people.CopyFrom(config)
+            people.needs_a_person = True
+            config = people
         # the whole config, derived buy-ins included, before anything is written
         checked = checked_config(config)
         ai_levels(bots, checked.seats)

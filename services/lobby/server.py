@@ -319,7 +319,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         listing = await self.lobby.create_table(
-            request.name, request.config, request.created_by_player_id, request.bots
+            request.name,
+            request.config,
+            request.created_by_player_id,
+            request.bots,
+            client=caller_of(context).service == "gateway",
         )
         if request.bots:
             config = self.lobby.config_of(listing)

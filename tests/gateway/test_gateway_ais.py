@@ -272,7 +272,28 @@ def test_make_runs_house_table_is_created_through_the_gateway(gateway_stack: Gat
         "ai-easy-1": BotDifficulty.EASY,
         "ai-easy-2": BotDifficulty.EASY,
     }
-    # its hand limit closes it after one hand between the two AIs: both are cashed out
+    # a client's table: the AIs do not play each other alone (they would, and cost, forever)
+    assert stack.view(table_id).config.needs_a_person
+    time.sleep(0.5)  # the AIs had every chance to start a hand by now
+    assert stack.view(table_id).hand_number == 0
+    # a person sits down: the one hand of its limit is played, the table closes, the AIs are
+    # cashed out
+    with grpc.insecure_channel(stack.gateway.address) as channel:
+        gw = stack.gateway_stub(channel)
+        me, token = person(gw, "sam")
+        gw.JoinTable(
+            gateway_pb2.JoinTableRequest(table_id=table_id, buy_in=200, idempotency_key="in"),
+            metadata=bearer(token),
+            timeout=60,
+        )
+        play(
+            stack,
+            gw,
+            table_id,
+            {me: token},
+            call_or_check,
+            lambda view: view.table_status == common_pb2.TABLE_STATUS_CLOSED,
+        )
     assert_ais_cashed_out(stack, table_id, ["ai-easy-1", "ai-easy-2"])
 
 

@@ -19,6 +19,7 @@ from libs.poker import (
 from libs.poker.cards import DECK
 from libs.table import TableConfig, TableState, replay, step_table
 from libs.table import commands as tc
+from libs.table.automation import HandDue, next_due
 from libs.table.commands import PlayerAction
 from libs.table.events import (
     ClockStarted,
@@ -148,6 +149,26 @@ def test_a_hand_needs_two_players() -> None:
     with pytest.raises(IllegalAction) as err:
         step_table(state, tc.StartHand("h", "c", 1.0))
     assert err.value.code == "NOT_ENOUGH_PLAYERS"
+
+
+def test_at_a_table_that_needs_a_person_bots_alone_deal_no_hand() -> None:
+    config = TableConfig(seats=6, needs_a_person=True)
+    bots = given(*(tc.SitDown(f"bot{i}", i, 100, is_bot=True) for i in range(3)), config=config)
+    assert next_due(bots, 1.0) is None  # nothing to drive: the table idles
+    with pytest.raises(IllegalAction) as err:
+        step_table(bots, tc.StartHand("h", "c", 1.0))
+    assert err.value.code == "NOT_ENOUGH_PLAYERS" and "person" in err.value.message
+    # a person sits down: a hand starts, the bots in it
+    with_person, _ = step_table(bots, tc.SitDown("ann", 3, 100))
+    assert isinstance(next_due(with_person, 1.0), HandDue)
+    started, _ = step_table(with_person, tc.StartHand("h", "c", 1.0))
+    assert started.hand_in_progress and len(started.hand_seats) == 4
+    # the person sits out: the bots wait again
+    away, _ = step_table(with_person, tc.SitOut("ann"))
+    assert next_due(away, 1.0) is None
+    # the same bots at a table that does not need a person play each other
+    alone = given(*(tc.SitDown(f"bot{i}", i, 100, is_bot=True) for i in range(3)))
+    assert isinstance(next_due(alone, 1.0), HandDue)
 
 
 def test_the_clock_checks_when_free_else_folds_and_repeated_timeouts_sit_out() -> None:
