@@ -375,11 +375,16 @@ def test_a_busted_player_has_the_buy_in_closed_and_a_busted_ai_frees_its_seat(
         assert left.cash_out == 0
         assert audit(stack).holds
 
-        # an AI that loses every chip leaves: its seat is free, its buy-in closed with 0. At
-        # 20 big blinds each the person goes all in every hand, buying chips again (a top-up of
-        # the busted seat, then back in) whenever the AI won them all, until the AI is broke.
+        # an AI that loses every chip leaves: its seat is free, its buy-in closed with 0. The
+        # person goes all in every hand, buying chips again (a top-up of the busted seat, then
+        # back in) whenever the AI won them all, until the AI is broke. Two big blinds each,
+        # with a big blind's ante: nearly every chip is in before the cards, so each hand is
+        # close to a coin flip for everything and the AI is broke within a few hands. (At 20 big
+        # blinds against an AI that calls a shove only with good cards, the AI's chips made a
+        # walk that outlived the 100 top-ups now and then: a flaky test.)
         short = common_pb2.TableConfig()
         short.CopyFrom(CONFIG)
+        short.small_blind, short.big_blind, short.ante = 10, 20, 20
         short.min_buy_in = short.max_buy_in = 40
         me, token = person(gw, "eli")
         ai_table = gw.CreateTable(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +26,9 @@ from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.cli.house import open_house_table
+from libs.client import GatewayClient
 from libs.client.client import gateway_channel
+from libs.client.view import is_my_turn, is_showdown_turn
 from libs.devstack import SERVICE_NAMES
 from libs.devstack.access import with_credentials
 from libs.devstack.identity import channel_as
@@ -60,6 +61,29 @@ def _secure(address: str, credentials: grpc.ChannelCredentials, name: str = "") 
     return grpc.secure_channel(address, credentials, options=options)
 
 
+async def _person_plays(gateway: str, table_id: str, ca: bytes, hands: int) -> None:
+    """A guest joins ``table_id`` through the gateway over TLS and checks or calls (shows at
+    showdown) until the table has started ``hands`` hands."""
+    async with GatewayClient(gateway, tls=ca) as client:
+        await client.guest_login("tlsperson")
+        await client.join_table(table_id, buy_in=200)
+        acted = 0
+        async for update in client.watch(table_id):
+            view = update.view
+            if view.hand_number >= hands:
+                return
+            if view.sequence < acted or not is_my_turn(view):
+                continue
+            if is_showdown_turn(view):
+                acted = (await client.show(table_id, hand_id=view.hand_id)).sequence
+            else:
+                legal = view.legal_actions
+                action = (
+                    common_pb2.ACTION_TYPE_CHECK if legal.can_check else common_pb2.ACTION_TYPE_CALL
+                )
+                acted = (await client.act(table_id, action, hand_id=view.hand_id)).sequence
+
+
 def test_a_tls_stack_plays_and_refuses_every_caller_without_the_right_certificate(
     start_stack: Callable[..., StackRun], tmp_path: Path
 ) -> None:
@@ -87,14 +111,11 @@ def test_a_tls_stack_plays_and_refuses_every_caller_without_the_right_certificat
             tls=tools.ca,
         )
     )
-    deadline = time.monotonic() + 90
+    # a player's table: the AIs wait for a person, who joins and plays over TLS as well
+    asyncio.run(asyncio.wait_for(_person_plays(address["gateway"], table_id, tools.ca, 2), 90))
     with channel_as(address["table"], tls=tools, peer="table") as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
-        while True:
-            view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
-            if view.hand_number >= 2 or time.monotonic() > deadline:
-                break
-            time.sleep(0.3)
+        view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
     assert view.hand_number >= 2, "the AIs' table did not play over TLS"
 
     audit = run_holdem("audit", "chips", env=env)  # the stack's lobby, found in its state
