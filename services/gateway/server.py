@@ -350,6 +350,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             calls=1 + len(request.bots),  # each AI is bought in by a saga of its own
         )
 
+    async def CloseTable(
+        self, request: gateway_pb2.CloseTableRequest, context: Context
+    ) -> gateway_pb2.CloseTableResponse:
+        return await self._forward(
+            context,
+            self.lobby.CloseTable,
+            request,
+            lobby_pb2.CloseTableRequest,
+            gateway_pb2.CloseTableResponse,
+            player_field="requested_by_player_id",  # the lobby lets only the creator close it
+        )
+
     async def JoinTable(
         self, request: gateway_pb2.JoinTableRequest, context: Context
     ) -> gateway_pb2.JoinTableResponse:

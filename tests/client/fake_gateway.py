@@ -196,6 +196,7 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
         self.passwords: dict[str, str] = {}
         self.balances: dict[str, int] = {}
         self.tables: dict[str, FakeTable] = {}
+        self.creators: dict[str, str] = {}  # table id -> the player who created it
         self.replies: dict[tuple[str, str], Any] = {}  # (player, key) -> first reply
         self.calls: dict[str, int] = {}  # calls received, by method
         self.applied: dict[str, int] = {}  # calls whose handler ran (not answered from a cache)
@@ -359,11 +360,12 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
         self, request: gw.CreateTableRequest, context: Any
     ) -> gw.CreateTableResponse:
         async def body() -> gw.CreateTableResponse:
-            self._player(context)
+            creator = self._player(context)
             table_id = f"t{len(self.tables) + 1}"
             table = FakeTable(table_id, request.name or table_id, self.seed, self.clock)
             table.cash_out = self._credit
             self.tables[table_id] = table
+            self.creators[table_id] = creator.player_id
             config = config_from_proto(request.config)
             await table.apply(tc.OpenTable(table_id, config, self.clock()))
             for i, _level in enumerate(request.bots):
@@ -377,6 +379,23 @@ class FakeGateway(gateway_pb2_grpc.GatewayServiceServicer):
             return gw.CreateTableResponse(table=table.summary())
 
         return await self._handle("CreateTable", context, body)  # type: ignore[no-any-return]
+
+    async def CloseTable(
+        self, request: gw.CloseTableRequest, context: Any
+    ) -> gw.CloseTableResponse:
+        async def body() -> gw.CloseTableResponse:
+            me = self._player(context)
+            table = self._table(request.table_id)
+            if self.creators.get(request.table_id) != me.player_id:
+                raise Refused(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "NOT_TABLE_OWNER",
+                    "only the table's creator may close it",
+                )
+            await table.apply(tc.CloseTable("closed by its creator", self.clock()))
+            return gw.CloseTableResponse(table=table.summary())
+
+        return await self._handle("CloseTable", context, body)  # type: ignore[no-any-return]
 
     async def JoinTable(self, request: gw.JoinTableRequest, context: Any) -> gw.JoinTableResponse:
         async def body() -> gw.JoinTableResponse:

@@ -228,21 +228,33 @@ def test_a_person_plays_ais_created_through_the_gateway_and_every_chip_is_accoun
         checked = audit(stack)
         assert checked.holds and checked.open_sagas == 0, checked
 
-        # the creator closes the table: the AIs' chips go back to their wallets
+        # only the creator may close the table (through the gateway)
+        _, stranger = person(gw, "zed")
+        with pytest.raises(grpc.RpcError) as refused:
+            gw.CloseTable(
+                gateway_pb2.CloseTableRequest(table_id=table.table_id),
+                metadata=bearer(stranger),
+                timeout=30,
+            )
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert stack.view(table.table_id).table_status == common_pb2.TABLE_STATUS_OPEN
+
+        # the creator closes it: the AIs' chips go back to their wallets
         def close() -> bool:
             try:
-                lobby(
-                    stack,
-                    "CloseTable",
-                    lobby_pb2.CloseTableRequest(table_id=table.table_id, requested_by_player_id=me),
+                closed = gw.CloseTable(
+                    gateway_pb2.CloseTableRequest(table_id=table.table_id),
+                    metadata=bearer(token),
+                    timeout=30,
                 )
             except grpc.RpcError as exc:
                 if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # a hand in progress
                     raise
                 return False
-            return True
+            return closed.table.table_id == table.table_id
 
         eventually(close)
+        assert stack.view(table.table_id).table_status == common_pb2.TABLE_STATUS_CLOSED
         assert_ais_cashed_out(stack, table.table_id, ["ai-easy-1", "ai-hard-1", "ai-hard-2"])
 
 

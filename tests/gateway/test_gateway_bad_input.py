@@ -58,6 +58,7 @@ def requests(table_id: str) -> dict[str, Message]:
         "WatchTable": g.WatchTableRequest(table_id=table_id),
         "GetHandHistory": g.GetHandHistoryRequest(table_id=table_id),
         "GetDecks": g.GetDecksRequest(table_id=table_id),
+        "CloseTable": g.CloseTableRequest(table_id=table_id),
     }
 
 
@@ -148,6 +149,7 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "WatchTable",
             "GetHandHistory",
             "JoinTable",
+            "CloseTable",
         ):
             code = call(gw, method, requests("nosuchtable")[method], good)
             assert code == S.NOT_FOUND, (method, code)
