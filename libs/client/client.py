@@ -220,8 +220,8 @@ class GatewayClient:
         return response.table
 
     async def close_table(self, table_id: str) -> common_pb2.TableSummary:
-        """Close a table this player created (FAILED_PRECONDITION while a hand is in play: ask
-        again after it); everyone seated is cashed out."""
+        """Close a table this player created (during a hand: at its end); everyone seated is
+        cashed out."""
         response = await self._call(
             self._stub.CloseTable, gateway_pb2.CloseTableRequest(table_id=table_id)
         )

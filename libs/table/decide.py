@@ -33,6 +33,7 @@ from .events import (
     AutoMuckSet,
     ChipsAdded,
     ClockStarted,
+    CloseRequested,
     Event,
     HandBegan,
     LeaveRequested,
@@ -414,8 +415,11 @@ def _void(x: _Scratch, c: tc.VoidCurrentHand) -> None:
 
 
 def _close(x: _Scratch, c: tc.CloseTable) -> None:
+    """At once between hands; during a hand, kept (``CloseRequested``): the table closes at the
+    hand's end (``_after_hand``, as at a room limit) and no hand starts meanwhile."""
     if x.s.hand_in_progress:
-        raise IllegalAction(TE.HAND_IN_PROGRESS, "the table closes after the hand in progress")
+        x.emit(CloseRequested(c.reason or "closed"))
+        return
     _emit_close(x, c.reason)
 
 

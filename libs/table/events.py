@@ -120,6 +120,14 @@ class SeedRevealed:
 
 
 @record
+class CloseRequested:
+    """Someone with the right to close the table asked during a hand: it closes (``TableClosed``)
+    at the hand's end, and no hand starts meanwhile."""
+
+    reason: str
+
+
+@record
 class TableClosed:
     """The room closed; every stack (by seat) goes back to its owner's wallet."""
 
@@ -142,6 +150,7 @@ TableEvent = (
     | TimeBankUsed
     | PlayerTimedOut
     | SeedRevealed
+    | CloseRequested
     | TableClosed
 )
 Event = TableEvent | HandEvent

@@ -134,10 +134,13 @@ def _ready_bots_only(s: TableState) -> bool:
 
 
 def room_limit_reached(s: TableState, now: float) -> str | None:
-    """Why the room is over (its hand or time limit), or None while it may go on."""
+    """Why the room is over (a close asked for during a hand, its hand or time limit), or None
+    while it may go on."""
     cfg = s.config
     if cfg is None:
         return None
+    if s.close_requested:  # asked during a hand: over at its end
+        return s.close_requested
     if cfg.hand_limit and s.hands_started >= cfg.hand_limit:
         return f"the room's limit of {cfg.hand_limit} hands was reached"
     if cfg.duration_seconds and now >= s.opened_at + cfg.duration_seconds:

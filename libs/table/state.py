@@ -23,6 +23,7 @@ from .events import (
     AutoMuckSet,
     ChipsAdded,
     ClockStarted,
+    CloseRequested,
     Event,
     HandBegan,
     LeaveRequested,
@@ -98,6 +99,7 @@ class TableState:
     # snapshots grow with the table's history). Each hand's seed stays in its SeedRevealed.
     revealed_seeds: dict[str, str] = field(default_factory=dict)
     closed: bool = False
+    close_requested: str = ""  # the reason of a close asked for during a hand ("": none)
     # The public history of the hand in play (forced bets included; replaced, never mutated).
     actions: tuple[PublicAction, ...] = ()
 
@@ -242,6 +244,8 @@ def apply(s: TableState, event: Event) -> None:
             s.forced_seat = event.seat
         case SeedRevealed():
             s.revealed_seeds = {event.hand_id: event.seed}  # the last hand's only
+        case CloseRequested():
+            s.close_requested = event.reason
         case TableClosed():
             s.closed = True
             s.seats.clear()

@@ -26,7 +26,13 @@ def player_view(
     view = pb.PlayerView(table_id=table_id, sequence=sequence, viewer_player_id=viewer or "")
     if state.config is not None:
         view.config.CopyFrom(config_to_proto(state.config))
-    view.table_status = pb.TABLE_STATUS_CLOSED if state.closed else pb.TABLE_STATUS_OPEN
+    view.table_status = (
+        pb.TABLE_STATUS_CLOSED
+        if state.closed
+        else pb.TABLE_STATUS_CLOSING
+        if state.close_requested
+        else pb.TABLE_STATUS_OPEN
+    )
     viewer_seat = state.seat_of(viewer) if viewer else None
     if viewer_seat is not None:
         view.viewer_seat = viewer_seat

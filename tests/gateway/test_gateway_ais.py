@@ -239,22 +239,19 @@ def test_a_person_plays_ais_created_through_the_gateway_and_every_chip_is_accoun
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert stack.view(table.table_id).table_status == common_pb2.TABLE_STATUS_OPEN
 
-        # the creator closes it: the AIs' chips go back to their wallets
-        def close() -> bool:
-            try:
-                closed = gw.CloseTable(
-                    gateway_pb2.CloseTableRequest(table_id=table.table_id),
-                    metadata=bearer(token),
-                    timeout=30,
-                )
-            except grpc.RpcError as exc:
-                if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # a hand in progress
-                    raise
-                return False
-            return closed.table.table_id == table.table_id
+        # the creator closes it (at once, or at the end of a hand in play): the AIs' chips go
+        # back to their wallets
+        closed = gw.CloseTable(
+            gateway_pb2.CloseTableRequest(table_id=table.table_id),
+            metadata=bearer(token),
+            timeout=30,
+        )
+        assert closed.table.table_id == table.table_id
 
-        eventually(close)
-        assert stack.view(table.table_id).table_status == common_pb2.TABLE_STATUS_CLOSED
+        def shut() -> bool:
+            return stack.view(table.table_id).table_status == common_pb2.TABLE_STATUS_CLOSED
+
+        eventually(shut)
         assert_ais_cashed_out(stack, table.table_id, ["ai-easy-1", "ai-hard-1", "ai-hard-2"])
 
 

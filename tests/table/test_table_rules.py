@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from holdem.common.v1 import common_pb2
 
 from libs.poker import (
     ActionKind,
@@ -23,6 +24,7 @@ from libs.table.automation import HandDue, next_due
 from libs.table.commands import PlayerAction
 from libs.table.events import (
     ClockStarted,
+    CloseRequested,
     Event,
     HandBegan,
     PlayerLeft,
@@ -33,6 +35,7 @@ from libs.table.events import (
     TimeBankStarted,
     TimeBankUsed,
 )
+from services.table.views import player_view
 
 
 def given(*commands: tc.TableCommand, config: TableConfig | None = None) -> TableState:
@@ -247,6 +250,32 @@ def test_room_hand_limit_closes_the_table_after_the_hand() -> None:
     with pytest.raises(IllegalAction) as err:
         step_table(state, tc.SitDown("x", 3, 100))
     assert err.value.code == "TABLE_CLOSED"
+
+
+def test_a_close_asked_for_during_a_hand_is_kept_and_closes_the_table_at_its_end() -> None:
+    state = seated(3)
+    state, _ = when(state, tc.StartHand("h", "c", 0.0))
+    state = deal_hole(state)
+    state, events = when(state, tc.CloseTable("closed by its creator"))
+    assert events == [CloseRequested("closed by its creator")]
+    assert state.hand_in_progress and not state.closed  # the hand plays on
+    assert player_view("t1", state, 0, None).table_status == common_pb2.TABLE_STATUS_CLOSING
+    state, again = when(state, tc.CloseTable("again"))  # asked again: still kept, no error
+    assert again == [CloseRequested("again")]
+    while state.hand_in_progress:  # everyone folds to the big blind
+        seat = state.acting_seat()
+        assert seat is not None
+        state, events = when(state, tc.Act(state.seats[seat].player_id, PlayerAction.FOLD))
+    closed = events[-1]
+    assert isinstance(closed, TableClosed) and state.closed and closed.reason == "again"
+    assert sum(stack for _, _, stack in closed.stacks) == 300
+    assert player_view("t1", state, 0, None).table_status == common_pb2.TABLE_STATUS_CLOSED
+    assert next_due(state, 1.0) is None or not isinstance(next_due(state, 1.0), HandDue)
+
+
+def test_a_close_between_hands_closes_at_once() -> None:
+    state, events = when(seated(2), tc.CloseTable("done"))
+    assert isinstance(events[-1], TableClosed) and state.closed
 
 
 def test_room_time_limit_refuses_new_hands() -> None:
