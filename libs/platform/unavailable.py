@@ -13,9 +13,7 @@ statuses pass unchanged. The table service's store check uses the same list
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import nats.errors
@@ -24,6 +22,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from libs.platform.errors import DomainError, ErrorKind
+from libs.platform.servicers import translate_errors
 
 __all__ = [
     "DEPENDENCY_DOWN",
@@ -65,43 +64,12 @@ def _unavailable(method: str, exc: BaseException, message: str) -> Unavailable:
     return Unavailable(DEPENDENCY_DOWN, message)
 
 
-def _guarded(name: str, method: Callable[..., Any], message: str) -> Callable[..., Any]:
-    if inspect.isasyncgenfunction(method):
-
-        @functools.wraps(method)
-        async def streaming(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
-            stream = method(self, request, context)
-            try:
-                async for item in stream:
-                    yield item
-            except DEPENDENCY_FAILURES as exc:
-                if not dependency_failure(exc):
-                    raise
-                raise _unavailable(name, exc, message) from exc
-            finally:
-                await stream.aclose()  # its own clean-up now, not when it is collected
-
-        return streaming
-
-    @functools.wraps(method)
-    async def unary(self: Any, request: Any, context: Any) -> Any:
-        try:
-            return await method(self, request, context)
-        except DEPENDENCY_FAILURES as exc:
-            if not dependency_failure(exc):
-                raise
-            raise _unavailable(name, exc, message) from exc
-
-    return unary
-
-
 def unavailable_on_failure(methods: Iterable[str], message: str) -> Callable[[C], C]:
     """A class decorator: each of ``methods`` (the RPCs of a servicer) ends UNAVAILABLE
     (``DEPENDENCY_DOWN``, ``message``) when a dependency fails under it."""
 
-    def decorate(cls: C) -> C:
-        for name in methods:
-            setattr(cls, name, _guarded(name, getattr(cls, name), message))
-        return cls
+    def on_error(name: str, exc: BaseException, request: Any) -> None:
+        if dependency_failure(exc):
+            raise _unavailable(name, exc, message) from exc
 
-    return decorate
+    return translate_errors(methods, DEPENDENCY_FAILURES, on_error)

@@ -7,13 +7,13 @@ trailing metadata (``x-error-code``, retry hints) are kept as they were."""
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
+
+from libs.platform.servicers import translate_errors
 
 __all__ = ["MAX_ECHO", "clip_echoes", "echoes_clipped"]
 
@@ -53,38 +53,11 @@ def _clipped(exc: grpc.aio.AioRpcError, request: Message) -> grpc.aio.AioRpcErro
     )
 
 
-def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
-    if inspect.isasyncgenfunction(method):
-
-        @functools.wraps(method)
-        async def streaming(self: Any, request: Message, context: Any) -> AsyncIterator[Any]:
-            stream = method(self, request, context)
-            try:
-                async for item in stream:
-                    yield item
-            except grpc.aio.AioRpcError as exc:
-                raise _clipped(exc, request) from None
-            finally:
-                await stream.aclose()
-
-        return streaming
-
-    @functools.wraps(method)
-    async def unary(self: Any, request: Message, context: Any) -> Any:
-        try:
-            return await method(self, request, context)
-        except grpc.aio.AioRpcError as exc:
-            raise _clipped(exc, request) from None
-
-    return unary
-
-
 def echoes_clipped(methods: Iterable[str]) -> Callable[[C], C]:
     """A class decorator: the relayed messages of each of ``methods`` are clipped."""
 
-    def decorate(cls: C) -> C:
-        for name in methods:
-            setattr(cls, name, _guarded(getattr(cls, name)))
-        return cls
+    def on_error(name: str, exc: BaseException, request: Any) -> None:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        raise _clipped(exc, request) from None
 
-    return decorate
+    return translate_errors(methods, (grpc.aio.AioRpcError,), on_error)
