@@ -32,13 +32,11 @@ from libs.eventstore import (
 from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
-from libs.table import apply as apply_table_event
 from libs.table import commands as tc
 from libs.table.events import Event
 from libs.table.settling import Replay
 from libs.tableproto.envelope import (
     Record,
-    decode_stored,
     encode_commit,
     encode_public,
     encode_records,
@@ -97,18 +95,13 @@ class _Codec:
         return _Folded(TableState(), RecentCommits(self.window))
 
     def fold(self, folded: _Folded, commit: Commit) -> _Folded:
-        at, automatic, events = decode_stored(commit.data)
-        for event in events:
-            apply_table_event(folded.state, event)  # in place: the folded state is ours alone
-        folded.recent.record(
-            commit.msg_id, Outcome(commit.sequence, events), at, automatic=automatic
-        )
-        return folded
+        """One commit: every event applied (a run of one settles no hand)."""
+        return self.fold_many(folded, [commit])
 
     def fold_many(self, folded: _Folded, commits: list[Commit]) -> _Folded:
-        """``fold`` of each commit in turn, settling the hands that are over
-        (libs/table/settling.py): a client's command keeps its events (the answer to its
-        retry), the table's own steps only their time."""
+        """Each commit in turn, in place (the folded state is ours alone), settling the hands
+        that are over (libs/table/settling.py): a client's command keeps its events (the answer
+        to its retry), the table's own steps only their time."""
         split = [split_stored(commit.data) for commit in commits]
         replay = Replay(folded.state, [kinds for _, _, kinds, _, _ in split])
         recent = folded.recent
