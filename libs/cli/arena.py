@@ -36,6 +36,7 @@ from libs.ai.decision import Decision
 from libs.ai.ladder import LADDER, LADDER_BUDGET, Rung, holds, markdown, run_ladder
 from libs.ai.policy import DEFAULT_BUDGET, Level, warm_up
 from libs.ai.view import SeatView
+from libs.cli.arguments import number, whole_number
 from libs.poker.config import BettingStructure, Variant
 
 MAX_HANDS = 100_000_000
@@ -161,31 +162,6 @@ def _text(result: MatchResult) -> str:
     return "\n".join(lines)
 
 
-def _positive_int(low: int, high: int, what: str) -> type[int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{what} must be a whole number, not {text!r}"
-            ) from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{what} must be {low} to {high:,}, got {value:,}")
-        return value
-
-    return parse  # type: ignore[return-value]
-
-
-def _stack(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--stack-bb must be a number, not {text!r}") from None
-    if not 1 <= value <= 100_000:
-        raise argparse.ArgumentTypeError(f"--stack-bb must be 1 to 100,000, got {text}")
-    return value
-
-
 def _scale(text: str) -> float:
     try:
         value = float(text)
@@ -267,7 +243,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--b", metavar="SPEC", help="player B (every other seat), as --a")
     parser.add_argument(
         "--hands",
-        type=_positive_int(1, MAX_HANDS, "--hands"),
+        type=whole_number(1, MAX_HANDS, "--hands"),
         help="hands to play (rounded up to whole duplicate groups of --seats hands)",
     )
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="holdem")
@@ -276,16 +252,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--seats",
-        type=_positive_int(MIN_SEATS, MAX_SEATS, "--seats"),
+        type=whole_number(MIN_SEATS, MAX_SEATS, "--seats"),
         default=2,
         help=f"{MIN_SEATS} to {MAX_SEATS} (default 2)",
     )
     parser.add_argument(
-        "--seed", type=_positive_int(0, 2**63 - 1, "--seed"), default=1, help="decks and bots"
+        "--seed", type=whole_number(0, 2**63 - 1, "--seed"), default=1, help="decks and bots"
     )
     parser.add_argument(
         "--stack-bb",
-        type=_stack,
+        type=number(1, 100_000, "--stack-bb"),
         default=100.0,
         help="stack of every seat at the start of each hand, in big blinds (default 100)",
     )
@@ -297,7 +273,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--budget-ms",
-        type=_positive_int(1, 10_000, "--budget-ms"),
+        type=whole_number(1, 10_000, "--budget-ms"),
         default=None,
         help=f"time budget per decision (default {round(DEFAULT_BUDGET * 1000)}; "
         f"--ladder: {round(LADDER_BUDGET * 1000):,}, so the sample caps bind, not the clock)",

@@ -33,7 +33,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2
 
+from libs.cli.arguments import number, whole_number
 from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.tablestub import aio_table_stub
@@ -332,32 +332,19 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.errors == 0 else 1
 
 
-def _bounded(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text[:20]!r}") from None
-        if not low <= value <= high:  # NaN is in no range
-            raise argparse.ArgumentTypeError(f"{text[:20]} is not in {low:g}-{high:g}")
-        return value
-
-    return parse
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "load", help="play N tables through the table service; commits/s, latency, CPU"
     )
     parser.add_argument(
         "--tables",
-        type=_bounded(int, 1, MAX_TABLES),
+        type=whole_number(1, MAX_TABLES, "--tables"),
         default=10,
         help=f"tables played at once (1-{MAX_TABLES})",
     )
     parser.add_argument(
         "--duration",
-        type=_bounded(float, 0.5, MAX_DURATION),
+        type=number(0.5, MAX_DURATION, "--duration"),
         default=10.0,
         help=f"seconds of play (0.5-{MAX_DURATION:.0f})",
     )
