@@ -46,11 +46,7 @@ def plan_hand(s: TableState) -> HandPlan | None:
     cfg = s.config
     if cfg is None or s.closed or s.hand_in_progress:
         return None
-    ready = sorted(
-        n
-        for n, seat in s.seats.items()
-        if seat.stack > 0 and not seat.sitting_out and not seat.leaving
-    )
+    ready = _ready(s)
     active = [n for n in ready if not s.seats[n].waiting_for_big_blind]
     if not active:
         return None
@@ -128,9 +124,18 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     return None
 
 
+def _ready(s: TableState) -> list[int]:
+    """The seats that may be dealt in, in seat order."""
+    return sorted(
+        n
+        for n, seat in s.seats.items()
+        if seat.stack > 0 and not seat.sitting_out and not seat.leaving
+    )
+
+
 def _ready_bots_only(s: TableState) -> bool:
-    ready = [seat for seat in s.seats.values() if seat.stack > 0 and not seat.sitting_out]
-    return len(ready) >= 2 and all(seat.is_bot for seat in ready)
+    ready = _ready(s)
+    return len(ready) >= 2 and all(s.seats[n].is_bot for n in ready)
 
 
 def room_limit_reached(s: TableState, now: float) -> str | None:
