@@ -11,7 +11,6 @@ from typing import TypeVar
 
 import nats.errors
 import structlog
-from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
@@ -48,7 +47,7 @@ from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
-from services.table.views import player_view
+from services.table.views import player_view, timestamp
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
@@ -238,16 +237,12 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         return dealt is not None and player_id not in dealt
 
 
-def _timestamp(seconds: float) -> Timestamp:
-    return Timestamp(seconds=int(seconds), nanos=int((seconds % 1) * 1e9))
-
-
 def _record(hand: HandHistory) -> table_pb2.HandRecord:
     return table_pb2.HandRecord(
         hand_id=hand.hand_id,
         hand_number=hand.hand_number,
-        started_at=_timestamp(hand.started_at),
-        ended_at=_timestamp(hand.ended_at),
+        started_at=timestamp(hand.started_at),
+        ended_at=timestamp(hand.ended_at),
         phh=hand.phh,
         pokerstars=hand.pokerstars,
     )
@@ -259,8 +254,8 @@ def _deck(deck: DeckDisclosure) -> table_pb2.Deck:
         hand_number=deck.hand_number,
         commitment=deck.commitment,
         algorithm=deck.algorithm,
-        ended_at=_timestamp(deck.ended_at),
-        disclosed_at=_timestamp(deck.disclosed_at),
+        ended_at=timestamp(deck.ended_at),
+        disclosed_at=timestamp(deck.disclosed_at),
         seed=deck.seed,
         voided=deck.voided,
     )

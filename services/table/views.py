@@ -61,7 +61,7 @@ def player_view(
         if acting is not None:
             view.acting_seat = acting
             if state.clock_seat == acting:
-                view.action_deadline.CopyFrom(_timestamp(state.deadline))
+                view.action_deadline.CopyFrom(timestamp(state.deadline))
         options = legal_actions(hand)
         if options is not None and viewer_seat is not None and acting == viewer_seat:
             view.legal_actions.CopyFrom(
@@ -110,5 +110,6 @@ def player_view(
     return view
 
 
-def _timestamp(seconds: float) -> Timestamp:
+def timestamp(seconds: float) -> Timestamp:
+    """``seconds`` since the epoch as a protobuf Timestamp."""
     return Timestamp(seconds=int(seconds), nanos=int((seconds % 1) * 1e9))
