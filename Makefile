@@ -64,8 +64,8 @@ typecheck: setup
 bench: setup
 	$(PY) -m benchmarks
 
-# Not part of `make test`: one-line bugs in the table aggregate and the table service's command
-# path, each run against the fast table tests; fails if any mutation survives (tests/mutation).
+# Not part of `make test`: realistic one-line bugs (tests/mutation/mutations_*.py), each run against
+# the tests that should catch it; fails if any mutation survives (tests/mutation).
 mutate: setup
 	$(PY) tests/mutation/run.py
 
