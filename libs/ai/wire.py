@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from holdem.ai.v1 import ai_pb2
 from holdem.common.v1 import common_pb2 as pb
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 from libs.poker.cards import Card
 from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind

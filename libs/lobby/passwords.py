@@ -12,7 +12,7 @@ import unicodedata
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 
 WEAK_PASSWORD = "WEAK_PASSWORD"
 MIN_LENGTH = 8

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from holdem.common.v1 import common_pb2 as pb
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 from libs.table.config import INVALID_TABLE_CONFIG, MAX_CHIPS, TableConfig, TableConfigError
 from libs.tableproto.config import config_from_proto
 

@@ -56,8 +56,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from libs.errors import NotFound, PreconditionFailed
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
-from libs.platform.errors import NotFound, PreconditionFailed
 from libs.platform.validation import echo
 
 PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"

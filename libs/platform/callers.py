@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from libs.platform.errors import PermissionDenied
+from libs.errors import PermissionDenied
 
 CALLER_NOT_ALLOWED = "CALLER_NOT_ALLOWED"
 #: Set by the gateway on its calls: the address of the player it calls for.

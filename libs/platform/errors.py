@@ -1,43 +1,20 @@
-"""Domain errors and how they become gRPC status codes.
+"""How domain errors become gRPC status codes.
 
-A *domain error* is any exception carrying ``code: str`` (stable, machine-readable) and
-``message: str`` (for people). Services raise :class:`DomainError` subclasses; other libraries
-(the rules engine's ``PokerError`` family) are mapped without being imported, by duck typing on
-those attributes plus small registries keyed by code or by exception class name. Everything else is
-an internal error: the client gets a generic message, the log gets the traceback.
+The error kinds and the :class:`DomainError` family live in libs.errors (pure). Here each kind
+has its status; other libraries (the rules engine's ``PokerError`` family) are mapped without
+being imported, by duck typing on ``code`` and ``message`` plus small registries keyed by code or
+by exception class name. Everything else is an internal error: the client gets a generic
+message, the log gets the traceback.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
 
 import grpc
 
-
-class ErrorKind(enum.Enum):
-    """What went wrong from the caller's point of view; each kind has one status code. Values are
-    the lower-cased status names, so an exception may also say ``kind = "failed_precondition"``."""
-
-    INVALID_ARGUMENT = "invalid_argument"  # the request itself is malformed
-    PRECONDITION = "failed_precondition"  # valid request, refused in the current state
-    PERMISSION = "permission_denied"  # authenticated but not allowed
-    CONFLICT = "aborted"  # lost a concurrent write; retry from fresh state
-    NOT_FOUND = "not_found"
-    ALREADY_EXISTS = "already_exists"
-    UNAUTHENTICATED = "unauthenticated"
-    UNIMPLEMENTED = "unimplemented"  # honest answer for behaviour of a later release
-    UNAVAILABLE = "unavailable"  # not here now (e.g. another replica owns the table): retry
-
-
-_KIND_ALIASES: Mapping[str, ErrorKind] = {
-    "precondition": ErrorKind.PRECONDITION,
-    "permission": ErrorKind.PERMISSION,
-    "conflict": ErrorKind.CONFLICT,
-}
-
+from libs.errors import KIND_ALIASES, ErrorKind
 
 STATUS_OF_KIND: Mapping[ErrorKind, grpc.StatusCode] = {
     ErrorKind.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
@@ -49,61 +26,10 @@ STATUS_OF_KIND: Mapping[ErrorKind, grpc.StatusCode] = {
     ErrorKind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
     ErrorKind.UNIMPLEMENTED: grpc.StatusCode.UNIMPLEMENTED,
     ErrorKind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ErrorKind.RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 INTERNAL_MESSAGE = "internal error"
-
-
-class DomainError(Exception):
-    """Base of the platform's own typed errors: a stable ``code`` and a human ``message``."""
-
-    kind: ClassVar[ErrorKind] = ErrorKind.PRECONDITION
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-
-class InvalidArgument(DomainError):
-    kind = ErrorKind.INVALID_ARGUMENT
-
-
-class PreconditionFailed(DomainError):
-    kind = ErrorKind.PRECONDITION
-
-
-class PermissionDenied(DomainError):
-    kind = ErrorKind.PERMISSION
-
-
-class Conflict(DomainError):
-    kind = ErrorKind.CONFLICT
-
-
-class NotFound(DomainError):
-    kind = ErrorKind.NOT_FOUND
-
-
-class AlreadyExists(DomainError):
-    kind = ErrorKind.ALREADY_EXISTS
-
-
-class Unauthenticated(DomainError):
-    kind = ErrorKind.UNAUTHENTICATED
-
-
-NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
-
-
-class NotImplementedYet(DomainError):
-    """A method whose behaviour belongs to a later issue: answered as UNIMPLEMENTED."""
-
-    kind = ErrorKind.UNIMPLEMENTED
-    code: str = NOT_IMPLEMENTED  # always this code
-
-    def __init__(self, method: str, later: str) -> None:
-        super().__init__(NOT_IMPLEMENTED, f"{method} is not implemented yet: {later}")
 
 
 @dataclass(frozen=True)
@@ -144,7 +70,7 @@ def _as_kind(value: object) -> ErrorKind | None:
         try:
             return ErrorKind(lowered)
         except ValueError:
-            return _KIND_ALIASES.get(lowered)
+            return KIND_ALIASES.get(lowered)
     return None
 
 

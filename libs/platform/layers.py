@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha import reflection
 
+from libs.errors import InvalidArgument, PermissionDenied
 from libs.platform.callers import (
     CALLER_NOT_ALLOWED,
     CALLER_SERVICE,
@@ -34,7 +35,7 @@ from libs.platform.callers import (
     caller_of,
     peer_address,
 )
-from libs.platform.errors import ErrorMapper, InvalidArgument, PermissionDenied
+from libs.platform.errors import ErrorMapper
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceVerifier
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, get_logger, request_id_from_metadata

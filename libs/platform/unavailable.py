@@ -21,7 +21,7 @@ import structlog
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from libs.platform.errors import DomainError, ErrorKind
+from libs.errors import DomainError, ErrorKind
 from libs.platform.servicers import translate_errors
 
 __all__ = [

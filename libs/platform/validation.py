@@ -41,7 +41,7 @@ from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor, OneofDes
 from google.protobuf.message import Message
 from holdem.common.v1 import validate_pb2
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 
 INVALID_FIELD = "INVALID_FIELD"
 MALFORMED_REQUEST = "MALFORMED_REQUEST"

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from libs import fairdeck
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
+from libs.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
 from libs.platform.metrics import dealer as metrics
 from services.dealer.store import Claim, DeckRecord, SeedStore
 

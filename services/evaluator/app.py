@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 from libs.poker.config import Variant
 from libs.poker.equity import EquityResult, equity
 from libs.poker.errors import BAD_CARDS, DUPLICATE_CARD

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from holdem.common.v1 import common_pb2
 from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 
+from libs.errors import InvalidArgument
 from libs.platform.callers import EVALUATOR_CALLERS
-from libs.platform.errors import InvalidArgument
 from libs.platform.server import Context, Endpoint, Mount
 from libs.poker.config import Variant
 from libs.poker.errors import BAD_CARDS

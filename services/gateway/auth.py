@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from libs.auth import InvalidToken, KeyRing, TokenClaims, verify
 from libs.auth.tokens import TOKEN_EXPIRED
-from libs.platform.errors import Unauthenticated
+from libs.errors import Unauthenticated
 
 MALFORMED_TOKEN = "MALFORMED_TOKEN"
 MISSING_TOKEN = "MISSING_TOKEN"

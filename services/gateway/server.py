@@ -28,11 +28,7 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.auth import TokenClaims
-from libs.eventstore.projection import JetStreamProjection, Projected
-from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
-from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
-from libs.platform.config import PlatformConfig
-from libs.platform.errors import (
+from libs.errors import (
     Conflict,
     InvalidArgument,
     NotFound,
@@ -40,6 +36,10 @@ from libs.platform.errors import (
     PermissionDenied,
     Unauthenticated,
 )
+from libs.eventstore.projection import JetStreamProjection, Projected
+from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
+from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
+from libs.platform.config import PlatformConfig
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id

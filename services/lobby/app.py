@@ -20,19 +20,19 @@ from holdem.common.v1 import common_pb2
 
 from libs.auth import InvalidToken, KeyRing, TokenClaims, issue, verify
 from libs.auth.revocation import Revocations
-from libs.lobby import account, catalogue, wallet
-from libs.lobby.account import Account, AccountOpened, account_key
-from libs.lobby.catalogue import Listing
-from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
-from libs.lobby.stakes import checked_config
-from libs.lobby.wallet import Wallet
-from libs.platform.errors import (
+from libs.errors import (
     AlreadyExists,
     InvalidArgument,
     NotFound,
     PreconditionFailed,
     Unauthenticated,
 )
+from libs.lobby import account, catalogue, wallet
+from libs.lobby.account import Account, AccountOpened, account_key
+from libs.lobby.catalogue import Listing
+from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
+from libs.lobby.stakes import checked_config
+from libs.lobby.wallet import Wallet
 from libs.platform.validation import echo
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig

@@ -27,10 +27,7 @@ from dataclasses import dataclass
 import grpc
 import structlog
 
-from libs.lobby import wallet
-from libs.lobby.catalogue import CLOSED, Listing
-from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
-from libs.platform.errors import (
+from libs.errors import (
     AlreadyExists,
     Conflict,
     DomainError,
@@ -40,6 +37,9 @@ from libs.platform.errors import (
     PermissionDenied,
     PreconditionFailed,
 )
+from libs.lobby import wallet
+from libs.lobby.catalogue import CLOSED, Listing
+from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
 from libs.platform.metrics.lobby import (
     SAGAS_COMPENSATED,
     SAGAS_FINISHED,

@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 
 from libs.auth import KeyRing
 from libs.auth.revocation import Revocations, revoked_bucket
+from libs.errors import DomainError, ErrorKind
 from libs.eventstore import StoreError
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
@@ -38,7 +39,7 @@ from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Entry, Wallet
 from libs.platform.callers import LOBBY_CALLERS, caller_of, client_address
 from libs.platform.clients import connect_peer
-from libs.platform.errors import DomainError, ErrorKind, ErrorMapper
+from libs.platform.errors import ErrorMapper
 from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount

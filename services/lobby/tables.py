@@ -9,7 +9,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.platform.errors import ErrorKind
+from libs.errors import ErrorKind
 from libs.platform.server import ERROR_CODE_HEADER
 
 #: A house AI's level (libs.lobby.wallet.Wallet.bot_level) as the table's bot difficulty.

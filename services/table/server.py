@@ -18,6 +18,7 @@ from nats.errors import NoRespondersError
 from nats.js.errors import ServiceUnavailableError
 from redis.asyncio import Redis
 
+from libs.errors import ErrorKind
 from libs.eventstore import SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.lease import Leases
@@ -29,7 +30,7 @@ from libs.fairdeck.disclosure import DeckDisclosure
 from libs.history import HandHistory
 from libs.platform.callers import TABLE_CALLERS, authorize_command
 from libs.platform.clients import connect_peer
-from libs.platform.errors import ErrorKind, ErrorMapper
+from libs.platform.errors import ErrorMapper
 from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount

@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import pytest
 
+from libs.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
-from libs.platform.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
 from services.dealer.app import Dealer, deck_id_for
 from services.dealer.server import card_from_proto, card_to_proto
 from services.dealer.store import InMemorySeedStore

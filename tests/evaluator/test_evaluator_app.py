@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from libs.platform.errors import InvalidArgument
+from libs.errors import InvalidArgument
 from libs.poker.cards import parse_cards
 from libs.poker.config import Variant
 from services.evaluator.app import PotToSplit, check_batch, estimate_equity, evaluate

@@ -253,7 +253,7 @@ def test_no_message_repeats_more_than_32_characters_of_what_was_sent(
 def test_a_page_token_is_digits_only() -> None:
     """A page token is a hand number the gateway wrote: Python's int() would also take
     "1_000", " 7" or other scripts' digits, which no page ever ended with."""
-    from libs.platform.errors import InvalidArgument
+    from libs.errors import InvalidArgument
     from services.gateway.server import page_token_number
 
     assert page_token_number("") == 0 and page_token_number("1000") == 1000

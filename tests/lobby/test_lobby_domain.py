@@ -6,17 +6,17 @@ from __future__ import annotations
 import pytest
 from holdem.lobby.v1 import lobby_pb2
 
-from libs.lobby import account, catalogue, wallet
-from libs.lobby.audit import ChipAudit
-from libs.lobby.cashouts import money_of
-from libs.lobby.passwords import check_strength, hash_password, verify_password
-from libs.platform.errors import (
+from libs.errors import (
     AlreadyExists,
     InvalidArgument,
     NotFound,
     PermissionDenied,
     PreconditionFailed,
 )
+from libs.lobby import account, catalogue, wallet
+from libs.lobby.audit import ChipAudit
+from libs.lobby.cashouts import money_of
+from libs.lobby.passwords import check_strength, hash_password, verify_password
 from libs.platform.validation import RequestInvalid, validate
 from libs.poker.events import RakeTaken
 from libs.table.events import PlayerLeft, PlayerSeated, TableClosed

@@ -16,9 +16,9 @@ from holdem.common.v1 import common_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from libs.errors import DomainError, InvalidArgument, NotFound, PreconditionFailed
 from libs.lobby import catalogue, wallet
 from libs.lobby.stakes import MAX_CHIPS, checked_config
-from libs.platform.errors import DomainError, InvalidArgument, NotFound, PreconditionFailed
 from services.lobby.tables import TableRefusal
 from tests.lobby.inprocess import CONFIG, GRANT, in_process
 

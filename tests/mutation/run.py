@@ -46,8 +46,6 @@ def _catalogue() -> list[Mutation]:
 MUTATIONS = _catalogue()
 
 
-
-
 @dataclass(frozen=True)
 class Result:
     mutation: Mutation

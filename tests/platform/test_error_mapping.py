@@ -10,12 +10,10 @@ from typing import Any
 import grpc
 import pytest
 
-from libs.platform.errors import (
-    INTERNAL_MESSAGE,
+from libs.errors import (
     AlreadyExists,
     Conflict,
     ErrorKind,
-    ErrorMapper,
     InvalidArgument,
     NotFound,
     NotImplementedYet,
@@ -23,6 +21,7 @@ from libs.platform.errors import (
     PreconditionFailed,
     Unauthenticated,
 )
+from libs.platform.errors import INTERNAL_MESSAGE, ErrorMapper
 from libs.platform.logging import REQUEST_ID_HEADER
 from libs.platform.server import ERROR_CODE_HEADER, Endpoint, start_server
 

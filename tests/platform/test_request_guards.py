@@ -12,6 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
+from libs.errors import PermissionDenied
 from libs.platform.callers import (
     AnyCaller,
     Caller,
@@ -20,7 +21,6 @@ from libs.platform.callers import (
     caller_of,
     peer_address,
 )
-from libs.platform.errors import PermissionDenied
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.server import ERROR_CODE_HEADER, Endpoint, start_server
 

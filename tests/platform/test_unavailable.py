@@ -12,8 +12,9 @@ import pytest
 from nats.js.errors import ServiceUnavailableError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from libs.errors import NotFound
 from libs.eventstore import ConcurrencyConflict
-from libs.platform.errors import ErrorMapper, NotFound
+from libs.platform.errors import ErrorMapper
 from libs.platform.unavailable import DEPENDENCY_DOWN, Unavailable, unavailable_on_failure
 
 FAILURES = (

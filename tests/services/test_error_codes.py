@@ -21,7 +21,8 @@ from typing import Any
 import grpc
 import pytest
 
-from libs.platform.errors import DomainError, ErrorMapper
+from libs.errors import DomainError
+from libs.platform.errors import ErrorMapper
 from libs.poker.errors import PokerError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 
+from libs.errors import NotFound
 from libs.eventstore import InMemoryEventStore, InMemorySnapshotStore
-from libs.platform.errors import NotFound
 from libs.poker.events import HandVoided
 from libs.table import TableConfig
 from libs.table import commands as tc

@@ -1,0 +1,96 @@
+"""The error kinds every layer raises, as plain exceptions (no gRPC here).
+
+A *domain error* is any exception carrying ``code: str`` (stable, machine-readable) and
+``message: str`` (for people), and a :class:`ErrorKind` saying what went wrong from the caller's
+point of view. The domain packages raise them; libs.platform.errors turns each kind into its gRPC
+status at the service edge.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import ClassVar
+
+
+class ErrorKind(enum.Enum):
+    """What went wrong from the caller's point of view; each kind has one status code. Values are
+    the lower-cased status names, so an exception may also say ``kind = "failed_precondition"``."""
+
+    INVALID_ARGUMENT = "invalid_argument"  # the request itself is malformed
+    PRECONDITION = "failed_precondition"  # valid request, refused in the current state
+    PERMISSION = "permission_denied"  # authenticated but not allowed
+    CONFLICT = "aborted"  # lost a concurrent write; retry from fresh state
+    NOT_FOUND = "not_found"
+    ALREADY_EXISTS = "already_exists"
+    UNAUTHENTICATED = "unauthenticated"
+    UNIMPLEMENTED = "unimplemented"  # honest answer for behaviour of a later release
+    UNAVAILABLE = "unavailable"  # not here now (e.g. another replica owns the table): retry
+    RESOURCE_EXHAUSTED = "resource_exhausted"  # a limit of the caller's is used up: wait, retry
+
+
+KIND_ALIASES: Mapping[str, ErrorKind] = {
+    "precondition": ErrorKind.PRECONDITION,
+    "permission": ErrorKind.PERMISSION,
+    "conflict": ErrorKind.CONFLICT,
+}
+
+
+class DomainError(Exception):
+    """Base of the platform's own typed errors: a stable ``code`` and a human ``message``."""
+
+    kind: ClassVar[ErrorKind] = ErrorKind.PRECONDITION
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class InvalidArgument(DomainError):
+    kind = ErrorKind.INVALID_ARGUMENT
+
+
+class PreconditionFailed(DomainError):
+    kind = ErrorKind.PRECONDITION
+
+
+class PermissionDenied(DomainError):
+    kind = ErrorKind.PERMISSION
+
+
+class Conflict(DomainError):
+    kind = ErrorKind.CONFLICT
+
+
+class NotFound(DomainError):
+    kind = ErrorKind.NOT_FOUND
+
+
+class AlreadyExists(DomainError):
+    kind = ErrorKind.ALREADY_EXISTS
+
+
+class Unauthenticated(DomainError):
+    kind = ErrorKind.UNAUTHENTICATED
+
+
+class Unavailable(DomainError):
+    kind = ErrorKind.UNAVAILABLE
+
+
+class ResourceExhausted(DomainError):
+    kind = ErrorKind.RESOURCE_EXHAUSTED
+
+
+NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
+
+
+class NotImplementedYet(DomainError):
+    """A method whose behaviour belongs to a later issue: answered as UNIMPLEMENTED."""
+
+    kind = ErrorKind.UNIMPLEMENTED
+    code: str = NOT_IMPLEMENTED  # always this code
+
+    def __init__(self, method: str, later: str) -> None:
+        super().__init__(NOT_IMPLEMENTED, f"{method} is not implemented yet: {later}")
