@@ -54,9 +54,12 @@ test: setup
 test-fast: setup
 	$(PY) -m pytest -m "not integration and not slow"
 
+# ruff, mypy on libs/, and the layers (.importlinter: tools > services > infrastructure > domain,
+# no cycles; docs/development.md)
 lint: setup
 	$(VENV)/bin/ruff check libs services tests
 	$(VENV)/bin/mypy libs
+	$(VENV)/bin/lint-imports
 
 typecheck: setup
 	$(VENV)/bin/mypy libs services benchmarks tests
