@@ -15,7 +15,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack.identity import aio_channel_as
-from libs.platform.config import redact_url
+from libs.platform.configvars import redact_url
 from libs.platform.natsconn import connect_nats
 from libs.platform.tls import TlsFiles
 from libs.poker.cards import format_cards

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from libs.platform.config import redact_url
 from libs.platform.natsconn import inbox_prefix
 
 __all__ = [
@@ -49,7 +48,6 @@ __all__ = [
     "NatsPermissions",
     "StackAccess",
     "inbox_prefix",
-    "redact_url",
     "with_credentials",
 ]
 

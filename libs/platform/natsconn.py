@@ -23,7 +23,7 @@ import nats
 import nats.errors
 from nats.aio.client import Client as NATS
 
-from libs.platform.config import split_urls
+from libs.platform.configvars import split_urls
 from libs.platform.tls import TlsFiles, ssl_context
 
 __all__ = ["connect_nats", "inbox_prefix", "nats_servers", "nats_user"]

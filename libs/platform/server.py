@@ -30,7 +30,9 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from libs.platform.callers import CallerPolicy
-from libs.platform.config import ConfigError, PlatformConfig, Var, documentation, markdown_table
+from libs.platform.config import PlatformConfig
+from libs.platform.configdoc import documentation, markdown_table
+from libs.platform.configvars import ConfigError, Var
 from libs.platform.errors import ErrorMapper
 from libs.platform.identity import ServiceVerifier
 from libs.platform.layers import ERROR_CODE_HEADER as ERROR_CODE_HEADER  # services use it here

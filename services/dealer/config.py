@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.config import PlatformConfig, Var, load_platform_config
+from libs.platform.config import PlatformConfig, load_platform_config
+from libs.platform.configvars import Var
 
 SERVICE = "dealer"
 VARIABLES: tuple[Var[Any], ...] = ()

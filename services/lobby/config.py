@@ -7,14 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from libs.auth import KeyRing
-from libs.platform.config import (
-    OPTIONAL_TOKEN_KEYS,
-    PlatformConfig,
-    Var,
-    integer,
-    load_platform_config,
-    number,
-)
+from libs.platform.config import PlatformConfig, load_platform_config
+from libs.platform.configkeys import OPTIONAL_TOKEN_KEYS
+from libs.platform.configvars import Var, integer, number
 
 SERVICE = "lobby"
 

@@ -8,15 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from libs.platform.config import (
-    STRING,
-    PlatformConfig,
-    Var,
-    choice,
-    integer,
-    load_platform_config,
-    number,
-)
+from libs.platform.config import PlatformConfig, load_platform_config
+from libs.platform.configvars import STRING, Var, choice, integer, number
 
 SERVICE = "table"
 

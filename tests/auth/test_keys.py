@@ -7,7 +7,8 @@ import base64
 import pytest
 
 from libs.auth.keys import KeyRing, KeyRingError, SigningKey, format_keys
-from libs.platform.config import TOKEN_KEYS, ConfigError, parse_env
+from libs.platform.configkeys import TOKEN_KEYS
+from libs.platform.configvars import ConfigError, parse_env
 
 SECRET_A = bytes(range(32))
 SECRET_B = bytes(range(100, 140))

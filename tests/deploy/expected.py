@@ -8,13 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from libs.platform.config import (
-    DEFAULT_METRICS_PORTS,
-    DEFAULT_PORTS,
-    SERVICES,
-    Var,
-    platform_vars,
-)
+from libs.platform.config import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, SERVICES, platform_vars
+from libs.platform.configvars import Var
 from services.ai.config import VARIABLES as AI_VARS
 from services.dealer.config import VARIABLES as DEALER_VARS
 from services.evaluator.config import VARIABLES as EVALUATOR_VARS

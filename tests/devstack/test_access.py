@@ -27,7 +27,7 @@ from libs.devstack.access import NATS_PERMISSIONS, StackAccess
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
-from libs.platform.config import redact_url, url
+from libs.platform.configvars import redact_url, url
 from libs.platform.natsconn import connect_nats
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]

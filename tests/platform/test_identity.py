@@ -16,7 +16,8 @@ import pytest
 from libs.cli.main import main as cli_main
 from libs.devstack.identity import cli_service_key, stack_service_key, write_service_key
 from libs.devstack.services import DEV_SERVICE_KEYS, service_key_env
-from libs.platform.config import ConfigError, load_platform_config
+from libs.platform.config import load_platform_config
+from libs.platform.configvars import ConfigError
 from libs.platform.identity import (
     IDENTITIES,
     MAX_CLOCK_SKEW_SECONDS,

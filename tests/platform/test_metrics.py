@@ -15,7 +15,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from libs.devstack.services import service_key_env
 from libs.errors import InvalidArgument
-from libs.platform.config import DEFAULT_METRICS_PORTS, ConfigError, load_platform_config
+from libs.platform.config import DEFAULT_METRICS_PORTS, load_platform_config
+from libs.platform.configvars import ConfigError
 from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
 from libs.platform.server import Endpoint, start_server

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from libs.devstack.services import service_key_env
-from libs.platform.config import ConfigError, load_platform_config
+from libs.platform.config import load_platform_config
+from libs.platform.configvars import ConfigError
 from libs.platform.natsconn import nats_servers
 
 #: Every service needs its service-token keys (libs.platform.identity).

@@ -8,16 +8,9 @@ from pathlib import Path
 import pytest
 
 from libs.devstack.services import service_key_env
-from libs.platform.config import (
-    DEFAULT_PORTS,
-    ConfigError,
-    Var,
-    documentation,
-    integer,
-    load_platform_config,
-    markdown_table,
-    parse_env,
-)
+from libs.platform.config import DEFAULT_PORTS, load_platform_config
+from libs.platform.configdoc import documentation, markdown_table
+from libs.platform.configvars import ConfigError, Var, integer, parse_env
 from services.ai.config import VARIABLES as AI_VARS
 from services.dealer.config import VARIABLES as DEALER_VARS
 from services.evaluator.config import VARIABLES as EVALUATOR_VARS
@@ -149,7 +142,7 @@ def test_docs_table_matches_the_declarations() -> None:
 
 
 def test_a_variable_read_by_several_services_is_one_row_naming_them() -> None:
-    from libs.platform.config import TOKEN_KEYS
+    from libs.platform.configkeys import TOKEN_KEYS
 
     rows = documentation({"gateway": (TOKEN_KEYS,), "lobby": (TOKEN_KEYS, STARTING_CHIPS)})
     keys = [row for row in rows if row.name == "HOLDEM_TOKEN_KEYS"]

@@ -11,7 +11,8 @@ from cryptography import x509
 
 from libs.cli.main import main as holdem
 from libs.devstack.services import service_key_env
-from libs.platform.config import ConfigError, load_platform_config
+from libs.platform.config import load_platform_config
+from libs.platform.configvars import ConfigError
 from libs.platform.identity import IDENTITIES
 from libs.platform.tls import (
     CA_FILE,
