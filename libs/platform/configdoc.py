@@ -43,7 +43,7 @@ def documentation(service_vars: Mapping[str, Iterable[Var[Any]]] | None = None) 
         for var, ports in per_service
     ]
     shared = platform_vars("gateway")[len(per_service) :]
-    rows += [VarDoc(v.name, v.default or "(required)", _meaning(v)) for v in shared]
+    rows += [VarDoc(v.name, _default(v), _meaning(v)) for v in shared]
     # A variable several services read (e.g. HOLDEM_TOKEN_KEYS) is one row naming them all.
     readers: dict[str, list[str]] = {}
     declared: dict[str, Var[Any]] = {}
@@ -52,10 +52,18 @@ def documentation(service_vars: Mapping[str, Iterable[Var[Any]]] | None = None) 
             readers.setdefault(var.name, []).append(service)
             declared.setdefault(var.name, var)
     rows += [
-        VarDoc(v.name, v.default or "(required)", f"{', '.join(readers[v.name])}: {_meaning(v)}")
+        VarDoc(v.name, _default(v), f"{', '.join(readers[v.name])}: {_meaning(v)}")
         for v in declared.values()
     ]
     return rows
+
+
+def _default(var: Var[Any]) -> str:
+    """The default column: a value; ``(none)`` for an optional variable whose default is empty
+    (the HOLDEM_TLS_* files: none means plaintext); ``(required)`` only for one without one."""
+    if var.default is None:
+        return "(required)"
+    return var.default or "(none)"
 
 
 def _meaning(var: Var[Any]) -> str:

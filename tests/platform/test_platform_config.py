@@ -149,3 +149,9 @@ def test_a_variable_read_by_several_services_is_one_row_naming_them() -> None:
     assert len(keys) == 1
     assert keys[0].meaning.startswith("gateway, lobby: keys of player tokens")
     assert keys[0].default == "(required)"
+
+
+def test_an_optional_variable_with_an_empty_default_is_not_shown_required() -> None:
+    rows = {row.name: row.default for row in documentation(SERVICE_VARS)}
+    assert rows["HOLDEM_TLS_CA"] == rows["HOLDEM_TLS_CERT"] == rows["HOLDEM_TLS_KEY"] == "(none)"
+    assert rows["HOLDEM_SERVICE_KEY"] == rows["HOLDEM_SERVICE_PUBLIC_KEYS"] == "(required)"
