@@ -1,24 +1,18 @@
-"""The layers every method of a service's server runs in, built once per method when the method is
-registered, not on every call (grpc.aio's server interceptors cost about 0.12 ms a call for being
-there at all, and rebuilt their wrappers on every call).
-
-A :data:`Layer` takes a method's full name and its handler and returns the handler wrapped;
-:func:`standard_layers` lists the platform's, outermost first: logging (request id, one line per
-call), metrics, error mapping (statuses and ``x-error-code``), identity and caller policy,
-request validation, the optional per-caller limit. :class:`WrappingServer` is the server as
-``add_*_to_server`` sees it: whatever is registered on it reaches the real server wrapped in the
-layers (:func:`wrap`, the one place that composes them).
+"""The layers every method of a service's server runs in: :func:`standard_layers` lists the
+platform's, outermost first: logging (request id, one line per call), metrics, error mapping
+(statuses and ``x-error-code``), identity and caller policy, request validation, the optional
+per-caller limit. How a layer wraps a method and how a server registers through them:
+``libs.platform.wrapping``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any
 
 import grpc
 import structlog
@@ -41,112 +35,22 @@ from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimit
 from libs.platform.logging import REQUEST_ID_HEADER, get_logger, request_id_from_metadata
 from libs.platform.metrics import service as metrics
 from libs.platform.validation import MALFORMED_REQUEST, validate
+from libs.platform.wrapping import (
+    Behaviour,
+    Handler,
+    Layer,
+    around,
+    status_name,
+    stream_of,
+    wrap_behaviour,
+)
 
 ERROR_CODE_HEADER = "x-error-code"
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 # Probes and reflection are frequent and uninteresting: logged at debug only, never limited.
 QUIET_PREFIXES = (f"/{HEALTH_SERVICE}/", f"/{reflection.SERVICE_NAME}/")
 
-Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
-Behaviour = Callable[..., Any]  # (request or request iterator, context) -> response(s)
-#: (the method's full name, "/package.Service/Method"; its handler) -> the handler wrapped.
-Layer: TypeAlias = Callable[[str, "Handler"], "Handler"]
 log = get_logger("libs.platform.server")
-
-
-def wrap(layers: Sequence[Layer], method: str, handler: Handler) -> Handler:
-    """``handler`` inside ``layers``, the first outermost."""
-    for layer in reversed(layers):
-        handler = layer(method, handler)
-    return handler
-
-
-def _wrap_behaviour(
-    handler: Handler,
-    unary: Callable[[Behaviour], Behaviour],
-    streaming: Callable[[Behaviour], Behaviour],
-    deserializer: Callable[[bytes], Any] | None = None,
-) -> Handler:
-    """The same handler with its behaviour wrapped (``unary`` for single responses), and its
-    request deserializer replaced when ``deserializer`` is given."""
-    des, ser = deserializer or handler.request_deserializer, handler.response_serializer
-    if handler.unary_unary is not None:
-        return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), des, ser)
-    if handler.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(unary(handler.stream_unary), des, ser)
-    if handler.unary_stream is not None:
-        return grpc.unary_stream_rpc_method_handler(streaming(handler.unary_stream), des, ser)
-    if handler.stream_stream is not None:
-        return grpc.stream_stream_rpc_method_handler(streaming(handler.stream_stream), des, ser)
-    return handler
-
-
-async def _stream_of(behaviour: Behaviour, request: Any, context: Any) -> AsyncIterator[Any]:
-    """Iterate a streaming behaviour written either as an async generator or with context.write."""
-    result = behaviour(request, context)
-    if inspect.isasyncgen(result) or hasattr(result, "__aiter__"):
-        async for item in result:
-            yield item
-    elif inspect.isawaitable(result):
-        await result
-
-
-def _status_name(context: Any, failure: BaseException | None) -> str:
-    """The status a finished call ends with: the one set on its context (abort, set_code), else
-    OK when it returned, CANCELLED when it was cancelled (or, a stream, closed after its client
-    left), UNKNOWN when an exception escaped."""
-    code = context.code()
-    if code is not None:
-        return str(getattr(code, "name", code))
-    if failure is None:
-        return "OK"
-    # GeneratorExit: grpc closed a stream the client left while it was suspended at a yield
-    if isinstance(failure, (asyncio.CancelledError, GeneratorExit)):
-        return "CANCELLED"
-    return "UNKNOWN"
-
-
-def _around(
-    handler: Handler,
-    begin: Callable[[Any], Any],
-    end: Callable[[Any, Any, BaseException | None], None],
-) -> Handler:
-    """``handler`` with ``begin(context)`` run before each call and ``end(context, begun,
-    failure)`` after it, whichever way it finished (``failure``: what escaped, or None)."""
-
-    def unary(behaviour: Behaviour) -> Behaviour:
-        async def around(request: Any, context: Any) -> Any:
-            begun = begin(context)
-            failure: BaseException | None = None
-            try:
-                return await behaviour(request, context)
-            except BaseException as exc:
-                failure = exc
-                raise
-            finally:
-                end(context, begun, failure)
-
-        return around
-
-    def streaming(behaviour: Behaviour) -> Behaviour:
-        async def around(request: Any, context: Any) -> AsyncIterator[Any]:
-            begun = begin(context)
-            failure: BaseException | None = None
-            try:
-                async for item in _stream_of(behaviour, request, context):
-                    yield item
-            except BaseException as exc:
-                failure = exc
-                raise
-            finally:
-                end(context, begun, failure)
-
-        return around
-
-    return _wrap_behaviour(handler, unary, streaming)
-
-
-# ---- the layers -------------------------------------------------------------------------------
 
 
 def logging_layer(method: str, handler: Handler) -> Handler:
@@ -164,7 +68,7 @@ def logging_layer(method: str, handler: Handler) -> Handler:
 
     def end(context: Any, begun: tuple[Any, float], failure: BaseException | None) -> None:
         bound, started = begun
-        status = _status_name(context, failure)
+        status = status_name(context, failure)
         elapsed_ms = round((time.monotonic() - started) * 1000, 2)
         # The logger is looked up at each call: logging may be configured after registration.
         if quiet:
@@ -173,7 +77,7 @@ def logging_layer(method: str, handler: Handler) -> Handler:
             log.info("rpc finished", status=status, duration_ms=elapsed_ms)
         bound.__exit__(None, None, None)
 
-    return _around(handler, begin, end)
+    return around(handler, begin, end)
 
 
 def metrics_layer(method: str, handler: Handler) -> Handler:
@@ -186,7 +90,7 @@ def metrics_layer(method: str, handler: Handler) -> Handler:
     counters: dict[str, Any] = {}  # status -> its series, once created
 
     def count(context: Any, failure: BaseException | None) -> None:
-        status = _status_name(context, failure)
+        status = status_name(context, failure)
         counter = counters.get(status)
         if counter is None:
             counter = counters[status] = metrics.REQUESTS.labels(service, name, status)
@@ -209,7 +113,7 @@ def metrics_layer(method: str, handler: Handler) -> Handler:
             in_flight().dec()
             count(context, failure)
 
-        return _around(handler, opened, closed)
+        return around(handler, opened, closed)
 
     def started(context: Any) -> float:
         return time.perf_counter()
@@ -218,7 +122,7 @@ def metrics_layer(method: str, handler: Handler) -> Handler:
         latency().observe(time.perf_counter() - since)
         count(context, failure)
 
-    return _around(handler, started, answered)
+    return around(handler, started, answered)
 
 
 def error_layer(mapper: ErrorMapper | None = None) -> Layer:
@@ -254,7 +158,7 @@ def error_layer(mapper: ErrorMapper | None = None) -> Layer:
     def streaming(behaviour: Behaviour) -> Behaviour:
         async def mapped(request: Any, context: Any) -> AsyncIterator[Any]:
             try:
-                async for item in _stream_of(behaviour, request, context):
+                async for item in stream_of(behaviour, request, context):
                     yield item
             except (grpc.aio.AbortError, asyncio.CancelledError):
                 raise
@@ -264,7 +168,7 @@ def error_layer(mapper: ErrorMapper | None = None) -> Layer:
         return mapped
 
     def layer(method: str, handler: Handler) -> Handler:
-        return _wrap_behaviour(handler, unary, streaming)
+        return wrap_behaviour(handler, unary, streaming)
 
     return layer
 
@@ -314,7 +218,7 @@ def identity_layer(
                 # not make the token: nothing of the call's is bound there
                 CALLER_SERVICE.set(None)
 
-        return _around(handler, admit, release)
+        return around(handler, admit, release)
 
     return layer
 
@@ -371,12 +275,12 @@ def validation_layer(method: str, handler: Handler) -> Handler:
     def streaming(behaviour: Behaviour) -> Behaviour:
         async def checked(request: Any, context: Any) -> AsyncIterator[Any]:
             check(request)
-            async for item in _stream_of(behaviour, request, context):
+            async for item in stream_of(behaviour, request, context):
                 yield item
 
         return checked
 
-    return _wrap_behaviour(handler, unary, streaming, deserializer=deserialize)
+    return wrap_behaviour(handler, unary, streaming, deserializer=deserialize)
 
 
 def caller_limit_layer(limiter: CallerLimiter) -> Layer:
@@ -415,7 +319,7 @@ def caller_limit_layer(limiter: CallerLimiter) -> Layer:
             caller = await admit(context)
             started = time.monotonic()
             try:
-                async for item in _stream_of(behaviour, request, context):
+                async for item in stream_of(behaviour, request, context):
                     yield item
             finally:
                 limiter.release(caller, time.monotonic() - started)
@@ -425,7 +329,7 @@ def caller_limit_layer(limiter: CallerLimiter) -> Layer:
     def layer(method: str, handler: Handler) -> Handler:
         if method.startswith(QUIET_PREFIXES):
             return handler
-        return _wrap_behaviour(handler, unary, streaming)
+        return wrap_behaviour(handler, unary, streaming)
 
     return layer
 
@@ -449,81 +353,3 @@ def standard_layers(
     if max_calls_per_caller > 0:
         layers.append(caller_limit_layer(CallerLimiter(max_calls_per_caller)))
     return layers
-
-
-# ---- registration -----------------------------------------------------------------------------
-
-
-class _Wrapped:
-    """Each method's handler wrapped once: a method registered both ways (generated code adds a
-    generic handler and the same handlers as registered ones) is wrapped once."""
-
-    def __init__(self, layers: Sequence[Layer]) -> None:
-        self.layers = tuple(layers)
-        self.handlers: dict[str, tuple[Handler, Handler]] = {}  # method -> (original, wrapped)
-
-    def __call__(self, method: str, handler: Handler) -> Handler:
-        known = self.handlers.get(method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = wrap(self.layers, method, handler)
-        self.handlers[method] = (handler, wrapped)
-        return wrapped
-
-
-class _WrappedGenericHandler(grpc.GenericRpcHandler):
-    """A generic handler whose answers are wrapped: a generic handler cannot list its methods, so
-    each is wrapped when first asked for, then reused."""
-
-    def __init__(self, inner: grpc.GenericRpcHandler, wrapped: _Wrapped) -> None:
-        self.inner = inner
-        self.wrapped = wrapped
-
-    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Handler | None:
-        handler = self.inner.service(handler_call_details)
-        if handler is None:
-            return None
-        return self.wrapped(handler_call_details.method, handler)
-
-
-class WrappingServer(grpc.aio.Server):
-    """``server`` as ``add_*_to_server`` functions see it: the handlers registered through it are
-    registered on ``server`` inside ``layers`` (registered method handlers when they are added,
-    a generic handler's methods on their first call), every other operation is ``server``'s."""
-
-    def __init__(self, server: grpc.aio.Server, layers: Sequence[Layer]) -> None:
-        self.server = server
-        self.wrapped = _Wrapped(layers)
-
-    def add_generic_rpc_handlers(
-        self, generic_rpc_handlers: Iterable[grpc.GenericRpcHandler]
-    ) -> None:
-        self.server.add_generic_rpc_handlers(
-            [_WrappedGenericHandler(handler, self.wrapped) for handler in generic_rpc_handlers]
-        )
-
-    def add_registered_method_handlers(
-        self, service_name: str, method_handlers: Mapping[str, Handler]
-    ) -> None:
-        self.server.add_registered_method_handlers(
-            service_name,
-            {
-                name: self.wrapped(f"/{service_name}/{name}", handler)
-                for name, handler in method_handlers.items()
-            },
-        )
-
-    def add_insecure_port(self, address: str) -> int:
-        return self.server.add_insecure_port(address)
-
-    def add_secure_port(self, address: str, server_credentials: grpc.ServerCredentials) -> int:
-        return self.server.add_secure_port(address, server_credentials)
-
-    async def start(self) -> None:
-        await self.server.start()
-
-    async def stop(self, grace: float | None) -> None:
-        await self.server.stop(grace)
-
-    async def wait_for_termination(self, timeout: float | None = None) -> bool:
-        return await self.server.wait_for_termination(timeout)

@@ -36,12 +36,13 @@ from libs.platform.configvars import ConfigError, Var
 from libs.platform.errors import ErrorMapper
 from libs.platform.identity import ServiceVerifier
 from libs.platform.layers import ERROR_CODE_HEADER as ERROR_CODE_HEADER  # services use it here
-from libs.platform.layers import HEALTH_SERVICE, WrappingServer, standard_layers
+from libs.platform.layers import HEALTH_SERVICE, standard_layers
 from libs.platform.logging import configure_logging, get_logger
 from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
 from libs.platform.tasks import stop_tasks
 from libs.platform.tls import server_credentials
+from libs.platform.wrapping import WrappingServer
 
 #: Services whose callers are people's clients: with TLS they ask for no client certificate (every
 #: other service requires one issued by the services' CA: libs.platform.tls).

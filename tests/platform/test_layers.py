@@ -14,10 +14,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
-from libs.platform import layers
-from libs.platform.layers import Behaviour, Handler, Layer, wrap
+from libs.platform import wrapping
 from libs.platform.logging import REQUEST_ID_HEADER
 from libs.platform.server import Endpoint, start_server
+from libs.platform.wrapping import Behaviour, Handler, Layer, wrap
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -117,7 +117,7 @@ def test_each_method_is_wrapped_once_however_often_it_is_called(
         built[method] += 1
         return wrap(chain, method, handler)
 
-    monkeypatch.setattr(layers, "wrap", counting)
+    monkeypatch.setattr(wrapping, "wrap", counting)
 
     async def run() -> tuple[Counter[str], Counter[str]]:
         running = await start_server("127.0.0.1:0", endpoints(), max_calls_per_caller=4)
