@@ -34,7 +34,8 @@ from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceVerifier
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, get_logger, request_id_from_metadata
 from libs.platform.metrics import service as metrics
-from libs.platform.validation import MALFORMED_REQUEST, validate
+from libs.platform.validation import MALFORMED_REQUEST
+from libs.platform.validator import validate
 from libs.platform.wrapping import (
     Behaviour,
     Handler,
@@ -239,7 +240,7 @@ def _request_type_name(deserializer: Any) -> str:
 
 def validation_layer(method: str, handler: Handler) -> Handler:
     """Checks every unary request against its proto's rules before the handler runs
-    (:func:`libs.platform.validation.validate`): a bad one is refused INVALID_ARGUMENT naming the
+    (:func:`libs.platform.validator.validate`): a bad one is refused INVALID_ARGUMENT naming the
     field (code ``INVALID_FIELD``), and bytes that do not decode as the request type are refused
     INVALID_ARGUMENT (code ``MALFORMED_REQUEST``) instead of gRPC's INTERNAL. Sits inside the
     error layer, which turns these refusals into statuses. (No method of ours takes a request

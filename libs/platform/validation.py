@@ -1,11 +1,13 @@
 """Request validation: the input rules of the protos, checked before any handler runs.
 
 Every request field may carry ``(holdem.common.v1.rules)`` (protos/holdem/common/v1/validate.proto)
-and a oneof ``(holdem.common.v1.oneof_required)``. :func:`validate` walks a request message with
-its descriptor and raises :class:`RequestInvalid` (INVALID_ARGUMENT, code ``INVALID_FIELD``) naming
-every field in breach (up to :data:`MAX_REPORTED`), as a path such as ``holdings[2].board[0].rank``.
-The server's validation layer (``libs.platform.layers``) calls it for every unary request of
-every service, so handlers only ever see well-formed input.
+and a oneof ``(holdem.common.v1.oneof_required)``. This module holds what the rules are: the
+check of one value of a field (:func:`scalar_check`, and the well-known message types), what a
+breach is (:class:`Violation`) and the error naming them (:class:`RequestInvalid`, INVALID_ARGUMENT,
+code ``INVALID_FIELD``, up to :data:`MAX_REPORTED` fields, each as a path such as
+``holdings[2].board[0].rank``). ``libs.platform.validator`` walks a whole request with them; the
+server's validation layer (``libs.platform.layers``) calls it for every unary request of every
+service, so handlers only ever see well-formed input.
 
 What a message says about a bad value never repeats more than :data:`ECHO_CHARS` characters of it,
 escaped (:func:`echo`): an error about a 1 MB string is a short line, and control characters in
@@ -37,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor, OneofDescriptor
+from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 from holdem.common.v1 import validate_pb2
 
@@ -103,193 +105,14 @@ def _unit(value: str | bytes) -> str:
     return "characters" if isinstance(value, str) else "bytes"
 
 
-def validate(message: Message) -> None:
-    """Raise :class:`RequestInvalid` unless ``message`` follows its proto's rules."""
-    found = violations(message)
-    if found:
-        raise RequestInvalid(found)
-
-
-def violations(message: Message) -> list[Violation]:
-    """Every rule ``message`` breaks (empty when it is valid)."""
-    found = _check_message(message, 0, _plan(message.DESCRIPTOR)) or []
-    return [v if v.field else Violation("(request)", v.problem) for v in found]
-
-
-# ---- compiled checks, one tuple per message type ------------------------------------------------
 # A check returns the violations it found (paths relative to its message), or None: valid requests
 # build no paths and no lists, so the cost is a few attribute reads per field.
-
 Found = list[Violation] | None
-_Check = Callable[[Message, int], Found]
+Check = Callable[[Message, int], Found]
 _Scalar = Callable[[Any], str | None]  # one value -> its problem, or None
-_PLANS: dict[str, tuple[_Check, ...]] = {}
 
 
-def _plan(descriptor: Any) -> tuple[_Check, ...]:
-    plan = _PLANS.get(descriptor.full_name)
-    if plan is None:
-        plan = _PLANS[descriptor.full_name] = _compile(descriptor)
-    return plan
-
-
-def _check_message(message: Message, depth: int, plan: tuple[_Check, ...]) -> Found:
-    if depth > MAX_DEPTH:
-        return [Violation("", f"nested deeper than {MAX_DEPTH} levels")]
-    found: Found = None
-    for check in plan:
-        bad = check(message, depth)
-        if bad:
-            found = bad if found is None else found + bad
-    return found
-
-
-def _within(path: str, found: list[Violation]) -> list[Violation]:
-    """Violations of a nested message, with paths from its parent."""
-    return [Violation(f"{path}.{v.field}" if v.field else path, v.problem) for v in found]
-
-
-def _compile(descriptor: Any) -> tuple[_Check, ...]:
-    special = _WELL_KNOWN.get(descriptor.full_name)
-    if special is not None:
-        return (special,)
-    flat = [f for f in descriptor.fields if not f.is_repeated and not f.has_presence]
-    flat = [f for f in flat if f.type != FieldDescriptor.TYPE_MESSAGE]
-    checks: list[_Check] = [_flat_check(flat)] if flat else []
-    checks += [_field_check(f) for f in descriptor.fields if f not in flat]
-    checks += [_oneof_check(o) for o in descriptor.oneofs if _oneof_required(o)]
-    return tuple(checks)
-
-
-def _flat_check(fields: Sequence[FieldDescriptor]) -> _Check:
-    """One check for all the plain scalar fields of a message (most of a request's fields):
-    one call per message instead of one per field."""
-    specs = [
-        (f.name, bool(_rules(f).required), _missing(f), _scalar_check(f, _rules(f))) for f in fields
-    ]
-
-    def check(message: Message, depth: int) -> Found:
-        found: list[Violation] = []
-        for name, required, missing, item in specs:
-            value = getattr(message, name)
-            problem = missing if required and not value else item(value)
-            if problem is not None:
-                found.append(Violation(name, problem))
-        return found or None
-
-    return check
-
-
-def _missing(field: FieldDescriptor) -> str:
-    if field.type == FieldDescriptor.TYPE_ENUM:
-        return f"is required (one of {_enum_names(field)})"
-    return "is required"
-
-
-def _rules(field: FieldDescriptor) -> validate_pb2.FieldRules:
-    options = field.GetOptions()
-    if options.HasExtension(validate_pb2.rules):
-        return options.Extensions[validate_pb2.rules]
-    return validate_pb2.FieldRules()
-
-
-def _oneof_required(oneof: OneofDescriptor) -> bool:
-    return bool(oneof.GetOptions().Extensions[validate_pb2.oneof_required])
-
-
-def _oneof_check(oneof: OneofDescriptor) -> _Check:
-    name = oneof.name
-    choices = ", ".join(f.name for f in oneof.fields)
-
-    def check(message: Message, depth: int) -> Found:
-        if message.WhichOneof(name) is None:
-            return [Violation(name, f"one of {choices} is required")]
-        return None
-
-    return check
-
-
-def _is_map(field: FieldDescriptor) -> bool:
-    message_type = field.message_type
-    return message_type is not None and bool(message_type.GetOptions().map_entry)
-
-
-def _field_check(field: FieldDescriptor) -> _Check:
-    rules = _rules(field)
-    if field.is_repeated:
-        return _repeated_check(field, rules)
-    name = field.name
-    required = rules.required
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
-        message_type = field.message_type
-
-        def message_field(message: Message, depth: int) -> Found:
-            if not message.HasField(name):
-                return [Violation(name, "is required")] if required else None
-            found = _check_message(getattr(message, name), depth + 1, _plan(message_type))
-            return _within(name, found) if found else None
-
-        return message_field
-    presence = field.has_presence
-    item = _scalar_check(field, rules)
-    missing = _missing(field)
-
-    def scalar_field(message: Message, depth: int) -> Found:
-        if presence and not message.HasField(name):
-            return [Violation(name, missing)] if required else None
-        value = getattr(message, name)
-        if required and not value:
-            return [Violation(name, missing)]
-        problem = item(value)
-        return None if problem is None else [Violation(name, problem)]
-
-    return scalar_field
-
-
-def _repeated_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Check:
-    name = field.name
-    max_items = rules.max_items or DEFAULT_MAX_ITEMS
-    required, unique = rules.required, rules.unique
-    is_map = _is_map(field)
-    item = None if field.type == FieldDescriptor.TYPE_MESSAGE else _scalar_check(field, rules)
-    message_type = field.message_type
-
-    def repeated(message: Message, depth: int) -> Found:
-        values = getattr(message, name)
-        count = len(values)
-        if count == 0:
-            return [Violation(name, "is required (at least one item)")] if required else None
-        if count > max_items:
-            return [Violation(name, f"at most {max_items} items (got {count})")]
-        if is_map:
-            return [Violation(name, "map fields are not accepted in requests")]
-        found: list[Violation] = []
-        if item is None:
-            plan = _plan(message_type)  # looked up here: a message type may contain itself
-            if len(plan) == 1 and depth < MAX_DEPTH:  # e.g. cards: one check, no recursion
-                (only,) = plan
-                for index, value in enumerate(values):
-                    bad = only(value, depth + 1)
-                    if bad:
-                        found += _within(f"{name}[{index}]", bad)
-                return found or None
-            for index, value in enumerate(values):
-                bad = _check_message(value, depth + 1, plan)
-                if bad:
-                    found += _within(f"{name}[{index}]", bad)
-            return found or None
-        if unique and len(set(values)) != count:
-            found.append(Violation(name, "items must be distinct"))
-        for index, value in enumerate(values):
-            problem = item(value)
-            if problem is not None:
-                found.append(Violation(f"{name}[{index}]", problem))
-        return found or None
-
-    return repeated
-
-
-def _scalar_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Scalar:
+def scalar_check(field: FieldDescriptor, rules: validate_pb2.FieldRules) -> _Scalar:
     """The check of one scalar value of ``field`` (the field itself, or one item)."""
     kind = field.type
     if kind == FieldDescriptor.TYPE_STRING:
@@ -334,7 +157,7 @@ def _enum_check(field: FieldDescriptor) -> _Scalar:
     enum = _enum_type(field)
     defined = frozenset(enum.values_by_number)
     nonzero = field.is_repeated  # a list item is never *_UNSPECIFIED
-    names = _enum_names(field)
+    names = enum_names(field)
 
     def check(value: int) -> str | None:
         if value not in defined:
@@ -353,7 +176,7 @@ def _enum_type(field: FieldDescriptor) -> EnumDescriptor:
     return enum
 
 
-def _enum_names(field: FieldDescriptor) -> str:
+def enum_names(field: FieldDescriptor) -> str:
     names = [v.name for v in _enum_type(field).values if v.number != 0]
     return ", ".join(names) if len(names) <= 6 else f"{names[0]} .. {names[-1]}"
 
@@ -405,7 +228,7 @@ def _string_check(rules: validate_pb2.FieldRules, secret: bool = False) -> _Scal
 # ---- well-known types ---------------------------------------------------------------------------
 
 
-def _time_check(low: int, high: int, nanos_low: int) -> _Check:
+def _time_check(low: int, high: int, nanos_low: int) -> Check:
     def check(message: Message, depth: int) -> Found:
         seconds, nanos = getattr(message, "seconds"), getattr(message, "nanos")  # noqa: B009
         if not low <= seconds <= high:
@@ -417,7 +240,7 @@ def _time_check(low: int, high: int, nanos_low: int) -> _Check:
     return check
 
 
-_WELL_KNOWN: dict[str, _Check] = {
+WELL_KNOWN: dict[str, Check] = {
     "google.protobuf.Timestamp": _time_check(*_TIMESTAMP_SECONDS, nanos_low=0),
     "google.protobuf.Duration": _time_check(
         -_DURATION_SECONDS, _DURATION_SECONDS, nanos_low=-999_999_999

@@ -17,7 +17,8 @@ from libs.lobby import account, catalogue, wallet
 from libs.lobby.audit import ChipAudit
 from libs.lobby.cashouts import money_of
 from libs.lobby.passwords import check_strength, hash_password, verify_password
-from libs.platform.validation import RequestInvalid, validate
+from libs.platform.validation import RequestInvalid
+from libs.platform.validator import validate
 from libs.poker.events import RakeTaken
 from libs.table.events import PlayerLeft, PlayerSeated, TableClosed
 

@@ -21,15 +21,8 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2
 from holdem.table.v1 import table_pb2
 
-from libs.platform.validation import (
-    ECHO_CHARS,
-    INVALID_FIELD,
-    RequestInvalid,
-    Violation,
-    echo,
-    validate,
-    violations,
-)
+from libs.platform.validation import ECHO_CHARS, INVALID_FIELD, RequestInvalid, Violation, echo
+from libs.platform.validator import validate, violations
 
 SERVICE_FILES = (ai_pb2, dealer_pb2, evaluator_pb2, gateway_pb2, lobby_pb2, table_pb2)
 DECK_ID = "0123456789abcdef0123456789abcdef"
