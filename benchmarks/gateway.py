@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from benchmarks import Result
 from benchmarks.bare_server import FLOOR_METHOD
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
+from libs.devstack.processes import Program, port_file_written
 from libs.devstack.tablestub import aio_table_stub
 
 NAME = "gateway"
@@ -279,16 +279,12 @@ def format_rows(rows: list[dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def _bare_server(port_file: Path, procs: list[subprocess.Popen[bytes]], *options: str) -> str:
+def _bare_server(port_file: Path, procs: list[Program], *options: str) -> str:
     """Start ``benchmarks.bare_server`` with ``options`` (kept in ``procs``); its address."""
-    procs.append(
-        subprocess.Popen([sys.executable, "-m", "benchmarks.bare_server", str(port_file), *options])
-    )
-    deadline = time.monotonic() + 20
-    while not port_file.exists() or not port_file.read_text():
-        if time.monotonic() > deadline:
-            raise RuntimeError("the bare server did not start")
-        time.sleep(0.05)
+    argv = [sys.executable, "-m", "benchmarks.bare_server", str(port_file), *options]
+    log = port_file.with_suffix(".log")
+    procs.append(Program(port_file.stem, argv, log, ready=port_file_written(port_file)))
+    procs[-1].start()
     return f"127.0.0.1:{port_file.read_text()}"
 
 
@@ -305,7 +301,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             "HOLDEM_TOKEN_KEYS": KEYS,
         }
         started: list[ServiceProcess] = []
-        bare_procs: list[subprocess.Popen[bytes]] = []
+        bare_procs: list[Program] = []
         try:
             table = ServiceProcess(
                 "table",
@@ -341,8 +337,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             )
         finally:
             for proc in reversed(bare_procs):
-                proc.terminate()
-                proc.wait(10)
+                proc.stop(10)
             for process in reversed(started):
                 process.stop()
     print(format_rows(rows))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import tempfile
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import Result
+from libs.devstack.processes import Program, port_file_written
 
 NAME = "server"
 DESCRIPTION = "a trivial unary call through the platform's server vs a bare grpc.aio server"
@@ -97,16 +97,9 @@ async def _measure(platform: str, bare: str, calls: int) -> dict[str, float]:
     }
 
 
-def _start(command: list[str], port_file: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, stderr=out)
-    deadline = time.monotonic() + 20
-    while not port_file.exists() or not port_file.read_text():
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError(f"{command} did not start (see {log})")
-        time.sleep(0.05)
-    return proc
+def _start(command: list[str], port_file: Path, log: Path) -> Program:
+    """``command`` started, once it has written its port to ``port_file``."""
+    return Program(port_file.name, command, log, ready=port_file_written(port_file)).start()
 
 
 def run(args: argparse.Namespace) -> list[Result]:
@@ -134,8 +127,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             )
         finally:
             for proc in procs:
-                proc.terminate()
-                proc.wait(10)
+                proc.stop(10)
     print(
         f"[server] {args.calls} calls each, p50 (p99) ms: bare Check {p50['bare_check']:.3f}"
         f" ({p50['bare_check_p99']:.3f}) | platform Check {p50['platform_check']:.3f}"

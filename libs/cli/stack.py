@@ -24,7 +24,6 @@ import os
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from typing import Any
 from libs.cli import stack_metrics
 from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
 from libs.devstack.identity import STACK_TLS_DIR, default_stack_dir, write_service_key
+from libs.devstack.processes import spawn
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform import healthcheck
 from libs.platform.identity import TOOLS
@@ -270,14 +270,8 @@ def _up_detached(args: argparse.Namespace) -> int:
         argv.append("--ephemeral")
     if args.tls:
         argv.append("--tls")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    log_path.write_bytes(b"")  # this run's output only
+    proc = spawn(argv, log_path, outlive=True)
     deadline = time.monotonic() + args.timeout + 30
     while time.monotonic() < deadline:
         state = read_state(state_dir)

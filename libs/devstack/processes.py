@@ -1,5 +1,7 @@
-"""Local processes: free ports, spawning with a log file, waiting, stopping; and ``ManagedProcess``,
-the one life cycle every dev-stack process shares (nats-server, redis-server, a service).
+"""Local processes, the one way this repository starts a program: free ports, spawning with a log
+file (``spawn``: tied to this process's life unless asked to outlive it), waiting, stopping; and
+``ManagedProcess``, the one life cycle every process shares (nats-server, redis-server, a service,
+a benchmark's server: ``Program`` for any command line).
 
 A ``ManagedProcess`` is started with ``start`` (spawn, then wait until it is ready, else kill it
 and raise ``StartError`` with the tail of its log), stopped for good with ``stop`` (SIGTERM,
@@ -29,11 +31,13 @@ __all__ = [
     "LOOPBACK",
     "STOP_TIMEOUT",
     "ManagedProcess",
+    "Program",
     "StartError",
     "free_port",
     "free_ports",
     "log_tail",
     "pid_alive",
+    "port_file_written",
     "spawn",
     "terminate",
     "wait_for_tcp",
@@ -110,22 +114,26 @@ def spawn(
     log_path: Path,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    *,
+    outlive: bool = False,
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` with stdout and stderr appended to ``log_path``, in its own session (so
     Ctrl-C in a terminal reaches only the runner, which stops things in order) and tied to this
-    process's life (see ``_tied_to_this_process``).
+    process's life (see ``_tied_to_this_process``), unless ``outlive``: a program meant to run
+    on after this process exits (``holdem stack up --detach``).
 
     Linux sends the parent-death signal when the *thread* that forked the child exits, so a
     child started from a short-lived thread (``asyncio.to_thread``, an executor) would die with
     it: from any thread but the main one, the fork happens on one spawner thread that lives as
     long as this process."""
-    if threading.current_thread() is not threading.main_thread():
-        return _spawner().submit(_spawn, argv, log_path, env, cwd).result()
-    return _spawn(argv, log_path, env, cwd)
+    command = list(argv) if outlive else _tied_to_this_process(argv)
+    if not outlive and threading.current_thread() is not threading.main_thread():
+        return _spawner().submit(_spawn, command, log_path, env, cwd).result()
+    return _spawn(command, log_path, env, cwd)
 
 
 def _spawn(
-    argv: Sequence[str],
+    command: Sequence[str],
     log_path: Path,
     env: Mapping[str, str] | None,
     cwd: Path | None,
@@ -133,7 +141,7 @@ def _spawn(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         return subprocess.Popen(
-            _tied_to_this_process(argv),
+            command,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -349,3 +357,50 @@ class ManagedProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class Program(ManagedProcess):
+    """Any command line as a ``ManagedProcess``: ``argv`` with ``env`` (None: this process's),
+    ready when ``ready()`` says so (polled; None: as soon as it is spawned), e.g. once a server
+    has written the port it listens on to a file (``port_file_written``)."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        log_path: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        ready: Callable[[], bool] | None = None,
+    ) -> None:
+        super().__init__(name, log_path)
+        self._argv, self._env, self._ready = list(argv), env, ready
+
+    def argv(self) -> list[str]:
+        return list(self._argv)
+
+    def env(self) -> Mapping[str, str] | None:
+        return self._env
+
+    def wait_ready(self, deadline: float) -> None:
+        if self._ready is None:
+            return
+        while not self._ready():
+            status = self.returncode
+            if status is not None:
+                raise self.failed(f"exited with status {status}")
+            if time.monotonic() > deadline:
+                raise self.failed("was not ready in time")
+            time.sleep(0.05)
+
+
+def port_file_written(path: Path) -> Callable[[], bool]:
+    """A ``Program``'s readiness: ``path`` holds something (the port its server listens on)."""
+
+    def ready() -> bool:
+        try:
+            return bool(path.read_text())
+        except OSError:
+            return False
+
+    return ready

@@ -14,14 +14,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
-from .processes import spawn
+from .processes import Program
 from .services import ServiceProcess
 
 _POLL_SECONDS = 0.005
@@ -58,10 +57,10 @@ class PrewarmedService(ServiceProcess):
     ) -> None:
         super().__init__(name, log_path, listen=listen, env=env, python=python)
         self._python = python
-        self._spare: tuple[subprocess.Popen[bytes], Path] | None = None
+        self._spare: tuple[Program, Path] | None = None
         self._generation = 0
 
-    def _spawn_spare(self) -> tuple[subprocess.Popen[bytes], Path]:
+    def _spawn_spare(self) -> tuple[Program, Path]:
         self._generation += 1
         go = self.log_path.with_name(f"{self.log_path.stem}.go-{self._generation}")
         argv = [
@@ -72,7 +71,7 @@ class PrewarmedService(ServiceProcess):
             str(go),
         ]
         env = {k: v for k, v in self.env().items() if k != "HOLDEM_LISTEN"}
-        return spawn(argv, self.log_path, env), go
+        return Program(f"{self.name} (spare)", argv, self.log_path, env=env).spawn(), go
 
     def spawn(self) -> Self:
         if self._process is not None and self._process.poll() is None:
@@ -81,22 +80,20 @@ class PrewarmedService(ServiceProcess):
             self.restarts += 1
         self._log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.port = int(self.listen.rsplit(":", 1)[1])
-        spare = self._spare if self._spare is not None and self._spare[0].poll() is None else None
-        process, go = spare if spare is not None else self._spawn_spare()
+        spare = self._spare if self._spare is not None and self._spare[0].running else None
+        program, go = spare if spare is not None else self._spawn_spare()
         pending = go.with_suffix(".tmp")
         pending.write_text(json.dumps(self.env()))
         os.replace(pending, go)  # the spare sees the whole file or none of it
-        self._process = process
+        self._process = program.process
         self._spare = self._spawn_spare()  # the next start's, importing while this one runs
         return self
 
     def close(self) -> None:
         if self._spare is not None:
-            process, go = self._spare
+            program, go = self._spare
             self._spare = None
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+            program.kill()
             go.unlink(missing_ok=True)
         super().close()
 
