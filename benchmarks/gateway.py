@@ -33,7 +33,7 @@ from benchmarks import Result
 from benchmarks.bare_server import FLOOR_METHOD
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
-from libs.devstack.processes import Program, port_file_written
+from libs.devstack.programs import Program, port_file_written
 from libs.devstack.tablestub import aio_table_stub
 
 NAME = "gateway"

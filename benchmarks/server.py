@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import Result
-from libs.devstack.processes import Program, port_file_written
+from libs.devstack.programs import Program, port_file_written
 
 NAME = "server"
 DESCRIPTION = "a trivial unary call through the platform's server vs a bare grpc.aio server"

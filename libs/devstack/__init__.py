@@ -12,7 +12,7 @@
 
 All three kinds are ``ManagedProcess``es (``processes``) with one life cycle: ``start`` (free
 port, wait until ready, log file), ``stop`` (SIGTERM, then SIGKILL), ``kill`` (a crash) and
-``restart`` (same address, same data directory); ``Program`` is any other command line (a
+``restart`` (same address, same data directory); ``programs.Program`` is any other command line (a
 benchmark's server) with the same life cycle. ``processes.spawn`` is the one place a process is
 started: ``holdem stack up --detach`` spawns its runner there too, to outlive the command.
 Binaries are found by ``binaries``.

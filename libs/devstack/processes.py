@@ -1,7 +1,7 @@
 """Local processes, the one way this repository starts a program: free ports, spawning with a log
 file (``spawn``: tied to this process's life unless asked to outlive it), waiting, stopping; and
 ``ManagedProcess``, the one life cycle every process shares (nats-server, redis-server, a service,
-a benchmark's server: ``Program`` for any command line).
+a benchmark's server: ``libs.devstack.programs.Program`` for any command line).
 
 A ``ManagedProcess`` is started with ``start`` (spawn, then wait until it is ready, else kill it
 and raise ``StartError`` with the tail of its log), stopped for good with ``stop`` (SIGTERM,
@@ -31,13 +31,11 @@ __all__ = [
     "LOOPBACK",
     "STOP_TIMEOUT",
     "ManagedProcess",
-    "Program",
     "StartError",
     "free_port",
     "free_ports",
     "log_tail",
     "pid_alive",
-    "port_file_written",
     "spawn",
     "terminate",
     "wait_for_tcp",
@@ -357,50 +355,3 @@ class ManagedProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
-
-class Program(ManagedProcess):
-    """Any command line as a ``ManagedProcess``: ``argv`` with ``env`` (None: this process's),
-    ready when ``ready()`` says so (polled; None: as soon as it is spawned), e.g. once a server
-    has written the port it listens on to a file (``port_file_written``)."""
-
-    def __init__(
-        self,
-        name: str,
-        argv: Sequence[str],
-        log_path: Path,
-        *,
-        env: Mapping[str, str] | None = None,
-        ready: Callable[[], bool] | None = None,
-    ) -> None:
-        super().__init__(name, log_path)
-        self._argv, self._env, self._ready = list(argv), env, ready
-
-    def argv(self) -> list[str]:
-        return list(self._argv)
-
-    def env(self) -> Mapping[str, str] | None:
-        return self._env
-
-    def wait_ready(self, deadline: float) -> None:
-        if self._ready is None:
-            return
-        while not self._ready():
-            status = self.returncode
-            if status is not None:
-                raise self.failed(f"exited with status {status}")
-            if time.monotonic() > deadline:
-                raise self.failed("was not ready in time")
-            time.sleep(0.05)
-
-
-def port_file_written(path: Path) -> Callable[[], bool]:
-    """A ``Program``'s readiness: ``path`` holds something (the port its server listens on)."""
-
-    def ready() -> bool:
-        try:
-            return bool(path.read_text())
-        except OSError:
-            return False
-
-    return ready

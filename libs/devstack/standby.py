@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
-from .processes import Program
+from .programs import Program
 from .services import ServiceProcess
 
 _POLL_SECONDS = 0.005

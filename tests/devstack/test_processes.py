@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from libs.devstack import StartError, clean_environ, pid_alive, service_env
-from libs.devstack.processes import Program, port_file_written
+from libs.devstack.programs import Program, port_file_written
 from libs.devstack.services import REPO_ROOT
 from tests.conditions import wait_until_sync
 
