@@ -101,7 +101,7 @@ async def open_house_table(
     tls: bool | bytes = False,
 ) -> str:
     """Create the table (by a "house" guest) with its AIs seated (each bought in with the
-    table's max buy-in, 200 here); its id. ``tls``: libs.client.client.gateway_channel."""
+    table's max buy-in, 200 here); its id. ``tls``: libs.client.channel.gateway_channel."""
     async with GatewayClient(gateway_address, tls=tls) as house:
         await house.guest_login("house")
         table = await house.create_table(house_config(seats, hand_limit), "make run", list(levels))

@@ -24,6 +24,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+from libs.client.channel import gateway_channel
 from libs.client.errors import GatewayError
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
 
@@ -33,28 +34,9 @@ ActionType: TypeAlias = common_pb2.ActionType.ValueType
 BotDifficulty: TypeAlias = common_pb2.BotDifficulty.ValueType
 
 
-# Reconnect quickly after the gateway comes back (gRPC's default waits up to 2 minutes).
-CHANNEL_OPTIONS = (
-    ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
-    ("grpc.max_reconnect_backoff_ms", 2000),
-)
-
-
 def new_key() -> str:
     """A fresh idempotency key (32 hex characters, valid as a KEY field)."""
     return uuid.uuid4().hex
-
-
-def gateway_channel(target: str, tls: bool | bytes = False) -> grpc.aio.Channel:
-    """A channel to the gateway at ``target``: plaintext (``tls`` False), TLS trusting the
-    system's CAs (True), or TLS trusting only the CA given as PEM bytes (a stack's own)."""
-    if tls is False:
-        return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-    ca = None if tls is True else tls
-    return grpc.aio.secure_channel(
-        target, grpc.ssl_channel_credentials(ca), options=CHANNEL_OPTIONS
-    )
 
 
 class GatewayClient:

@@ -487,7 +487,7 @@ class PlayApp(App[None]):
     ) -> None:
         super().__init__()
         self.target = target
-        self.tls = tls  # to the gateway: libs.client.client.gateway_channel
+        self.tls = tls  # to the gateway: libs.client.channel.gateway_channel
         self._client = client  # made in the app's event loop when not given (grpc.aio needs one)
         self.start = (user, password, guest)
         self.table_id = table_id

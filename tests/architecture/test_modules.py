@@ -44,7 +44,6 @@ STILL_SPLITTING = frozenset(
         "tests/deploy/test_k8s.py",
         # removed when house-tools finishes (this branch)
         "libs/cli/stack.py",
-        "libs/client/client.py",
         "libs/devstack/stack.py",
         "libs/tui/app.py",
         "tests/client/fake_gateway.py",

@@ -27,7 +27,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.cli.house import open_house_table
 from libs.client import GatewayClient
-from libs.client.client import gateway_channel
+from libs.client.channel import gateway_channel
 from libs.client.view import is_my_turn, is_showdown_turn
 from libs.devstack import SERVICE_NAMES
 from libs.devstack.access import with_credentials
