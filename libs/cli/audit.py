@@ -14,8 +14,8 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
-from libs.cli.stack import stack_address
 from libs.devstack.identity import channel_as, cli_service_key, cli_tls
+from libs.devstack.stackstate import stack_address
 
 DEFAULT_LOBBY = "127.0.0.1:50052"
 

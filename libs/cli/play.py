@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from libs.cli.stack import stack_address
+from libs.devstack.stackstate import stack_address
 
 DEFAULT_GATEWAY = "localhost:50051"
 

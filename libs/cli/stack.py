@@ -6,12 +6,12 @@ is restarted with backoff (logged with its exit status; the state file then hold
 and restart count) while the others keep running. Ctrl-C, SIGTERM or ``holdem stack down``
 (from another terminal) stops it all. The JetStream store and Redis's data live in
 ``<state dir>/data`` and outlive the stack, unless ``--ephemeral``. ``up --detach`` runs the
-same in the background and returns once everything is SERVING. ``status`` reads the state file
-and asks each service's gRPC health service.
+same in the background and returns once everything is SERVING. ``status`` and ``down``:
+``libs.cli.stack_control``.
 
-The state file is ``$HOLDEM_STACK_DIR/state.json`` (default ``./.stack/state.json``), or under
-``--state-dir DIR``; it holds the pid of ``stack up``, the temp directory, the NATS and Redis URLs
-and each service's address, pid and log file.
+The state file (``libs.devstack.stackstate``) is ``$HOLDEM_STACK_DIR/state.json`` (default
+``./.stack/state.json``), or under ``--state-dir DIR``; it holds the pid of ``stack up``, the temp
+directory, the NATS and Redis URLs and each service's address, pid and log file.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import shlex
 import shutil
@@ -27,21 +26,19 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from libs.cli import stack_metrics
-from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail, pid_alive
+from libs.cli import stack_control
+from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail
 from libs.devstack.identity import STACK_TLS_DIR, default_stack_dir, write_service_key
 from libs.devstack.processes import spawn
 from libs.devstack.services import DEV_SERVICE_KEYS
-from libs.platform import healthcheck
+from libs.devstack.stackstate import describe, read_state, running_pid, state_path, write_state
 from libs.platform.identity import TOOLS
 from libs.platform.tls import load_dir
 
-STATE_FILE = "state.json"
 DETACHED_LOG = "stack.log"
 DATA_DIR = "data"
 #: The stack's NATS and Redis users' passwords and the servers' user files (0600 each).
@@ -54,47 +51,6 @@ SUPERVISE_INTERVAL = 0.5
 
 class _Shutdown(BaseException):
     """Raised from the signal handler: unwinds `stack up` into its cleanup."""
-
-
-def default_state_dir() -> Path:
-    return default_stack_dir()
-
-
-def state_path(state_dir: Path) -> Path:
-    return state_dir / STATE_FILE
-
-
-def read_state(state_dir: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(state_path(state_dir).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def write_state(state_dir: Path, state: dict[str, Any]) -> None:
-    """Write atomically (rename), so `status` never reads half a file."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    tmp = state_path(state_dir).with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(state, indent=2) + "\n")
-    tmp.replace(state_path(state_dir))
-
-
-def stack_address(service: str, state_dir: Path | None = None) -> str | None:
-    """Where ``service`` of the local stack listens (its state file, default
-    ``default_state_dir()``), or None when no stack wrote one."""
-    state = read_state(state_dir or default_state_dir())
-    for entry in (state or {}).get("services", []):
-        if isinstance(entry, dict) and entry.get("name") == service:
-            return str(entry["address"])
-    return None
-
-
-def _running_pid(state: dict[str, Any] | None) -> int | None:
-    if state is None:
-        return None
-    pid = state.get("pid")
-    return pid if isinstance(pid, int) and pid_alive(pid) else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,7 +76,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
             "holdem stack up: --tls runs one NATS node (not with --nats-cluster)", file=sys.stderr
         )
         return 2
-    existing = _running_pid(read_state(state_dir))
+    existing = running_pid(read_state(state_dir))
     if existing is not None:
         print(
             f"a stack is already running (pid {existing}, {state_path(state_dir)}); "
@@ -176,7 +132,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
         except (StartError, BinaryNotFoundError) as exc:
             print(f"holdem stack up failed: {exc}", file=sys.stderr)
             return 1
-        state = stack.state()
+        state = describe(stack)
         write_state(state_dir, state)
         # for the CLI's commands run later, which call the services as "tools" (that key only)
         write_service_key(state_dir, DEV_SERVICE_KEYS.key(TOOLS).format())
@@ -215,7 +171,7 @@ def _up_foreground(args: argparse.Namespace) -> int:
                     path = stack.log_path(event.name)
                     print(f"last lines of {path}:\n{log_tail(path, 15)}", file=sys.stderr)
             if events:
-                write_state(state_dir, stack.state())  # new pids, restart counts
+                write_state(state_dir, describe(stack))  # new pids, restart counts
             time.sleep(SUPERVISE_INTERVAL)
     except _Shutdown:
         pass
@@ -289,128 +245,6 @@ def _up_detached(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# status
-
-
-def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
-    """``{"nats": url, "redis": url, "restarts": {process: n}, "services": [{"name",
-    "address", "status", "restarts", "metrics"}]}`` with each service's health as answered now
-    over gRPC and its key metrics (libs.cli.stack_metrics); ``restarts`` counts each process's
-    restarts after a crash (nats-server, or each cluster node, redis-server and the services)."""
-    services: list[dict[str, Any]] = state.get("services", [])
-    tls = None if not state.get("tls_dir") else load_dir(Path(state["tls_dir"]), TOOLS)
-    with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
-        statuses = list(
-            pool.map(
-                lambda s: healthcheck.check(s["address"], timeout=timeout, tls=tls, peer=s["name"]),
-                services,
-            )
-        )
-    metrics = stack_metrics.collect(services, timeout)
-    nodes = state["nats"].get("nodes") or [{"name": "nats", **state["nats"]}]
-    servers = [*nodes, {"name": "redis", **state["redis"]}]
-    return {
-        "nats": state["nats"]["url"],
-        "redis": state["redis"]["url"],
-        "restarts": {p["name"]: int(p.get("restarts", 0)) for p in [*servers, *services]},
-        "services": [
-            {
-                "name": s["name"],
-                "address": s["address"],
-                "status": status,
-                "restarts": int(s.get("restarts", 0)),
-                "metrics": m,
-            }
-            for s, status, m in zip(services, statuses, metrics, strict=True)
-        ],
-    }
-
-
-def _cmd_status(args: argparse.Namespace) -> int:
-    state_dir: Path = args.state_dir
-    state = read_state(state_dir)
-    if state is None or _running_pid(state) is None:
-        print(f"no holdem stack running (no live state file at {state_path(state_dir)})",
-              file=sys.stderr)  # fmt: skip
-        return 1
-    report = stack_status(state, timeout=args.timeout)
-    healthy = all(s["status"] == healthcheck.SERVING for s in report["services"])
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(f"holdem stack (pid {state['pid']}): {'healthy' if healthy else 'NOT healthy'}")
-        restarts = report["restarts"]
-        nats_restarts = sum(n for name, n in restarts.items() if name.startswith("nats"))
-        print(f"  {'nats':<10} {report['nats']:<38} restarts {nats_restarts}")
-        print(f"  {'redis':<10} {report['redis']:<38} restarts {restarts.get('redis', 0)}")
-        for s in report["services"]:
-            print(f"  {s['name']:<10} {s['address']:<22} {s['status']:<15} "
-                  f"restarts {s['restarts']:<3} "
-                  f"{stack_metrics.describe(s['metrics'])}")  # fmt: skip
-    return 0 if healthy else 1
-
-
-# ---------------------------------------------------------------------------------------------
-# down
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _kill_leftovers(state: dict[str, Any]) -> list[int]:
-    """SIGKILL the processes a dead `stack up` left behind (only if they still look like ours,
-    in case the pid was reused)."""
-    killed: list[int] = []
-    nats = state.get("nats", {})
-    entries = [nats, *nats.get("nodes", []), state.get("redis", {}), *state.get("services", [])]
-    markers = ("nats-server", "redis-server", "services.", "holdem")
-    for entry in entries:
-        pid = entry.get("pid")
-        if isinstance(pid, int) and pid_alive(pid) and any(m in _cmdline(pid) for m in markers):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-    return killed
-
-
-def _cmd_down(args: argparse.Namespace) -> int:
-    state_dir: Path = args.state_dir
-    state = read_state(state_dir)
-    if state is None:
-        print(f"no holdem stack running (no state file at {state_path(state_dir)})")
-        return 0
-    pid = _running_pid(state)
-    if pid is not None:
-        print(f"stopping the holdem stack (pid {pid})...", flush=True)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + args.timeout
-        while pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if pid_alive(pid):
-            print(f"stack up (pid {pid}) did not stop in {args.timeout}s; killing it",
-                  file=sys.stderr)  # fmt: skip
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-    else:
-        print(f"stack up (pid {state.get('pid')}) is gone; cleaning up what it left")
-    killed = _kill_leftovers(state)
-    if killed:
-        print(f"killed leftover processes: {killed}", file=sys.stderr)
-    workdir = state.get("workdir")
-    if workdir and not state.get("keep_temp"):
-        shutil.rmtree(workdir, ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        state_path(state_dir).unlink()
-    print("holdem stack is down")
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------
 # parser
 
 
@@ -423,7 +257,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parser.add_argument(
             "--state-dir",
             type=Path,
-            default=default_state_dir(),
+            default=default_stack_dir(),
             help="where the state file lives (default: $HOLDEM_STACK_DIR or ./.stack)",
         )
 
@@ -477,9 +311,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_state_dir(status)
     status.add_argument("--json", action="store_true", help="machine-readable output")
     status.add_argument("--timeout", type=float, default=2.0, help="per-check timeout (seconds)")
-    status.set_defaults(func=_cmd_status)
+    status.set_defaults(func=stack_control.cmd_status)
 
     down = commands.add_parser("down", help="stop a running stack")
     add_state_dir(down)
     down.add_argument("--timeout", type=float, default=60.0, help="seconds before SIGKILL")
-    down.set_defaults(func=_cmd_down)
+    down.set_defaults(func=stack_control.cmd_down)

@@ -14,7 +14,8 @@ append-only file on) live there instead and outlive the stack: the next stack on
 process that exited, with backoff (``libs.devstack.supervisor``), at the same address and on the
 same data, while the others keep running.
 
-``holdem stack up`` is a thin CLI around it; end-to-end tests use it in-process:
+``holdem stack up`` is a thin CLI around it (the state file it writes: ``stackstate``);
+end-to-end tests use it in-process:
 
     >>> with LocalStack() as stack:  # doctest: +SKIP
     ...     gateway = stack.address("gateway")
@@ -32,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from libs.platform import healthcheck
 from libs.platform.identity import IDENTITIES
@@ -362,52 +363,3 @@ class LocalStack:
             if process.name == name:
                 return process.log_path
         raise KeyError(name)
-
-    def state(self) -> dict[str, Any]:
-        """A JSON-able description of the running stack (what ``holdem stack up`` writes)."""
-        assert self.redis is not None, "stack not started"
-        first = self.nats_node(0)
-        return {
-            "pid": os.getpid(),
-            "started_at": self.started_at,
-            "workdir": str(self.workdir),
-            "data_dir": None if self.data_dir is None else str(self.data_dir),
-            # the users' passwords (0600); the URLs below carry none
-            "secrets_dir": None if self.secrets_dir is None else str(self.secrets_dir),
-            # the CA, and each identity's certificate and key (tools: ``tools.pem``)
-            "tls_dir": None if self.tls_dir is None else str(self.tls_dir),
-            "keep_temp": self.keep_temp,
-            "nats": {
-                "url": self.nats_url,
-                "pid": first.pid,
-                "log": str(first.log_path),
-                "restarts": first.restarts,
-                "nodes": [
-                    {
-                        "name": n.name,
-                        "url": n.url,
-                        "pid": n.pid,
-                        "log": str(n.log_path),
-                        "restarts": n.restarts,
-                    }
-                    for n in (self.cluster.nodes if self.cluster else [first])
-                ],
-            },
-            "redis": {
-                "url": self.redis.url,
-                "pid": self.redis.pid,
-                "log": str(self.redis.log_path),
-                "restarts": self.redis.restarts,
-            },
-            "services": [
-                {
-                    "name": s.name,
-                    "address": s.address,
-                    "metrics": self.metrics_addresses.get(s.name),
-                    "pid": s.pid,
-                    "log": str(s.log_path),
-                    "restarts": s.restarts,
-                }
-                for s in self.services
-            ],
-        }

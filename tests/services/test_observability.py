@@ -18,10 +18,11 @@ from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2
 from prometheus_client.samples import Sample
 
-from libs.cli.stack import stack_status
+from libs.cli.stack_control import stack_status
 from libs.cli.stack_metrics import parse
 from libs.devstack import LocalStack, free_port
 from libs.devstack.identity import channel_as
+from libs.devstack.stackstate import describe
 from libs.devstack.tablestub import table_as
 from libs.platform.logging import REQUEST_ID_HEADER
 from tests.services.conftest import ServiceProcess, Starter, launch_service
@@ -207,7 +208,7 @@ def test_a_taken_metrics_port_stops_the_service_with_a_clear_error(
 
 def test_stack_status_shows_each_services_key_metrics() -> None:
     with LocalStack(services=("dealer", "evaluator")) as stack:
-        state = stack.state()
+        state = describe(stack)
         dealer_metrics = next(s["metrics"] for s in state["services"] if s["name"] == "dealer")
         assert dealer_metrics not in (None, stack.address("dealer"))
         with channel_as(stack.address("dealer"), "table") as channel:

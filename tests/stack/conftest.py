@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from libs.devstack import pid_alive
-from tests.stack.stackrun import StackRun, holdem_argv, read_state
+from libs.devstack.stackstate import read_state
+from tests.stack.stackrun import StackRun, holdem_argv
 
 
 @pytest.fixture

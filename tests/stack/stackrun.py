@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -56,11 +55,3 @@ class StackRun:
     def output(self) -> str:
         out, _ = self.proc.communicate(timeout=30)
         return out
-
-
-def read_state(state_dir: Path) -> dict[str, Any] | None:
-    try:
-        data: dict[str, Any] = json.loads((state_dir / "state.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return data

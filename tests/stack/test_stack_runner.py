@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from libs.devstack import SERVICE_NAMES, LocalStack, StackStartError, pid_alive
+from libs.devstack.stackstate import describe, read_state
 from libs.platform import healthcheck
 from tests.stack.stackrun import (
     FAKE_SERVICE,
     StackRun,
     fake_services_env,
-    read_state,
     run_holdem,
 )
 
@@ -208,7 +208,7 @@ def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
         nats_cluster=3,
     )
     with stack:
-        nodes = stack.state()["nats"]["nodes"]
+        nodes = describe(stack)["nats"]["nodes"]
         assert [n["name"] for n in nodes] == ["nats-n0", "nats-n1", "nats-n2"]
         assert stack.nats_url == ",".join(n["url"] for n in nodes)
         env = stack.service("table").environment

@@ -19,8 +19,9 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.devstack import SERVICE_NAMES, pid_alive
 from libs.devstack.identity import channel_as, stack_service_key
+from libs.devstack.stackstate import read_state
 from libs.platform import healthcheck
-from tests.stack.stackrun import StackRun, read_state, run_holdem
+from tests.stack.stackrun import StackRun, run_holdem
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
