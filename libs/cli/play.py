@@ -43,7 +43,8 @@ def _blinds(text: str) -> tuple[int, int]:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from libs.tui.app import STRUCTURE_ARGS, VARIANT_ARGS, NewTable, PlayApp, parse_levels
+    from libs.tui.app import PlayApp
+    from libs.tui.newtable import STRUCTURE_ARGS, VARIANT_ARGS, NewTable, parse_levels
 
     create = None
     if args.create:

@@ -14,7 +14,10 @@ from textual.pilot import Pilot
 
 from libs.client import GatewayClient
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn
-from libs.tui.app import LobbyScreen, NewTable, PlayApp, TableScreen, parse_levels
+from libs.tui.app import PlayApp
+from libs.tui.newtable import NewTable, parse_levels
+from libs.tui.screens import LobbyScreen
+from libs.tui.table import TableScreen
 from tests.client import fake_gateway
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "table_80x24.txt"

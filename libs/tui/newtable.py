@@ -1,0 +1,63 @@
+"""What a new table is asked for (``NewTable``: by the lobby screen's form or ``holdem play
+--create``), the words for its variant, structure and AI levels on the command line, and the
+buy-in a player brings by default."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from holdem.common.v1 import common_pb2 as pb
+
+LEVELS = {
+    "easy": pb.BOT_DIFFICULTY_EASY,
+    "normal": pb.BOT_DIFFICULTY_NORMAL,
+    "hard": pb.BOT_DIFFICULTY_HARD,
+}
+VARIANT_ARGS = {
+    "holdem": pb.VARIANT_HOLDEM,
+    "omaha": pb.VARIANT_OMAHA,
+    "omaha-hi-lo": pb.VARIANT_OMAHA_HI_LO,
+}
+STRUCTURE_ARGS = {
+    "nl": pb.BETTING_STRUCTURE_NO_LIMIT,
+    "pl": pb.BETTING_STRUCTURE_POT_LIMIT,
+    "fl": pb.BETTING_STRUCTURE_FIXED_LIMIT,
+}
+
+
+@dataclass
+class NewTable:
+    """What the create-table form (or ``holdem play --create``) asks for."""
+
+    variant: pb.Variant.ValueType = pb.VARIANT_HOLDEM
+    structure: pb.BettingStructure.ValueType = pb.BETTING_STRUCTURE_NO_LIMIT
+    small_blind: int = 1
+    big_blind: int = 2
+    seats: int = 6
+    bots: Sequence[pb.BotDifficulty.ValueType] = field(default_factory=list)
+    name: str = ""
+    hand_limit: int = 0
+
+    def config(self) -> pb.TableConfig:
+        return pb.TableConfig(
+            variant=self.variant,
+            betting_structure=self.structure,
+            max_seats=self.seats,
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            hand_limit=self.hand_limit,
+        )
+
+
+def parse_levels(text: str) -> list[pb.BotDifficulty.ValueType]:
+    """ "normal,easy,hard" -> levels; unknown words raise ValueError."""
+    words = [w.strip().lower() for w in text.replace(" ", ",").split(",") if w.strip()]
+    unknown = [w for w in words if w not in LEVELS]
+    if unknown:
+        raise ValueError(f"unknown AI level {unknown[0]!r} (easy, normal, hard)")
+    return [LEVELS[w] for w in words]
+
+
+def default_buy_in(config: pb.TableConfig) -> int:
+    return config.max_buy_in or config.big_blind * 100

@@ -1,0 +1,155 @@
+"""The screens before a table: logging in (an account, a new one, or a guest) and the lobby (the
+open tables, and a form to create one with AI opponents)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from holdem.common.v1 import common_pb2 as pb
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
+
+from libs.client import GatewayError
+from libs.tui.host import host
+from libs.tui.model import STRUCTURES, VARIANTS, stakes
+from libs.tui.newtable import NewTable, default_buy_in, parse_levels
+
+
+class LoginScreen(Screen[None]):
+    """An account (log in or register) or a guest name."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="login"):
+            yield Label("holdem: log in, register, or play as a guest")
+            yield Input(placeholder="username", id="username")
+            yield Input(placeholder="password", password=True, id="password")
+            with Horizontal(classes="buttons"):
+                yield Button("Log in", id="login-button", variant="primary")
+                yield Button("Register", id="register-button")
+            yield Input(placeholder="guest name", id="guest-name")
+            yield Button("Play as guest", id="guest-button", variant="success")
+            yield Label("", id="login-error", classes="error")
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        app = host(self)
+        user = self.query_one("#username", Input).value
+        password = self.query_one("#password", Input).value
+        guest = self.query_one("#guest-name", Input).value or "guest"
+        if event.button.id == "guest-button":
+            app.log_in(guest=guest)
+        elif event.button.id == "login-button":
+            app.log_in(user=user, password=password)
+        elif event.button.id == "register-button":
+            app.log_in(user=user, password=password, register=True)
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#login-error", Label).update(message)
+
+
+class LobbyScreen(Screen[None]):
+    """The open tables, and a form to create one with AI opponents."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        Binding("f5", "refresh", "refresh")
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: dict[str, pb.TableSummary] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", markup=False, id="lobby-header")
+        yield DataTable(id="tables", cursor_type="row")
+        with Horizontal(classes="form"):
+            yield Select(
+                [(name, v) for v, name in VARIANTS.items()],
+                value=pb.VARIANT_HOLDEM,
+                allow_blank=False,
+                id="variant",
+            )
+            yield Select(
+                [(name, v) for v, name in STRUCTURES.items()],
+                value=pb.BETTING_STRUCTURE_NO_LIMIT,
+                allow_blank=False,
+                id="structure",
+            )
+            yield Input("1/2", placeholder="blinds", id="blinds")
+            yield Input("6", placeholder="seats", id="seats", restrict="[0-9]*")
+        with Horizontal(classes="form"):
+            yield Input("normal,easy,hard,normal,easy", placeholder="AI levels", id="bots")
+            yield Button("Create", id="create-button", variant="primary")
+            yield Button("Join", id="join-button", variant="success")
+        yield Label("", id="lobby-error", classes="error")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        table.add_columns("table", "game", "seats", "players")
+        self.action_refresh()
+
+    @work(exclusive=True, group="lobby")
+    async def action_refresh(self) -> None:
+        app = host(self)
+        header = self.query_one("#lobby-header", Static)
+        header.update(f"Tables · {app.client.player.display_name if app.client.player else ''}")
+        try:
+            tables = await app.client.list_tables()
+        except GatewayError as error:
+            self.show_error(str(error))
+            return
+        widget = self.query_one("#tables", DataTable)
+        widget.clear()
+        self.summaries = {t.table_id: t for t in tables}
+        for t in tables:
+            widget.add_row(
+                t.name or t.table_id,
+                stakes(t.config),
+                str(t.config.max_seats or 6),
+                str(t.seated_players),
+                key=t.table_id,
+            )
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#lobby-error", Label).update(message)
+
+    def form(self) -> NewTable:
+        blinds = self.query_one("#blinds", Input).value.split("/")
+        small, big = (int(blinds[0]), int(blinds[1])) if len(blinds) == 2 else (1, 2)
+        variant = self.query_one("#variant", Select).value
+        structure = self.query_one("#structure", Select).value
+        assert isinstance(variant, int) and isinstance(structure, int)
+        return NewTable(
+            variant=variant,  # type: ignore[arg-type]
+            structure=structure,  # type: ignore[arg-type]
+            small_blind=small,
+            big_blind=big,
+            seats=int(self.query_one("#seats", Input).value or 6),
+            bots=parse_levels(self.query_one("#bots", Input).value),
+        )
+
+    @on(Button.Pressed, "#create-button")
+    def create(self) -> None:
+        app = host(self)
+        try:
+            spec = self.form()
+        except ValueError as error:
+            self.show_error(str(error))
+            return
+        app.create_and_sit(spec)
+
+    @on(Button.Pressed, "#join-button")
+    @on(DataTable.RowSelected)
+    def join(self) -> None:
+        app = host(self)
+        widget = self.query_one("#tables", DataTable)
+        if widget.row_count == 0:
+            self.show_error("no table to join: create one")
+            return
+        row_key = widget.coordinate_to_cell_key(widget.cursor_coordinate).row_key
+        summary = self.summaries.get(row_key.value or "")
+        if summary is not None:
+            app.open_table(summary.table_id, sit=True, buy_in=default_buy_in(summary.config))

@@ -1,0 +1,238 @@
+"""The table screen: one table played (seated) or watched (a spectator): seats, board, pots, the
+clock, the actions with their amounts, the running log and the showdown, redrawn from the
+gateway's stream; the amount field takes digits only, so letters stay action keys."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from holdem.common.v1 import common_pb2 as pb
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Input, RichLog, Static
+
+from libs.client import GatewayClient, GatewayError
+from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
+from libs.tui.host import host
+from libs.tui.model import TableModel
+
+# Over the seat lines of TableModel.seat_lines (* marks an AI).
+SEATS_HEADER = "     # player      stack   bet cards"
+
+
+class AmountInput(Input):
+    """The bet amount: takes digits only, so every letter stays an action key of the table."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character.isdigit()
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable and not (event.character or "").isdigit():
+            event.prevent_default()  # not the Input's: it bubbles to the screen's bindings
+
+
+class TableScreen(Screen[None]):
+    """One table: play it (seated) or watch it (spectator)."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        Binding("f", "act('fold')", "fold"),
+        Binding("c", "act('check_call')", "check/call"),
+        Binding("r", "act('raise')", "bet/raise"),
+        Binding("m", "size('min')", "min"),
+        Binding("h", "size('half')", "half pot"),
+        Binding("p", "size('pot')", "pot"),
+        Binding("a", "size('all_in')", "all-in"),
+        Binding("s", "show(True)", "show"),
+        Binding("k", "show(False)", "muck"),
+        Binding("o", "sit_out_in", "sit out/in"),
+        Binding("l", "leave", "leave"),
+        Binding("q", "app.quit", "quit"),
+    ]
+
+    def __init__(self, table_id: str, *, buy_in: int | None, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.model = TableModel(table_id)
+        self.buy_in = buy_in
+        self.clock = clock
+        self.wallet = ""
+        self.logged = 0  # lines of the model's log written to the log widget
+
+    def compose(self) -> ComposeResult:
+        yield Static("", markup=False, id="header")
+        yield Static(SEATS_HEADER, markup=False, id="seats-header")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield Static("", markup=False, id="seats")
+                yield Static("", markup=False, id="board")
+                yield Static("", markup=False, id="pots")
+                yield Static("", markup=False, id="showdown")
+                yield Static("", markup=False, id="mine")
+                yield Static("", markup=False, id="turn")
+            yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
+        yield Static("", markup=False, id="actions")
+        with Horizontal(id="bottom"):
+            yield AmountInput(placeholder="amount", id="amount", restrict="[0-9]*")
+            yield Static("", markup=False, id="status")
+
+    @property
+    def client(self) -> GatewayClient:
+        app = host(self)
+        return app.client
+
+    def on_mount(self) -> None:
+        self.model.on_hand_end = self.refresh_wallet
+        self.query_one("#amount", Input).focus()  # digits type an amount; letters are actions
+        self.redraw()
+        self.play()
+        self.refresh_wallet()
+        self.set_interval(1.0, self.redraw)
+
+    def redraw(self) -> None:
+        m = self.model
+        self.query_one("#header", Static).update(m.header(self.wallet))
+        self.query_one("#seats", Static).update("\n".join(m.seat_lines()))
+        self.query_one("#board", Static).update(m.board_line())
+        self.query_one("#pots", Static).update("\n".join(m.pot_lines()))
+        self.query_one("#showdown", Static).update("\n".join(m.showdown[-3:]))
+        self.query_one("#mine", Static).update(m.my_cards_line())
+        self.query_one("#turn", Static).update(m.turn_line(self.clock()))
+        log = self.query_one("#log", RichLog)
+        for line in m.log[self.logged :]:
+            log.write(line)
+        self.logged = len(m.log)
+        self.query_one("#actions", Static).update(m.action_line())
+        self.query_one("#status", Static).update(m.status)
+
+    def set_status(self, text: str) -> None:
+        self.model.status = text
+        self.redraw()
+
+    @work(group="table")
+    async def play(self) -> None:
+        table_id = self.model.table_id
+
+        def resumed(error: GatewayError) -> None:
+            self.set_status(f"connection lost ({error.status.name}), resuming...")
+
+        try:
+            async for update in self.client.watch(table_id, on_resume=resumed):
+                if self.model.status.startswith("connection lost"):
+                    self.model.status = "reconnected"
+                self.model.apply(update)
+                self.redraw()
+                if self.buy_in is not None:  # watching first, so the log shows our hand begin
+                    self.join(self.buy_in)
+                    self.buy_in = None
+            self.set_status("the table closed")  # the gateway ends a closed table's stream
+        except GatewayError as error:
+            self.set_status(f"watch ended: {error.message}")
+
+    @work(group="act")
+    async def join(self, buy_in: int) -> None:
+        try:
+            joined = await self.client.join_table(self.model.table_id, buy_in)
+        except GatewayError as error:
+            self.set_status(f"join refused: {error.message}")
+            return
+        self.set_status(f"seated at seat {joined.seat} with {joined.stack}")
+        self.refresh_wallet()
+
+    @work(group="wallet", exclusive=True)
+    async def refresh_wallet(self) -> None:
+        if self.client.token is None:
+            return
+        try:
+            wallet = await self.client.wallet()
+        except GatewayError:
+            return
+        self.wallet = str(wallet.balance)
+        self.redraw()
+
+    # -- actions
+
+    def amount(self) -> int | None:
+        text = self.query_one("#amount", Input).value
+        return int(text) if text else None
+
+    def action_size(self, key: str) -> None:
+        sizes = bet_sizes(self.model.view)
+        if key in sizes:
+            self.query_one("#amount", Input).value = str(sizes[key])
+
+    def action_act(self, what: str) -> None:
+        view = self.model.view
+        if not is_my_turn(view) or is_showdown_turn(view):
+            self.set_status("not your turn")
+            return
+        legal = view.legal_actions
+        amount = 0
+        if what == "fold":
+            action = pb.ACTION_TYPE_FOLD
+        elif what == "check_call":
+            action = pb.ACTION_TYPE_CHECK if legal.can_check else pb.ACTION_TYPE_CALL
+        else:
+            sizes = bet_sizes(view)
+            typed = self.amount()
+            amount = typed if typed is not None else sizes.get("min", 0)
+            facing = any(s.committed for s in view.seats)
+            action = pb.ACTION_TYPE_RAISE if facing else pb.ACTION_TYPE_BET
+            if sizes and amount == sizes["all_in"]:
+                action, amount = pb.ACTION_TYPE_ALL_IN, 0
+        self.send(action, amount, view.hand_id)
+
+    @work(group="act")
+    async def send(self, action: pb.ActionType.ValueType, amount: int, hand_id: str) -> None:
+        try:
+            reply = await self.client.act(self.model.table_id, action, amount, hand_id=hand_id)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.query_one("#amount", Input).value = ""
+        self.model.status = ""
+        self.model.set_view(reply.view)
+        self.redraw()
+
+    @work(group="act")
+    async def action_show(self, show: bool) -> None:
+        view = self.model.view
+        try:
+            if show:
+                shown = await self.client.show(self.model.table_id, hand_id=view.hand_id)
+                self.model.set_view(shown.view)
+            else:
+                mucked = await self.client.muck(self.model.table_id, hand_id=view.hand_id)
+                self.model.set_view(mucked.view)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.set_status("")
+
+    @work(group="act")
+    async def action_sit_out_in(self) -> None:
+        me = my_seat(self.model.view)
+        try:
+            if me is not None and me.status == pb.SEAT_STATUS_SITTING_OUT:
+                await self.client.sit_in(self.model.table_id)
+                self.set_status("back in: dealt in from the next hand")
+            else:
+                await self.client.sit_out(self.model.table_id)
+                self.set_status("sitting out")
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+
+    @work(group="act")
+    async def action_leave(self) -> None:
+        try:
+            left = await self.client.leave_table(self.model.table_id)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        if left.leaving:
+            self.set_status("leaving when this hand ends (you fold at your turn)")
+        else:
+            self.set_status(f"left the table with {left.cash_out}")
+        self.refresh_wallet()
