@@ -46,7 +46,6 @@ STILL_SPLITTING = frozenset(
         "tests/client/fake_gateway.py",
         "tests/e2e/test_play_e2e.py",
         "tests/fuzz/test_fuzz_services.py",
-        "tests/platform/test_validation.py",
     }
 )
 

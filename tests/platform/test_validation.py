@@ -1,16 +1,14 @@
-"""libs.platform.validation: the protos' input rules, checked from the descriptors.
-
-Boundaries of every kind of rule, nested and repeated fields, oneofs, unicode, control characters,
-huge strings, NATS-hostile ids, and that every request field of every service states its rules.
+"""libs.platform.validation: the protos' input rules of one value, checked from the descriptors:
+the boundaries of strings (ids, keys, text, hex, unicode, control characters, huge strings,
+NATS-hostile ids), integers and floating point, and enums. Whole requests (repeated, nested,
+oneofs, every service's fields): test_validation_messages.py.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import pytest
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2
 from holdem.ai.v1 import ai_pb2
@@ -21,45 +19,16 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2
 from holdem.table.v1 import table_pb2
 
-from libs.platform.validation import ECHO_CHARS, INVALID_FIELD, RequestInvalid, Violation, echo
+from libs.platform.validation import ECHO_CHARS, INVALID_FIELD, RequestInvalid, echo
 from libs.platform.validator import validate, violations
-
-SERVICE_FILES = (ai_pb2, dealer_pb2, evaluator_pb2, gateway_pb2, lobby_pb2, table_pb2)
-DECK_ID = "0123456789abcdef0123456789abcdef"
-TRILLION = 10**12
-
-
-def fields(message: Message) -> list[str]:
-    return [v.field for v in violations(message)]
-
-
-def only(message: Message) -> Violation:
-    (found,) = violations(message)
-    return found
-
-
-def holdem_config(**overrides: int) -> common_pb2.TableConfig:
-    config = common_pb2.TableConfig(
-        variant=common_pb2.VARIANT_HOLDEM,
-        betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
-        max_seats=6,
-        small_blind=1,
-        big_blind=2,
-    )
-    for name, value in overrides.items():
-        setattr(config, name, value)
-    return config
-
-
-def open_table(config: common_pb2.TableConfig) -> table_pb2.SubmitCommandRequest:
-    return table_pb2.SubmitCommandRequest(
-        table_id="t1", idempotency_key="open", open_table=table_pb2.OpenTable(config=config)
-    )
-
-
-def card(rank: int = common_pb2.RANK_ACE, suit: int = common_pb2.SUIT_SPADES) -> common_pb2.Card:
-    return common_pb2.Card(rank=rank, suit=suit)  # type: ignore[arg-type]
-
+from tests.platform.validation_requests import (
+    DECK_ID,
+    TRILLION,
+    fields,
+    holdem_config,
+    only,
+    open_table,
+)
 
 # ---- ids and other strings ----------------------------------------------------------------------
 
@@ -288,187 +257,3 @@ def test_items_of_a_repeated_enum_are_never_unspecified() -> None:
     bots = [common_pb2.BOT_DIFFICULTY_EASY, common_pb2.BOT_DIFFICULTY_UNSPECIFIED]
     request = gateway_pb2.CreateTableRequest(config=holdem_config(), bots=bots)
     assert fields(request) == ["bots[1]"]
-
-
-# ---- repeated, nested, oneofs, presence ---------------------------------------------------------
-
-
-def test_repeated_bounds_uniqueness_and_item_rules() -> None:
-    def deal(indexes: list[int]) -> dealer_pb2.DealCardsRequest:
-        return dealer_pb2.DealCardsRequest(deck_id=DECK_ID, indexes=indexes)
-
-    assert violations(deal(list(range(52)))) == []
-    assert fields(deal([])) == ["indexes"]
-    assert fields(deal([0, 0, 0])) == ["indexes"]
-    assert fields(deal([0, 52])) == ["indexes[1]"]
-    assert fields(deal([*range(52), 0])) == ["indexes"]  # 53 items: counted first
-    assert "at most 52 items" in only(deal([1] * 10_000)).problem
-
-
-def test_nested_messages_are_checked_with_their_paths() -> None:
-    holding = evaluator_pb2.Holding(
-        hole_cards=[card(), card(rank=99), common_pb2.Card(rank=common_pb2.RANK_TEN)],
-        board=[card(suit=common_pb2.SUIT_HEARTS)],
-    )
-    request = evaluator_pb2.EvaluateBatchRequest(
-        variant=common_pb2.VARIANT_HOLDEM, holdings=[evaluator_pb2.Holding(), holding]
-    )
-    assert fields(request) == ["holdings[1].hole_cards[1].rank", "holdings[1].hole_cards[2].suit"]
-
-
-def test_repeated_messages_are_bounded_before_their_items_are_checked() -> None:
-    request = evaluator_pb2.EquityRequest(
-        variant=common_pb2.VARIANT_HOLDEM, players=[evaluator_pb2.Holding()] * 11
-    )
-    assert str(only(request)) == "players: at most 10 items (got 11)"
-
-
-def test_a_pot_pays_distinct_seats_only() -> None:
-    request = evaluator_pb2.ResolveShowdownRequest(
-        variant=common_pb2.VARIANT_HOLDEM,
-        board=[card()],
-        contenders=[evaluator_pb2.Contender(seat=0, hole_cards=[card()])],
-        pots=[common_pb2.Pot(amount=10, eligible_seats=[0, 0, 1])],
-    )
-    assert fields(request) == ["pots[0].eligible_seats"]
-
-
-def test_a_required_oneof_names_its_choices() -> None:
-    found = only(table_pb2.SubmitCommandRequest(table_id="t", idempotency_key="k"))
-    assert found.field == "command" and "start_hand" in found.problem
-    request = table_pb2.SubmitCommandRequest(
-        table_id="t", idempotency_key="k", start_hand=table_pb2.StartHand()
-    )
-    assert violations(request) == []
-
-
-def test_the_chosen_oneof_member_is_checked() -> None:
-    request = table_pb2.SubmitCommandRequest(
-        table_id="t", idempotency_key="k", seat_player=table_pb2.SeatPlayer(player_id="a.b")
-    )
-    assert fields(request) == ["seat_player.player_id"]
-
-
-def test_an_unset_optional_field_is_not_checked_but_a_set_one_is() -> None:
-    def join(**seat: int) -> gateway_pb2.JoinTableRequest:
-        return gateway_pb2.JoinTableRequest(table_id="t", buy_in=100, **seat)  # type: ignore[arg-type]
-
-    assert violations(join()) == []
-    assert violations(join(seat=0)) == []
-    assert violations(join(seat=9)) == []
-    assert fields(join(seat=10)) == ["seat"]
-
-
-def test_required_messages_must_be_present() -> None:
-    assert fields(lobby_pb2.CreateTableRequest(created_by_player_id="p")) == ["config"]
-
-
-def test_timestamps_in_a_request_must_be_in_range() -> None:
-    view = common_pb2.PlayerView()
-    view.action_deadline.seconds = 2**62
-    request = ai_pb2.DecideRequest(view=view, difficulty=common_pb2.BOT_DIFFICULTY_HARD)
-    assert fields(request) == ["view.action_deadline"]
-    deadline = request.view.action_deadline  # the request holds a copy of ``view``
-    deadline.seconds = 1_800_000_000
-    deadline.nanos = -1
-    assert fields(request) == ["view.action_deadline"]
-    deadline.nanos = 0
-    assert violations(request) == []
-
-
-def test_a_view_sent_to_the_ai_is_checked_at_every_level() -> None:
-    view = common_pb2.PlayerView(
-        table_id="t",
-        seats=[common_pb2.SeatView(seat=10, stack=-5, display_name="\x07bell")],
-        board=[card()] * 6,
-    )
-    request = ai_pb2.DecideRequest(view=view, difficulty=common_pb2.BOT_DIFFICULTY_NORMAL)
-    assert fields(request) == [
-        "view.board",
-        "view.seats[0].seat",
-        "view.seats[0].display_name",
-        "view.seats[0].stack",
-    ]
-
-
-def test_the_error_names_five_problems_and_counts_the_rest() -> None:
-    request = evaluator_pb2.EvaluateBatchRequest(
-        holdings=[evaluator_pb2.Holding(hole_cards=[common_pb2.Card()])] * 4
-    )
-    with pytest.raises(RequestInvalid) as caught:
-        validate(request)
-    assert len(caught.value.violations) == 9  # variant + 4 x (rank, suit)
-    assert caught.value.message.startswith("invalid request: variant: is required")
-    assert caught.value.message.endswith("(and 4 more)")
-
-
-def test_valid_requests_of_every_service_pass() -> None:
-    requests: list[Message] = [
-        dealer_pb2.StartDeckRequest(table_id="t", hand_id="1", idempotency_key="t:1"),
-        dealer_pb2.DealCardsRequest(deck_id=DECK_ID, indexes=[0, 6]),
-        evaluator_pb2.EvaluateBatchRequest(
-            variant=common_pb2.VARIANT_HOLDEM,
-            holdings=[evaluator_pb2.Holding(hole_cards=[card(), card(14, 3)], board=[card(2, 1)])],
-        ),
-        open_table(holdem_config(rake_basis_points=500, rake_cap=10)),
-        gateway_pb2.RegisterRequest(username="alice", password="correct horse"),
-        lobby_pb2.ListTablesRequest(),
-        ai_pb2.DecideRequest(view=common_pb2.PlayerView(), difficulty=1),  # type: ignore[arg-type]
-    ]
-    for request in requests:
-        assert violations(request) == [], type(request).__name__
-
-
-# ---- every request field says its rules ---------------------------------------------------------
-
-
-def _request_fields(descriptor: Descriptor, seen: set[str]) -> Iterator[FieldDescriptor]:
-    if descriptor.full_name in seen or descriptor.full_name.startswith("google.protobuf."):
-        return
-    seen.add(descriptor.full_name)
-    for field in descriptor.fields:
-        yield field
-        if field.message_type is not None:
-            yield from _request_fields(field.message_type, seen)
-
-
-def _all_request_fields() -> list[FieldDescriptor]:
-    seen: set[str] = set()
-    found: list[FieldDescriptor] = []
-    for module in SERVICE_FILES:
-        for service in module.DESCRIPTOR.services_by_name.values():
-            for method in service.methods:
-                found += _request_fields(method.input_type, seen)
-    return found
-
-
-_INTEGERS = {
-    FieldDescriptor.TYPE_INT32,
-    FieldDescriptor.TYPE_INT64,
-    FieldDescriptor.TYPE_UINT32,
-    FieldDescriptor.TYPE_UINT64,
-    FieldDescriptor.TYPE_SINT32,
-    FieldDescriptor.TYPE_SINT64,
-    FieldDescriptor.TYPE_FIXED32,
-    FieldDescriptor.TYPE_FIXED64,
-    FieldDescriptor.TYPE_SFIXED32,
-    FieldDescriptor.TYPE_SFIXED64,
-}
-
-
-def test_every_request_field_of_every_service_states_its_rules() -> None:
-    """Strings name their charset, integers their bounds (or ``any``), repeated fields their
-    size: the defaults are a safety net, not the design."""
-    missing = []
-    for field in _all_request_fields():
-        rules = field.GetOptions().Extensions[validate_pb2.rules]
-        if field.type == FieldDescriptor.TYPE_STRING and not rules.chars:
-            missing.append(f"{field.full_name}: chars")
-        if field.type in _INTEGERS and not (
-            rules.HasField("max") or rules.HasField("min") or rules.any
-        ):
-            missing.append(f"{field.full_name}: bounds")
-        if field.is_repeated and not rules.max_items:
-            missing.append(f"{field.full_name}: max_items")
-    assert missing == []
-    assert len(_all_request_fields()) > 100  # the walk found the requests of all six services
