@@ -45,7 +45,6 @@ STILL_SPLITTING = frozenset(
         # removed when house-tools finishes (this branch)
         "tests/client/fake_gateway.py",
         "tests/e2e/test_play_e2e.py",
-        "tests/fuzz/test_fuzz_services.py",
     }
 )
 
