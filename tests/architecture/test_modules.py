@@ -43,7 +43,6 @@ STILL_SPLITTING = frozenset(
         # removed when containers lands (issue 23 owns tests/deploy)
         "tests/deploy/test_k8s.py",
         # removed when house-tools finishes (this branch)
-        "tests/client/fake_gateway.py",
         "tests/e2e/test_play_e2e.py",
     }
 )

@@ -12,7 +12,7 @@ from holdem.common.v1 import common_pb2 as pb
 
 from libs.client import GatewayClient, GatewayError, RetryPolicy
 from libs.client.view import bet_sizes, cards_text, is_my_turn
-from tests.client import fake_gateway
+from tests.client import fake_accounts, fake_gateway
 
 FAST = RetryPolicy(attempts=4, initial_delay=0.001, max_delay=0.01)
 NLHE = pb.TableConfig(
@@ -45,7 +45,7 @@ def test_guest_creates_a_table_with_bots_joins_and_sees_its_cards() -> None:
             joined = await me.join_table(table.table_id, 200, seat=0)
             assert joined.seat == 0 and joined.stack == 200
             wallet = await me.wallet()
-            assert wallet.balance == fake_gateway.GRANT - 200 and wallet.on_tables == 200
+            assert wallet.balance == fake_accounts.GRANT - 200 and wallet.on_tables == 200
             async for update in me.watch(table.table_id):
                 mine = [s for s in update.view.seats if s.seat == 0]
                 if mine and len(mine[0].hole_cards) == 2:

@@ -18,7 +18,7 @@ from libs.tui.app import PlayApp
 from libs.tui.newtable import NewTable, parse_levels
 from libs.tui.screens import LobbyScreen
 from libs.tui.table import TableScreen
-from tests.client import fake_gateway
+from tests.client import fake_accounts, fake_gateway
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "table_80x24.txt"
 SIZE = (80, 24)
@@ -161,7 +161,7 @@ def test_the_table_view_matches_its_snapshot() -> None:
             pilot,
             lambda: (
                 is_my_turn(screen.model.view)
-                and screen.wallet == str(fake_gateway.GRANT - 200)  # after the buy-in
+                and screen.wallet == str(fake_accounts.GRANT - 200)  # after the buy-in
                 and screen.model.status.startswith("seated")
             ),
             "our first turn",
