@@ -42,8 +42,6 @@ STILL_SPLITTING = frozenset(
         "tests/table/test_table_rules.py",
         # removed when containers lands (issue 23 owns tests/deploy)
         "tests/deploy/test_k8s.py",
-        # removed when house-tools finishes (this branch)
-        "tests/e2e/test_play_e2e.py",
     }
 )
 
