@@ -9,7 +9,6 @@ service, which needs only ``deck``, loads nothing else.
 
 from .deck import (
     ALGORITHM,
-    DealLayout,
     FairnessError,
     commitment,
     deck_from_seed,
@@ -19,7 +18,6 @@ from .deck import (
 
 __all__ = [
     "ALGORITHM",
-    "DealLayout",
     "FairnessError",
     "commitment",
     "deck_from_seed",

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from libs.poker.cards import format_cards
+from libs.poker.dealing import DealLayout
 from libs.poker.events import Event, HandEnded, HandStarted, HandVoided, HoleCardsDealt, StreetDealt
 from libs.table.events import HandBegan, SeedRevealed
 
-from .deck import ALGORITHM, DealLayout, commitment, deck_from_seed
+from .deck import ALGORITHM, commitment, deck_from_seed
 
 __all__ = [
     "STREETS",
