@@ -6,7 +6,9 @@
 - ``preflop``, ``strength``, ``ranges``: hand strength, equity, ranges narrowed by the action.
 - ``arena``, ``stats``, ``ladder``: matches between players with duplicate seating, their
   intervals, and the ladder of docs/ai.md.
-- ``wire``: the ai service's protobuf messages <-> these types (the only module with protobuf).
+
+The ai service's protobuf messages <-> these types: ``libs.aiproto`` (infrastructure; nothing
+here imports protobuf).
 """
 
 from .decision import Decision, clock_action, is_legal, legal

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from libs.ai import Level, SeatView, decide, is_legal
 from libs.ai.arena import command
 from libs.ai.hard import HardSettings, hard
-from libs.ai.wire import decide_request, read_request
+from libs.aiproto.reading import read_request
+from libs.aiproto.requests import decide_request
 from libs.poker import (
     DECK,
     BettingStructure,

@@ -165,7 +165,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         },
     ),
     "ai": (
-        ["services/ai", "libs/ai/wire.py"],
+        ["services/ai", "libs/aiproto"],
         {
             "AMOUNT_OUT_OF_RANGE": INVALID,
             "BAD_ACTION": INVALID,
