@@ -33,8 +33,8 @@ from .events import (
     HoleCardsDealt,
     StreetDealt,
 )
+from .evolve import replay as replay_events
 from .state import HandState, Phase
-from .state import replay as replay_events
 
 CODES: dict[str, tuple[Variant, BettingStructure]] = {
     "NT": (Variant.HOLDEM, BettingStructure.NO_LIMIT),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from libs.poker.dealing import DealLayout
-from libs.poker.engine import LegalActions, legal_actions, showdown_turn
+from libs.poker.legal import LegalActions, legal_actions, showdown_turn
 from libs.poker.state import Phase
 
 from .planning import can_start_hand

@@ -21,9 +21,10 @@ from typing import assert_never
 from libs.poker import commands as hc
 from libs.poker import errors as E
 from libs.poker.config import Variant
-from libs.poker.engine import legal_actions, pots_of, showdown_turn, start_hand, step
+from libs.poker.engine import start_hand, step
 from libs.poker.errors import IllegalAction, InvalidCommand
 from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
+from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.poker.state import HandState
 
 from . import commands as tc

@@ -35,7 +35,7 @@ from libs.poker import (
     start_hand,
     step,
 )
-from libs.poker.state import replay
+from libs.poker.evolve import replay
 from tests.ai.test_view import cards_in
 
 SPOTS = {"count": 0, "hard_max_seconds": 0.0}

@@ -42,6 +42,7 @@ from libs.poker import (
     Show,
     Variant,
     engine,
+    legal,
     new_hand,
     parse_cards,
     position_blinds,
@@ -342,7 +343,7 @@ def test_an_engine_that_agrees_with_pokerkits_quirk_is_still_caught(
     """The harness holds our engine to the rules computed from the actions, not only to
     PokerKit: an engine whose reopening rule forgets the minimum bet (so, after an all-in bet
     below it, lets everyone raise again, as PokerKit does) fails although PokerKit agrees."""
-    real = engine._raise_denial
+    real = legal.raise_denial
 
     def forgets_the_minimum_bet(s: HandState, p: int) -> tuple[str, str] | None:
         owed = s.current_bet - s.bets[p]
@@ -350,7 +351,9 @@ def test_an_engine_that_agrees_with_pokerkits_quirk_is_still_caught(
             return real(dataclasses.replace(s, acted=[False] * len(s.acted)), p)
         return real(s, p)
 
-    monkeypatch.setattr(engine, "_raise_denial", forgets_the_minimum_bet)
+    # The offer (legal_actions) and the check (the engine's) ask the same rule: patch both.
+    monkeypatch.setattr(legal, "raise_denial", forgets_the_minimum_bet)
+    monkeypatch.setattr(engine, "raise_denial", forgets_the_minimum_bet)
     with pytest.raises(AssertionError) as failure:
         for seed in range(60):
             play_random_hand(seed, Variant.HOLDEM, BettingStructure.FIXED_LIMIT, 2 + seed % 9)
