@@ -3,7 +3,8 @@
 - ``view``: what a seated player sees (``SeatView``) and the one builder from an engine hand.
 - ``decision``: the answer, and the one place that makes it legal.
 - ``easy``, ``normal``, ``hard``, ``baselines``: the levels; ``policy.decide`` picks one.
-- ``preflop``, ``strength``, ``ranges``: hand strength, equity, ranges narrowed by the action.
+- ``preflop``, ``strength``, ``model``, ``ranges``, ``range_equity``: hand strength, a model of
+  a reasonable opponent, ranges narrowed by the action, equity against them.
 - ``arena``, ``stats``, ``ladder``: matches between players with duplicate seating, their
   intervals, and the ladder of docs/ai.md.
 
