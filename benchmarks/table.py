@@ -59,7 +59,7 @@ async def _measure(nats_url: str, redis_url: str, events_wanted: int, loads: int
     from redis.asyncio import Redis
 
     from libs.ai import Decision, Level, SeatView, decide
-    from libs.ai.wire import TableContext
+    from libs.aiproto.requests import TableContext
     from libs.eventstore.jetstream import JetStreamEventStore
     from libs.eventstore.projection import JetStreamProjection, Published
     from libs.eventstore.redis_snapshots import RedisSnapshotStore

@@ -3,10 +3,13 @@
 - ``view``: what a seated player sees (``SeatView``) and the one builder from an engine hand.
 - ``decision``: the answer, and the one place that makes it legal.
 - ``easy``, ``normal``, ``hard``, ``baselines``: the levels; ``policy.decide`` picks one.
-- ``preflop``, ``strength``, ``ranges``: hand strength, equity, ranges narrowed by the action.
+- ``preflop``, ``strength``, ``model``, ``ranges``, ``range_equity``: hand strength, a model of
+  a reasonable opponent, ranges narrowed by the action, equity against them.
 - ``arena``, ``stats``, ``ladder``: matches between players with duplicate seating, their
   intervals, and the ladder of docs/ai.md.
-- ``wire``: the ai service's protobuf messages <-> these types (the only module with protobuf).
+
+The ai service's protobuf messages <-> these types: ``libs.aiproto`` (infrastructure; nothing
+here imports protobuf).
 """
 
 from .decision import Decision, clock_action, is_legal, legal

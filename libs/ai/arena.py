@@ -30,10 +30,12 @@ from libs.poker.cards import Card
 from libs.poker.commands import BetOrRaise, Call, Check, Command, DealBoard, DealHands, Fold, Show
 from libs.poker.config import BettingStructure, HandConfig, Variant, fixed_limit_blinds
 from libs.poker.config import position_blinds as nl_blinds
-from libs.poker.engine import pots_of, showdown_turn, start_hand, step
+from libs.poker.engine import start_hand, step
 from libs.poker.equity import equity
 from libs.poker.events import ActionKind, Event, StreetDealt
-from libs.poker.state import HandState, Phase, replay
+from libs.poker.evolve import replay
+from libs.poker.legal import pots_of, showdown_turn
+from libs.poker.state import HandState, Phase
 
 from .decision import Decision, clock_action, is_legal
 from .policy import DEFAULT_BUDGET, Level, decide

@@ -4,11 +4,11 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
 - Ranges: every contesting opponent's holdings are weighted by how likely its actions in this
   hand were with each of them, under a mixture of a reasonable player and a random one
   (``ranges.narrowed_weights``); before the flop the players still to act are left out.
-- Equity: ``ranges.equity_vs_ranges`` samples the opponents' holdings from those weights and the
-  rest of the board; hi-lo scoops and quarters count through ``showdown_shares``. It stops at
-  ``max_samples`` or before the time budget runs out: with less time it uses fewer samples, and
-  with very little it skips the narrowing (and then the sizing below); the answer is always on
-  time and always legal (``decision.legal``).
+- Equity: ``range_equity.equity_vs_ranges`` samples the opponents' holdings from those weights
+  and the rest of the board; hi-lo scoops and quarters count through ``showdown_shares``. It
+  stops at ``max_samples`` or before the time budget runs out: with less time it uses fewer
+  samples, and with very little it skips the narrowing (and then the sizing below); the answer
+  is always on time and always legal (``decision.legal``).
 - After the flop each action is valued in chips on the same samples: checking or calling by the
   equity (discounted for equity not realised before the river), a bet or raise of each size
   (a third of the pot up to all in) by the chance every opponent folds to it (the same model,
@@ -45,6 +45,7 @@ from libs.poker.events import ActionKind
 
 from .decision import Decision, legal
 from .easy import easy
+from .model import fold_chance, open_width
 from .play import (
     all_in_to,
     behind,
@@ -57,18 +58,8 @@ from .play import (
     voluntarily_raised,
 )
 from .preflop import preflop_percentile
-from .ranges import (
-    Candidates,
-    EquityEstimate,
-    Ranges,
-    candidates,
-    contesting,
-    equity_vs_ranges,
-    fold_chance,
-    narrowed_weights,
-    open_width,
-    uniform_ranges,
-)
+from .range_equity import EquityEstimate, equity_vs_ranges
+from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
 from .strength import Floats, texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -87,7 +78,7 @@ FIRST_CHUNK_NEEDS = 0.02
 SAMPLING_NEEDS = 0.008
 #: The budget share kept back for the decision itself and the answer's way out.
 SAFETY = 0.15
-#: How much wider than a reasonable player's range (``ranges.open_width``) Hard opens.
+#: How much wider than a reasonable player's range (``model.open_width``) Hard opens.
 OPEN_EXTRA = 0.03
 #: Facing a bet heads-up, hands whose equity is at least this share of the price call with a
 #: probability rising to DEFEND_MOST at the price, by street (flop, turn, river; 0 unused).

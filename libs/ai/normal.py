@@ -2,7 +2,7 @@
 simplified starting-hand ranges.
 
 Before the flop it plays a range by position: it opens the top share of hands that the number
-of players still to act allows (``ranges.open_width``), re-raises a narrow top range, calls a
+of players still to act allows (``model.open_width``), re-raises a narrow top range, calls a
 raise with a range that tightens with the price and the number of raises, and with 12 big blinds
 or fewer it moves all in or folds. After the flop it estimates its equity against as many random
 hands as it has opponents (Monte Carlo, so draws count), bets for value when that is well above
@@ -24,6 +24,7 @@ from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind
 
 from .decision import Decision, legal
+from .model import open_width
 from .play import (
     all_in_to,
     behind,
@@ -36,7 +37,8 @@ from .play import (
     voluntarily_raised,
 )
 from .preflop import preflop_percentile
-from .ranges import candidates, equity_vs_ranges, open_width, preflop_ranges
+from .range_equity import equity_vs_ranges
+from .ranges import candidates, preflop_ranges
 from .strength import texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 

@@ -1,19 +1,16 @@
-"""Ranges narrowed from the public action, and Monte Carlo equity against them (the Hard level).
+"""Ranges narrowed from the public action (the Hard level; Normal's simplified preflop ranges).
 
 A range is a set of candidate holdings with a weight each. Hold'em uses every combination the
 seat's own cards and the board leave possible; Omaha a random subset of a fixed pool of random
 hands (``preflop.omaha_pool``). Every opponent starts from the same candidates, uniformly
 weighted; each of its voluntary actions in the history multiplies each candidate's weight by how
-likely that action was with it under a simple model of a reasonable player: the stronger the
-holding, the likelier it bets or raises and the less likely it folds, with thresholds that move
-with the price, the number of raises and the position, and floors so no holding is ever ruled
-out (bluffs and slow plays exist). Strength is the starting-hand percentile before the flop and,
-on a later street, the holding's average share of the pot against the other candidates over a
-few runouts from the board of that street (hi-lo: half high, half low, so scoops count).
+likely that action was with it under a simple model of a reasonable player (``model``; floors
+so no holding is ever ruled out: bluffs and slow plays exist), mixed with a random player.
+Strength is the starting-hand percentile before the flop and, on a later street, the holding's
+average share of the pot against the other candidates over a few runouts from the board of that
+street (hi-lo: half high, half low, so scoops count).
 
-``equity_vs_ranges`` then samples each opponent's holding from its weights, completes the board
-and reads everyone's share of the pot from ``showdown_shares``, in chunks, until its sample cap
-or its deadline.
+``range_equity.equity_vs_ranges`` then samples each opponent's holding from these weights.
 """
 
 from __future__ import annotations
@@ -28,12 +25,12 @@ import numpy as np
 import numpy.typing as npt
 
 from libs.poker.config import Variant
-from libs.poker.equity import showdown_shares
 from libs.poker.fast import NO_LOW, high_batch, omaha_high_batch, omaha_low_batch
 
+from .model import RANDOM_PRIOR, likelihood, spots
 from .preflop import holdem_percentile, omaha_pool
 from .strength import Cards, Floats, card_masks, complete_boards, remaining_deck
-from .view import BOARD_SIZE_BY_STREET, PREFLOP, Move, PublicAction, SeatView
+from .view import BOARD_SIZE_BY_STREET, PREFLOP, Move, SeatView
 
 Masks = npt.NDArray[np.uint64]
 
@@ -79,143 +76,6 @@ def candidates(
     if len(index) > limit:
         index = np.sort(rng.choice(index, size=limit, replace=False))
     return Candidates(pool.holes[index], pool.masks[index], pool.preflop[index])
-
-
-# ---------------------------------------------------------------------------- the history
-
-
-@dataclass(frozen=True, slots=True)
-class Spot:
-    """One voluntary action with what its player faced when taking it."""
-
-    action: PublicAction
-    to_call: int  # chips needed to call before acting
-    pot: int  # every chip in the middle before acting
-    raises: int  # voluntary bets and raises before it on its street
-    raise_size: int  # for a bet or raise: how much it raised the bet to call
-    behind: int  # players still in who act after it on its street
-    players: int  # players still in when it acted
-    cbet: bool = False  # the flop's first bet, by the last preflop raiser
-
-
-def _big_blind_position(actions: Sequence[PublicAction], players: int) -> int:
-    best, position = -1, players - 1
-    for action in actions:
-        if action.move is Move.BLIND and action.amount >= best:
-            best, position = action.amount, action.position
-    return position
-
-
-def spots(view: SeatView) -> list[Spot]:
-    """Replay the public history: what each voluntary action faced."""
-    n = view.players
-    bets = [0] * n
-    folded = [False] * n
-    pot = 0
-    current = 0
-    street = PREFLOP
-    raises = 0
-    bb = _big_blind_position(view.actions, n)
-    preflop_order = [(bb + 1 + k) % n for k in range(n)]
-    out: list[Spot] = []
-    preflop_raiser: int | None = None
-    for action in view.actions:
-        if action.street != street:
-            street, bets, current, raises = action.street, [0] * n, 0, 0
-        p = action.position
-        if not action.move.voluntary:
-            pot += action.amount
-            if action.move is Move.BLIND:
-                bets[p] += action.amount
-                current = max(current, bets[p])
-            continue
-        order = preflop_order if street == PREFLOP else list(range(n))
-        later = order[order.index(p) + 1 :]
-        out.append(
-            Spot(
-                action=action,
-                to_call=max(0, current - bets[p]),
-                pot=pot,
-                raises=raises,
-                raise_size=max(0, action.to - current) if action.move.aggressive else 0,
-                behind=sum(1 for q in later if not folded[q]),
-                players=n - sum(folded),
-                cbet=street == 1 and raises == 0 and p == preflop_raiser,
-            )
-        )
-        if street == PREFLOP and action.move.aggressive:
-            preflop_raiser = p
-        pot += action.amount
-        if action.move is Move.FOLD:
-            folded[p] = True
-        else:
-            bets[p] = action.to if action.move is not Move.CHECK else bets[p]
-        if action.move.aggressive:
-            raises += 1
-            current = max(current, action.to)
-    return out
-
-
-# ---------------------------------------------------------------------------- the model
-
-_FLOOR = 0.05  # no action is ever impossible with any holding
-_TOP = 0.9  # nor certain: strong hands also check and call
-_TAU = 0.07
-_PASSIVE_FLOOR = 0.05
-#: Prior probability that an opponent acts at random (uniformly over its options): a
-#: reasonable-player model alone would read every raise of a maniac as strength.
-RANDOM_PRIOR = 0.1
-#: Strength above which a reasonable player bets (no bet to call) or raises, by street (flop,
-#: turn and river; index 0 unused): later bets mean stronger hands.
-BET_THRESHOLD = (0.0, 0.55, 0.55, 0.55)
-RAISE_THRESHOLD = (0.0, 0.75, 0.75, 0.75)
-#: A reasonable player folds the hands below this multiple of the price it is given, by street.
-FOLD_PRICE = (1.3, 1.3, 1.6, 2.0)
-#: Heads-up, the preflop raiser's first bet on the flop (a continuation bet) is made with most
-#: of its range.
-CBET_THRESHOLD = 0.3
-
-
-def _sigmoid(z: Floats) -> Floats:
-    return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
-
-
-def open_width(behind: int) -> float:
-    """Share of starting hands a reasonable player opens with ``behind`` players left to act."""
-    return float(min(0.8, max(0.2, 0.85 - 0.13 * behind)))
-
-
-def likelihood(spot: Spot, strength: Floats) -> Floats:
-    """P(this action | each candidate's strength) under the model."""
-    price = spot.to_call / (spot.pot + spot.to_call) if spot.to_call else 0.0
-    if spot.action.street == PREFLOP:
-        if spot.raises == 0:
-            agg = 1.0 - open_width(spot.behind)
-            fold = 1.0 - 1.3 * open_width(spot.behind)
-        else:
-            agg = min(0.97, 0.86 + 0.05 * (spot.raises - 1))
-            fold = min(0.9, 0.25 + 0.9 * price + 0.05 * spot.raises)
-    else:
-        size = spot.raise_size / spot.pot if spot.pot else 1.0
-        street = spot.action.street
-        if spot.to_call == 0 and spot.cbet and spot.players == 2:
-            agg = CBET_THRESHOLD + 0.1 * min(size, 1.5)
-        elif spot.to_call == 0:
-            agg = BET_THRESHOLD[street] + 0.1 * min(size, 1.5)
-        else:
-            agg = RAISE_THRESHOLD[street] + 0.05 * min(spot.raises, 3) + 0.05 * min(size, 1.5)
-        fold = min(0.85, max(0.1, 1.3 * price))
-    p_agg = _FLOOR + (_TOP - _FLOOR) * _sigmoid((strength - agg) / _TAU)
-    if spot.to_call > 0:
-        p_fold = _FLOOR + (1 - 2 * _FLOOR) * _sigmoid((fold - strength) / _TAU)
-    else:
-        p_fold = np.zeros_like(strength)
-    move = spot.action.move
-    if move.aggressive:
-        return p_agg
-    if move is Move.FOLD:
-        return p_fold
-    return np.maximum(_PASSIVE_FLOOR, 1.0 - p_agg - p_fold)
 
 
 def _column_percentiles(values: npt.NDArray[np.float64], valid: npt.NDArray[np.bool_]) -> Floats:
@@ -353,15 +213,6 @@ def uniform_ranges(cands: Candidates, opponents: Sequence[int]) -> Ranges:
     return Ranges(dict.fromkeys(opponents, flat), dict.fromkeys(opponents, 0.0), {})
 
 
-def fold_chance(strength: Floats, price: float, random_share: float, street: int = 1) -> Floats:
-    """P(an opponent folds | its strength) to a bet or raise that gives it ``price`` (the
-    share of the final pot its call would be), under the same mixture as the narrowing; later
-    streets' bets are answered more tightly (``FOLD_PRICE``)."""
-    fold = min(0.9, max(0.1, FOLD_PRICE[street] * price))
-    reasonable = _FLOOR + (1 - 2 * _FLOOR) * _sigmoid((fold - strength) / _TAU)
-    return np.asarray((1 - random_share) * reasonable + random_share / 3, dtype=np.float64)
-
-
 def preflop_ranges(view: SeatView, cands: Candidates) -> dict[int, Floats]:
     """Simplified starting-hand ranges (the Normal level): each live opponent holds the top
     share of hands its strongest voluntary preflop action suggests (re-raise 8%, raise 20%,
@@ -385,95 +236,3 @@ def preflop_ranges(view: SeatView, cands: Candidates) -> dict[int, Floats]:
         w = np.where(cands.preflop >= 1.0 - top, 1.0, 0.03)
         weights[p] = w / w.sum()
     return weights
-
-
-# ---------------------------------------------------------------------------- equity
-
-
-@dataclass(frozen=True)
-class EquityEstimate:
-    """My share of the pot on each sample and which candidate each opponent held there."""
-
-    shares: Floats  # [S]
-    picks: dict[int, npt.NDArray[np.intp]]  # opponent -> candidate index per sample [S]
-
-    @property
-    def samples(self) -> int:
-        return len(self.shares)
-
-    @property
-    def equity(self) -> float:
-        return float(self.shares.mean()) if len(self.shares) else 0.5
-
-
-def equity_vs_ranges(
-    view: SeatView,
-    cands: Candidates,
-    weights: dict[int, Floats],
-    rng: np.random.Generator,
-    max_samples: int,
-    deadline: float,
-    clock: Callable[[], float],
-    chunk: int = 400,
-) -> EquityEstimate:
-    """Monte Carlo share of the pot against every live opponent's weighted range, in chunks of
-    ``chunk`` samples until ``max_samples`` or until the next chunk would end past
-    ``deadline`` (then a smaller last chunk, if at least 50 samples fit). The first chunk is
-    always run: pass a small ``chunk`` when little time is left."""
-    variant = view.variant
-    hole = np.array([view.hole], dtype=np.uint8)
-    deck = remaining_deck([*view.hole, *view.board])
-    opponents = list(weights)
-    shares: list[Floats] = []
-    kept: dict[int, list[npt.NDArray[np.intp]]] = {p: [] for p in opponents}
-    cdfs = [np.cumsum(weights[p]) for p in opponents]
-    top = len(cands) - 1
-
-    def draw(j: int, size: int) -> npt.NDArray[np.intp]:
-        cdf = cdfs[j]
-        picked = np.searchsorted(cdf, rng.random(size) * cdf[-1], side="right")
-        return np.asarray(np.minimum(picked, top), dtype=np.intp)
-
-    done = 0
-    size = chunk
-    while done < max_samples:
-        n = min(size, max_samples - done)
-        started = clock()
-        picks = [draw(j, n) for j in range(len(opponents))]
-        keep = np.ones(n, dtype=bool)
-        for j in range(1, len(picks)):
-            for _ in range(4):  # redraw holdings that share a card with an earlier opponent's
-                used = np.zeros(n, dtype=np.uint64)
-                for i in range(j):
-                    used |= cands.masks[picks[i]]
-                clash = np.flatnonzero((cands.masks[picks[j]] & used) != 0)
-                if len(clash) == 0:
-                    break
-                picks[j][clash] = draw(j, len(clash))
-            used = np.zeros(n, dtype=np.uint64)
-            for i in range(j):
-                used |= cands.masks[picks[i]]
-            keep &= (cands.masks[picks[j]] & used) == 0
-        rows = np.flatnonzero(keep)
-        if len(rows):
-            theirs = [np.ascontiguousarray(cands.holes[pick[rows]]) for pick in picks]
-            avoid = np.hstack(theirs)
-            boards = complete_boards(rng, view.board, deck, len(rows), avoid)
-            shares.append(showdown_shares(variant, [hole, *theirs], boards)[0])
-            for p, pick in zip(opponents, picks, strict=True):
-                kept[p].append(pick[rows])
-            done += len(rows)
-        if len(rows) == 0:
-            break
-        now = clock()
-        per_sample = (now - started) / n
-        size = chunk
-        if now + per_sample * min(chunk, max_samples - done) > deadline:
-            # The next whole chunk would end late: a smaller one if it still fits.
-            size = int(min(chunk, (deadline - now) / per_sample))
-            if size < min(50, max_samples - done):
-                break
-    return EquityEstimate(
-        np.concatenate(shares) if shares else np.zeros(0),
-        {p: np.concatenate(k) if k else np.zeros(0, dtype=np.intp) for p, k in kept.items()},
-    )

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from libs.poker.cards import Card
 from libs.poker.config import BettingStructure, Variant
-from libs.poker.engine import legal_actions, pots_of
 from libs.poker.history import (
     FLOP,
     PREFLOP,
@@ -30,6 +29,7 @@ from libs.poker.history import (
     public_action,
     public_actions,
 )
+from libs.poker.legal import legal_actions, pots_of
 from libs.poker.state import HandState, Phase
 
 BOARD_SIZE_BY_STREET = (0, 3, 4, 5)

@@ -7,7 +7,7 @@
 A takes one seat and B every other one; duplicate seating replays each deck with A in every
 seat (``libs.ai.arena``). SPEC is easy, normal, hard, call (calling station), random, fold, or
 ``grpc://HOST:PORT[?difficulty=easy|normal|hard]``: any process serving holdem.ai.v1.AiService,
-sent the request the table sends for its bot seats (``libs.ai.wire``). Exit status: 0, or 2 for
+sent the request the table sends for its bot seats (``libs.aiproto``). Exit status: 0, or 2 for
 bad arguments or an outside bot that cannot be reached; ``--ladder`` exits 1 unless every rung's
 interval is above zero.
 """
@@ -76,10 +76,10 @@ class RemotePlayer:
         return self.spec
 
     def act(self, view: SeatView, seed: int) -> Decision | None:
-        from libs.ai import wire
+        from libs.aiproto.requests import TableContext, decide_request, decision_from_response
 
-        request = wire.decide_request(
-            view, self.difficulty, seed, self.budget_ms, wire.TableContext.numbered(view.players)
+        request = decide_request(
+            view, self.difficulty, seed, self.budget_ms, TableContext.numbered(view.players)
         )
         # The table gives a bot its budget plus a little for the way there and back.
         timeout = self.budget_ms / 1000 + 0.25
@@ -90,7 +90,7 @@ class RemotePlayer:
             if code == self._grpc.StatusCode.DEADLINE_EXCEEDED:
                 return None
             raise RemoteFailure(f"{self.spec} answered {code.name}: {exc.details()}") from None
-        return wire.decision_from_response(response, view)
+        return decision_from_response(response, view)
 
 
 def parse_spec(spec: str, budget_ms: int) -> Player:

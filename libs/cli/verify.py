@@ -2,9 +2,9 @@
 
 This module reads the arguments and files, and prints the results; the audit itself (what a fair
 hand is, the PHH and JSON history formats) is ``libs.fairdeck``: ``audit`` checks a hand's cards
-against its revealed seed, ``histories`` reads and writes hand histories, ``stream`` reads a
-table's events from JetStream. Exit 0 if every hand is fair, 1 on any difference, 2 if a file or
-the stream cannot be read.
+against its revealed seed, ``histories`` reads and writes hand histories; this module also reads
+a table's events from JetStream for ``--table`` (``read_table_events``). Exit 0 if every hand is
+fair, 1 on any difference, 2 if a file or the stream cannot be read.
 """
 
 from __future__ import annotations
@@ -17,13 +17,29 @@ from pathlib import Path
 from typing import Any
 
 from libs.devstack.identity import cli_tls
+from libs.eventstore.jetstream import JetStreamEventStore
 from libs.fairdeck.audit import Outcome
 from libs.fairdeck.audit import outcomes_from_stream as outcomes_from_stream
 from libs.fairdeck.histories import verify_text
-from libs.fairdeck.stream import read_table_events
+from libs.platform.natsconn import connect_nats
+from libs.platform.tls import TlsFiles
+from libs.tableproto.envelope import decode_commit
 
 # ``outcomes_from_stream`` is re-exported for callers that still import it from here
 # (tests/tableservice/test_verify_stream.py); its home is libs.fairdeck.audit.
+
+
+async def read_table_events(
+    nats_url: str, stream: str, table_id: str, tls: TlsFiles | None = None
+) -> list[Any]:
+    """Every event of ``table_id``'s stream, in order (the commits' events flattened); ``tls``
+    for a ``tls://`` URL."""
+    nc = await connect_nats(nats_url, tls)
+    try:
+        commits = await JetStreamEventStore(nc, stream=stream).read(table_id)
+    finally:
+        await nc.close()
+    return [event for commit in commits for event in decode_commit(commit.data)[1]]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,15 +1,15 @@
 """Provably fair decks: a secret seed per hand, its public commitment, and the deck it derives.
 
 See ``deck`` for the algorithm; anyone holding the revealed seed can recompute every card.
-``audit`` checks a finished hand's cards against its revealed seed (pure), ``histories`` reads
-and writes the hand histories it audits (PHH or JSON text), and ``stream`` reads a table's events
-from JetStream for it (the only module here with I/O). They are imported by name, so the dealer
-service, which needs only ``deck``, loads nothing else.
+``audit`` checks a finished hand's cards against its revealed seed, ``histories`` reads and
+writes the hand histories it audits (PHH or JSON text), ``disclosure`` lists which of a table's
+decks are public yet. Pure, no I/O: ``holdem verify`` (libs/cli/verify.py) reads a table's stream
+for the audit. They are imported by name, so the dealer service, which needs only ``deck``,
+loads nothing else.
 """
 
 from .deck import (
     ALGORITHM,
-    DealLayout,
     FairnessError,
     commitment,
     deck_from_seed,
@@ -19,7 +19,6 @@ from .deck import (
 
 __all__ = [
     "ALGORITHM",
-    "DealLayout",
     "FairnessError",
     "commitment",
     "deck_from_seed",

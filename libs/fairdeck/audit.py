@@ -9,7 +9,8 @@ significant). ``check`` lists every difference.
 ``DealtHand`` is what a history shows; ``dealt_from_events`` builds it from a hand's engine events
 and ``outcomes_from_stream`` audits every hand of a table's event stream (``libs.table`` events:
 ``HandBegan`` carries the commitment, ``SeedRevealed`` the seed). Pure: no I/O. Reading histories
-from text is ``libs.fairdeck.histories``; reading a table's stream is ``libs.fairdeck.stream``.
+from text is ``libs.fairdeck.histories``; ``holdem verify`` (libs/cli/verify.py) reads a table's
+stream.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from libs.poker.cards import format_cards
+from libs.poker.dealing import DealLayout
 from libs.poker.events import Event, HandEnded, HandStarted, HandVoided, HoleCardsDealt, StreetDealt
 from libs.table.events import HandBegan, SeedRevealed
 
-from .deck import ALGORITHM, DealLayout, commitment, deck_from_seed
+from .deck import ALGORITHM, commitment, deck_from_seed
 
 __all__ = [
     "STREETS",

@@ -14,10 +14,11 @@ Algorithm ``holdem-deck-v1``:
 4. Fisher-Yates: start from the 52 cards in index order (2c 2d 2h 2s 3c ... As; index =
    rank * 4 + suit, ranks 2..A, suits c d h s) and for ``i`` from 51 down to 1 swap card ``i``
    with card ``j = uniform(i + 1)``.
-5. Cards are dealt by position in that deck (``DealLayout``): hole cards one at a time clockwise
-   starting left of the button (round 1 to every player, then round 2, ...), then for each of
-   flop, turn and river one burn card followed by the board cards. So a repeated request for a
-   card returns the same card, and a restarted table continues the same deck.
+5. Cards are dealt by position in that deck (``libs.poker.dealing.DealLayout``): hole cards one
+   at a time clockwise starting left of the button (round 1 to every player, then round 2, ...),
+   then for each of flop, turn and river one burn card followed by the board cards. So a
+   repeated request for a card returns the same card, and a restarted table continues the same
+   deck.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import hmac
 import secrets
 import struct
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+
+from libs.poker.dealing import DealLayout
 
 ALGORITHM = "holdem-deck-v1"
 _TAG = ALGORITHM.encode()
@@ -86,32 +88,6 @@ def deck_from_seed(seed: bytes) -> tuple[int, ...]:
         j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
-
-
-@dataclass(frozen=True, slots=True)
-class DealLayout:
-    """Where each dealt card sits in the deck, for ``players`` players with ``hole_cards`` each."""
-
-    players: int
-    hole_cards: int
-
-    def hole(self, position: int) -> tuple[int, ...]:
-        """Deck indices of the hole cards of ``position`` (0 = first left of the button)."""
-        return tuple(r * self.players + position for r in range(self.hole_cards))
-
-    def burn(self, street: int) -> int:
-        """Deck index of the burn card before ``street`` (1 flop, 2 turn, 3 river)."""
-        return self._street_start(street)
-
-    def board(self, street: int) -> tuple[int, ...]:
-        start = self._street_start(street) + 1
-        return tuple(range(start, start + (3 if street == 1 else 1)))
-
-    def _street_start(self, street: int) -> int:
-        if street not in (1, 2, 3):
-            raise ValueError(f"no board street {street}")
-        base = self.players * self.hole_cards
-        return base + {1: 0, 2: 4, 3: 6}[street]
 
 
 def verify_deal(

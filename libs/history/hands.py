@@ -50,17 +50,6 @@ class PlayedHand:
     voided: bool = False
 
 
-@dataclass(frozen=True)
-class HandHistory:
-    hand_id: str
-    hand_number: int
-    started_at: float
-    ended_at: float
-    phh: str
-    pokerstars: str
-    hand: PlayedHand
-
-
 def visible(event: PokerEvent, viewer: int | None) -> PokerEvent:
     """What the viewer may see of one hand event."""
     if isinstance(event, HoleCardsDealt) and event.player != viewer:
@@ -116,27 +105,3 @@ def played_hands(commits: Iterable[StoredCommit], viewer_id: str | None) -> list
 
 def _is_hand_event(event: Event) -> bool:
     return type(event).__module__ == HandStarted.__module__
-
-
-def hands_of_player(commits: Iterable[StoredCommit], player_id: str) -> list[HandHistory]:
-    """The finished, not voided hands ``player_id`` was dealt into, oldest first, with their
-    PHH and PokerStars-style texts."""
-    from .phh import to_phh
-    from .pokerstars import to_pokerstars
-
-    out = []
-    for hand in played_hands(commits, player_id):
-        if hand.viewer is None or not hand.complete or hand.voided:
-            continue
-        out.append(
-            HandHistory(
-                hand.hand_id,
-                hand.hand_number,
-                hand.started_at,
-                hand.ended_at,
-                to_phh(hand),
-                to_pokerstars(hand),
-                hand,
-            )
-        )
-    return out

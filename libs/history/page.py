@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .hands import HandHistory, StoredCommit, hands_of_player
+from .hands import StoredCommit
+from .histories import HandHistory, hands_of_player
 
 #: Commits of a table a history looks at, the latest ones (older hands are not served).
 MAX_HISTORY_COMMITS = 20_000
@@ -37,7 +38,7 @@ def history_page(
     limit: int = 0,
 ) -> HistoryPage:
     """The page of ``player_id``'s finished hands in ``commits`` (a table's, oldest first) that
-    the request asks for, each projected for that player (libs.history.hands)."""
+    the request asks for, each projected for that player (libs.history.histories)."""
     hands = hands_of_player(commits[-MAX_HISTORY_COMMITS:], player_id)
     if hand_id:
         hands = [h for h in hands if h.hand_id == hand_id]

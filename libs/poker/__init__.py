@@ -30,16 +30,7 @@ from .config import (
     fixed_limit_blinds,
     position_blinds,
 )
-from .engine import (
-    LegalActions,
-    ShowdownTurn,
-    decide,
-    legal_actions,
-    new_hand,
-    showdown_turn,
-    start_hand,
-    step,
-)
+from .engine import decide, new_hand, start_hand, step
 from .errors import IllegalAction, InvalidCommand, PokerError
 from .evaluation import DEFAULT_EVALUATOR, HandEvaluator, ReferenceEvaluator
 from .events import (
@@ -61,7 +52,9 @@ from .events import (
     StreetDealt,
     UncalledBetReturned,
 )
-from .state import HandState, Phase, evolve, replay
+from .evolve import evolve, replay
+from .legal import LegalActions, ShowdownTurn, legal_actions, showdown_turn
+from .state import HandState, Phase
 
 __all__ = [
     "DECK",

@@ -1,17 +1,17 @@
 """The hand decider: ``start_hand`` posts forced bets, ``decide`` validates a command and returns
-the events it causes (including the automatic ones: uncalled bets, round ends, runout reveals, pot
-awards), ``legal_actions`` says exactly what the player to act may do.
+the events it causes, each command by its own rule (dealing, betting, showing or mucking), then
+the automatic ones that follow (``automatic.advance``: uncalled bets, round ends, runout reveals,
+pot awards). What the player to act may do is ``legal.legal_actions``, by the same rules.
 
 Illegal commands raise a ``PokerError`` and change nothing: ``decide`` works on a private copy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Sequence
 
 from . import errors as E
+from .automatic import Emit, advance
 from .cards import Card
 from .commands import (
     AllIn,
@@ -27,62 +27,27 @@ from .commands import (
     Show,
     VoidHand,
 )
-from .config import BettingStructure, HandConfig, Variant
+from .config import HandConfig
 from .evaluation import DEFAULT_EVALUATOR, HandEvaluator
 from .events import (
     ActionKind,
     ActionTaken,
     AntePosted,
-    BettingRoundEnded,
     BlindPosted,
     DeadBlindPosted,
     Event,
-    HandEnded,
     HandMucked,
     HandShown,
     HandStarted,
     HandVoided,
     HoleCardsDealt,
-    PotAwarded,
-    RakeTaken,
     StreetDealt,
-    UncalledBetReturned,
 )
-from .hand_values import describe_high, describe_low
-from .pots import Pot, build_pots, rake_amount, split_evenly, take_rake
-from .state import APPLIERS, HandState, Phase, apply, apply_action, initial_state
+from .evolve import APPLIERS, apply, apply_action
+from .legal import LegalActions, can_muck, raise_bounds, raise_denial
+from .state import HandState, Phase, initial_state
 
-_Emit = Callable[[Event], None]
-
-FIXED_LIMIT_BETS_PER_ROUND = 4  # one bet and three raises (preflop the big blind is the bet)
 BOARD_SIZES = {1: 3, 2: 1, 3: 1}
-
-
-class LegalActions(NamedTuple):
-    """What the player to act may do. Amounts are totals on this street (``to``).
-
-    (A named tuple: immutable, and cheap to build on the hot path.)
-    """
-
-    player: int
-    can_fold: bool
-    can_check: bool
-    can_call: bool
-    call_amount: int  # chips a call adds (may be a short all-in call)
-    can_raise: bool  # bet (``is_bet``) or raise
-    is_bet: bool
-    min_to: int  # 0 when raising is not allowed
-    max_to: int
-    stack: int
-    bet: int  # what the player already has in front of them on this street
-
-
-@dataclass(frozen=True, slots=True)
-class ShowdownTurn:
-    """The player whose turn it is to show or muck."""
-
-    player: int
-    can_muck: bool
 
 
 # --------------------------------------------------------------------------- starting a hand
@@ -130,116 +95,6 @@ def new_hand(config: HandConfig, stacks: Sequence[int], hand_id: str = "") -> Ha
     for event in events[1:]:
         apply(s, event)
     return s
-
-
-# --------------------------------------------------------------------------- betting queries
-
-
-def _raise_denial(s: HandState, p: int) -> tuple[str, str] | None:
-    """Why ``p`` may not bet or raise now (code, message), or None if they may."""
-    current = s.current_bet
-    bets = s.bets
-    owed = current - bets[p]
-    stacks = s.stacks
-    if stacks[p] <= owed:
-        return E.CANNOT_RAISE, "you do not have chips beyond the call"
-    config = s.config
-    if config.structure is BettingStructure.FIXED_LIMIT and (
-        s.raise_count >= FIXED_LIMIT_BETS_PER_ROUND
-    ):
-        return E.CAP_REACHED, "betting is capped (one bet and three raises): call or fold"
-    if s.acted[p] and owed < max(s.increment, config.street_bet(s.street)):
-        return (
-            E.ACTION_NOT_REOPENED,
-            "an all-in for less than a full raise does not reopen the betting: call or fold",
-        )
-    folded = s.folded
-    for j in range(len(stacks)):
-        if j != p and not folded[j] and stacks[j] + bets[j] > current:
-            return None
-    return E.CANNOT_RAISE, "every other player is all-in or has folded: call or fold"
-
-
-def _raise_bounds(s: HandState, p: int) -> tuple[int, int]:
-    all_in = s.stacks[p] + s.bets[p]
-    config = s.config
-    structure = config.structure
-    current = s.current_bet
-    street_bet = config.street_bet(s.street)
-    increment = s.increment
-    min_to = min(all_in, current + (increment if increment > street_bet else street_bet))
-    if structure is BettingStructure.NO_LIMIT:
-        return min_to, all_in
-    if structure is BettingStructure.FIXED_LIMIT:
-        return min_to, min_to
-    pot_after_call = s.pot + sum(s.bets) + (current - s.bets[p])
-    return min_to, min(all_in, max(min_to, current + pot_after_call))
-
-
-def legal_actions(s: HandState) -> LegalActions | None:
-    """Exactly what the player to act may do, with amount bounds; None outside betting."""
-    d = s.__dict__
-    cached: LegalActions | None = d.get("_legal")
-    if cached is not None:
-        return cached
-    actors = s.actors
-    if s.phase is not Phase.BETTING or not actors:
-        return None
-    p = actors[0]
-    bet = s.bets[p]
-    stack = s.stacks[p]
-    current = s.current_bet
-    owed = current - bet
-    if _raise_denial(s, p) is None:
-        min_to, max_to = _raise_bounds(s, p)
-        can_raise = True
-    else:
-        min_to = max_to = 0
-        can_raise = False
-    # States are never changed once built, so the answer is kept with the state: ``step`` then
-    # reuses the bounds a client just asked for instead of computing them again.
-    d["_legal"] = legal = LegalActions(
-        p,  # player
-        owed > 0,  # can_fold
-        owed <= 0,  # can_check
-        owed > 0,  # can_call
-        (owed if owed < stack else stack) if owed > 0 else 0,  # call_amount
-        can_raise,
-        current == 0,  # is_bet
-        min_to,
-        max_to,
-        stack,
-        bet,
-    )
-    return legal
-
-
-def showdown_turn(s: HandState) -> ShowdownTurn | None:
-    """Whose turn it is to show or muck, else None."""
-    if s.phase is not Phase.SHOWDOWN or not s.showdown_queue:
-        return None
-    p = s.showdown_queue[0]
-    return ShowdownTurn(p, _can_muck(s, p))
-
-
-def _contenders(s: HandState) -> list[bool]:
-    return [not s.folded[i] and not s.mucked[i] for i in range(len(s.stacks))]
-
-
-def pots_of(s: HandState) -> list[Pot]:
-    """The pots' shape: who paid how much and did not fold. Mucking does not change it (each pot
-    is still awarded separately), it only takes the mucked hand out of contention."""
-    folded = s.folded
-    return build_pots(s.committed, s.antes, [not f for f in folded], s.config.dead_antes, s.dead)
-
-
-def _can_muck(s: HandState, p: int) -> bool:
-    """A player may muck unless they are the last one left in some pot (they win it unshown)."""
-    return all(
-        any(q != p and not s.mucked[q] for q in pot.eligible)
-        for pot in pots_of(s)
-        if p in pot.eligible
-    )
 
 
 # --------------------------------------------------------------------------- decide
@@ -304,7 +159,7 @@ def step(
         _decide_showdown(s, command, emit)  # type: ignore[arg-type]
     else:
         raise E.InvalidCommand("UNKNOWN_COMMAND", f"unknown command {command!r}")
-    _advance(s, emit, evaluator)
+    advance(s, emit, evaluator)
     return s, events
 
 
@@ -338,13 +193,13 @@ def _check_hole(s: HandState, player: int, cards: Sequence[Card]) -> None:
         )
 
 
-def _decide_hole(s: HandState, command: DealHoleCards, emit: _Emit) -> None:
+def _decide_hole(s: HandState, command: DealHoleCards, emit: Emit) -> None:
     _check_hole(s, command.player, command.cards)
     _check_new_cards(s, command.cards)
     emit(HoleCardsDealt(command.player, tuple(command.cards)))
 
 
-def _decide_hands(s: HandState, command: DealHands, emit: _Emit) -> None:
+def _decide_hands(s: HandState, command: DealHands, emit: Emit) -> None:
     """Every player's hole cards at once: checked together, then dealt in position order."""
     holes = command.holes
     n = len(s.stacks)
@@ -359,7 +214,7 @@ def _decide_hands(s: HandState, command: DealHands, emit: _Emit) -> None:
         emit(HoleCardsDealt(player, tuple(hole)))
 
 
-def _decide_board(s: HandState, command: DealBoard, emit: _Emit) -> None:
+def _decide_board(s: HandState, command: DealBoard, emit: Emit) -> None:
     if s.phase is not Phase.DEALING_BOARD:
         raise E.IllegalAction(E.WRONG_PHASE, "the board is dealt only between betting rounds")
     street = s.street + 1
@@ -418,7 +273,7 @@ def _decide_action(
         assert isinstance(command, BetOrRaise)
         trusted = known is not None and known.player == p and known.can_raise
         if not trusted:
-            denial = _raise_denial(s, p)
+            denial = raise_denial(s, p)
             if denial is not None:
                 raise E.IllegalAction(*denial)
         to = command.to
@@ -429,7 +284,7 @@ def _decide_action(
             assert known is not None
             min_to, max_to = known.min_to, known.max_to
         else:
-            min_to, max_to = _raise_bounds(s, p)
+            min_to, max_to = raise_bounds(s, p)
         if to < min_to:
             raise E.IllegalAction(E.BELOW_MINIMUM, f"the minimum is {min_to}, not {to}")
         if to > max_to:
@@ -439,7 +294,7 @@ def _decide_action(
         return ActionTaken(p, action, amount, to, amount == stack)
 
 
-def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:
+def _decide_showdown(s: HandState, command: Show | Muck, emit: Emit) -> None:
     p = command.player
     _check_player(s, p)
     if isinstance(command, Show) and s.phase is Phase.COMPLETE:
@@ -460,7 +315,7 @@ def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:
         _check_shown_cards(s, p, command.cards)
         emit(HandShown(p, s.hole[p]))
     else:
-        if not _can_muck(s, p):
+        if not can_muck(s, p):
             raise E.IllegalAction(E.CANNOT_MUCK, "you are the last player in a pot: show to win it")
         emit(HandMucked(p))
 
@@ -468,113 +323,3 @@ def _decide_showdown(s: HandState, command: Show | Muck, emit: _Emit) -> None:
 def _check_shown_cards(s: HandState, p: int, cards: Sequence[Card] | None) -> None:
     if cards is not None and sorted(cards) != sorted(s.hole[p]):
         raise E.InvalidCommand(E.WRONG_CARDS_SHOWN, "only the cards dealt to you can be shown")
-
-
-# --------------------------------------------------------------------------- automatic steps
-
-
-def _advance(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
-    """Run every step that needs no decision, until the hand waits for one (or is over)."""
-    while True:
-        phase = s.phase
-        if phase is Phase.BETTING:
-            if s.actors and s.folded.count(False) > 1:  # mucking happens only later
-                return
-            _close_round(s, emit)
-        elif phase is Phase.DEALING_BOARD:
-            if s.runout:
-                hidden = [i for i in _reveal_order(s) if s.shown[i] is None]
-                if hidden:
-                    for i in hidden:
-                        emit(HandShown(i, s.hole[i]))
-            return
-        elif phase is Phase.SHOWDOWN:
-            if s.showdown_queue and sum(_contenders(s)) > 1:
-                return
-            _award(s, emit, evaluator)
-        elif phase is Phase.AWARDING:
-            _award(s, emit, evaluator)
-        else:
-            return
-
-
-def _reveal_order(s: HandState) -> list[int]:
-    n = len(s.stacks)
-    start = s.last_aggressor if s.last_aggressor is not None else 0
-    return [(start + k) % n for k in range(n) if not s.folded[(start + k) % n]]
-
-
-def _close_round(s: HandState, emit: _Emit) -> None:
-    bets = s.bets
-    top = max(bets)
-    if top:
-        leader = bets.index(top)
-        second = max(b for i, b in enumerate(bets) if i != leader)
-        if top > second:
-            emit(UncalledBetReturned(leader, top - second))
-    emit(BettingRoundEnded(s.street, s.pot + sum(s.bets)))
-
-
-def _award(s: HandState, emit: _Emit, evaluator: HandEvaluator) -> None:
-    pots = pots_of(s)
-    rake = rake_amount(sum(p.amount for p in pots), s.config.rake, s.flop_seen)
-    if rake:
-        emit(RakeTaken(rake))
-        pots = take_rake(pots, rake)
-    for index in range(len(pots) - 1, -1, -1):
-        for award in _pot_awards(s, index, pots[index], evaluator):
-            emit(award)
-    emit(HandEnded(tuple(s.stacks)))
-
-
-def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) -> list[PotAwarded]:
-    eligible = tuple(p for p in pot.eligible if not s.mucked[p])
-    if len(eligible) == 1:
-        return [PotAwarded(index, pot.amount, "whole", ((eligible[0], pot.amount),), eligible)]
-    variant = s.config.variant
-    board = s.board
-    if variant is Variant.HOLDEM:
-        highs = {p: evaluator.high(s.hole[p] + tuple(board)) for p in eligible}
-    else:
-        highs = {p: evaluator.omaha_high(s.hole[p], board) for p in eligible}
-    best_high = max(highs.values())
-    high_winners = [p for p in eligible if highs[p] == best_high]
-    lows: dict[int, int] = {}
-    if variant is Variant.OMAHA_HI_LO:
-        for p in eligible:
-            low = evaluator.omaha_low(s.hole[p], board)
-            if low is not None:
-                lows[p] = low
-    if not lows:
-        return [
-            PotAwarded(
-                index,
-                pot.amount,
-                "whole",
-                tuple(split_evenly(pot.amount, high_winners)),
-                eligible,
-                describe_high(best_high),
-            )
-        ]
-    best_low = min(lows.values())
-    low_winners = [p for p in eligible if lows.get(p) == best_low]
-    low_amount = pot.amount // 2
-    high_amount = pot.amount - low_amount  # the odd chip of the split goes high
-    return [
-        PotAwarded(
-            index,
-            high_amount,
-            "high",
-            tuple(split_evenly(high_amount, high_winners)),
-            eligible,
-            describe_high(best_high),
-        ),
-        PotAwarded(
-            index,
-            low_amount,
-            "low",
-            tuple(split_evenly(low_amount, low_winners)),
-            eligible,
-            describe_low(best_low),
-        ),
-    ]

@@ -33,6 +33,7 @@ from .events import (
     HoleCardsDealt,
     StreetDealt,
 )
+from .evolve import replay as replay_events
 from .state import HandState, Phase
 
 CODES: dict[str, tuple[Variant, BettingStructure]] = {
@@ -232,8 +233,6 @@ def hand_from_events(events: Sequence[Event], players: Sequence[str] | None = No
     first = events[0]
     if not isinstance(first, HandStarted):
         raise ValueError("a hand's events begin with HandStarted")
-    from .state import replay as replay_events
-
     state = replay_events(events)
     return PhhHand(
         config=first.config,

@@ -8,9 +8,12 @@ seat left of the button, the button is last) and passes commands through.
 - ``commands`` / ``events``: what may be asked of a table, and what happened
 - ``state``: ``TableState`` and ``evolve`` (applying an event never fails)
 - ``planning``: who is dealt into the next hand, the button and the blinds
-- ``decide``: each command's rules, ``decide`` and ``step_table``
+- ``decide``: ``decide`` and ``step_table``, each command sent to its handler: ``seating`` (the
+  seats), ``hand_commands`` (the hand and the clock), both over ``hand_flow`` (running the hand)
+- ``automation``: what the table needs next that no player decides (``next_due``)
+- ``settling``: replaying a run of stored commits, settling the hands that are over
 - ``errors``: the table's stable error codes
-- ``codec``: events and snapshots to and from JSON-able data
+- ``codec``, ``converters``: events and snapshots to and from JSON-able data
 """
 
 from .commands import PlayerAction

@@ -4,16 +4,16 @@ The table service's driver turns each item into a command (asking the dealer for
 seed, the bot policy for a decision) and commits it; then it asks again. Priorities, first
 match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street;
 a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
-start the next hand. Deck positions come from ``libs.fairdeck.DealLayout``, so asking the dealer
-again for the same item returns the same cards.
+start the next hand. Deck positions come from ``libs.poker.dealing.DealLayout``, so asking the
+dealer again for the same item returns the same cards.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from libs.fairdeck import DealLayout
-from libs.poker.engine import LegalActions, legal_actions, showdown_turn
+from libs.poker.dealing import DealLayout
+from libs.poker.legal import LegalActions, legal_actions, showdown_turn
 from libs.poker.state import Phase
 
 from .planning import can_start_hand

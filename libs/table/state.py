@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from libs.poker.engine import showdown_turn
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
+from libs.poker.evolve import APPLIERS as HAND_APPLIERS
+from libs.poker.evolve import apply as apply_hand_event
 from libs.poker.history import PublicAction, public_action
-from libs.poker.state import APPLIERS as HAND_APPLIERS
+from libs.poker.legal import showdown_turn
 from libs.poker.state import HandState, initial_state
-from libs.poker.state import apply as apply_hand_event
 
 from .config import BotDifficulty, TableConfig
 from .events import (

@@ -1,5 +1,5 @@
 """AI use cases: choose an action for a bot from exactly what a seated player sees (its
-``PlayerView`` and ``LegalActions``, read and checked by ``libs.ai.wire``) at the requested
+``PlayerView`` and ``LegalActions``, read and checked by ``libs.aiproto``) at the requested
 difficulty, within the time budget and the call's deadline, whichever ends first."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import secrets
 
 from libs.ai import Decision, decide
 from libs.ai import warm_up as warm_up_levels
-from libs.ai.wire import Request
+from libs.aiproto.reading import Request
 
 #: Budget when the request gives none (``time_budget_ms = 0``).
 DEFAULT_TIME_BUDGET_MS = 200

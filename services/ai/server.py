@@ -1,8 +1,8 @@
-"""Ai gRPC servicer (holdem.ai.v1.AiService): proto <-> ``libs.ai`` through ``libs.ai.wire``.
+"""Ai gRPC servicer (holdem.ai.v1.AiService): proto <-> ``libs.ai`` through ``libs.aiproto``.
 
 The decision runs in a worker thread so the event loop keeps answering health checks (and other
 calls) meanwhile; an inconsistent request is refused with INVALID_ARGUMENT and a message that
-says what is wrong (``wire.InvalidRequest``).
+says what is wrong (``libs.aiproto.errors.InvalidRequest``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import asyncio
 
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 
-from libs.ai.wire import read_request, response_from_decision
+from libs.aiproto.reading import read_request
+from libs.aiproto.requests import response_from_decision
 from libs.platform.callers import AI_CALLERS
 from libs.platform.server import Context, Endpoint, Mount
 from services.ai import app

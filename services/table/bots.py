@@ -1,7 +1,7 @@
 """Bot seats: every decision of a bot is asked of the ai service (one ``Decide`` per decision),
 with exactly that seat's view and nothing else.
 
-The request is built the one way ``libs.ai.wire.decide_request`` builds it, from
+The request is built the one way ``libs.aiproto.requests.decide_request`` builds it, from
 ``libs.ai.seat_view`` over the hand in play: the seat's own hole cards (no other hidden card),
 the board, every dealt seat's stack, bet and status, the pots, the hand's public history
 (``TableState.actions``) and the legal actions with their bounds. The seat's level is the one it
@@ -30,7 +30,7 @@ import grpc
 import structlog
 
 from libs.ai import Decision, Level, SeatView, clock_action, decide, is_legal, seat_view
-from libs.ai.wire import TableContext, decide_request, decision_from_response
+from libs.aiproto.requests import TableContext, decide_request, decision_from_response
 from libs.platform.metrics import table as metrics
 from libs.table import TableState
 from libs.table import commands as tc

@@ -1,6 +1,7 @@
 """Where the table gets its cards: the dealer service (gRPC), or an in-process dealer with the same
-algorithm for tests and tools. Either way cards come by deck position (libs.fairdeck.DealLayout),
-so asking again returns the same cards and a restarted table continues the same deck."""
+algorithm for tests and tools. Either way cards come by deck position
+(libs.poker.dealing.DealLayout), so asking again returns the same cards and a restarted table
+continues the same deck."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
-from libs.ai.wire import MOVES
-from libs.poker.engine import legal_actions, pots_of
+from libs.aiproto.mapping import MOVES
+from libs.poker.legal import legal_actions, pots_of
 from libs.table import TableState
 from libs.tableproto.config import config_to_proto
 

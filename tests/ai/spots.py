@@ -25,7 +25,7 @@ from libs.poker import (
     start_hand,
     step,
 )
-from libs.poker.state import replay
+from libs.poker.evolve import replay
 
 BB = 100
 

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from libs.ai import Level, SeatView, decide, is_legal
 from libs.ai.arena import command
 from libs.ai.hard import HardSettings, hard
-from libs.ai.wire import decide_request, read_request
+from libs.aiproto.reading import read_request
+from libs.aiproto.requests import decide_request
 from libs.poker import (
     DECK,
     BettingStructure,
@@ -34,7 +35,7 @@ from libs.poker import (
     start_hand,
     step,
 )
-from libs.poker.state import replay
+from libs.poker.evolve import replay
 from tests.ai.test_view import cards_in
 
 SPOTS = {"count": 0, "hard_max_seconds": 0.0}

@@ -13,7 +13,7 @@ from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.ai import Level, is_legal
-from libs.ai.wire import decide_request, decision_from_response
+from libs.aiproto.requests import decide_request, decision_from_response
 from libs.cli.main import main
 from libs.devstack.identity import channel_as
 from libs.poker import BettingStructure, Variant

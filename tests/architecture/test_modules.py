@@ -30,16 +30,6 @@ STILL_SPLITTING = frozenset(
         "libs/eventstore/projection.py",
         "tests/eventstore/test_contracts.py",
         "tests/tableservice/test_table_app.py",
-        # removed when house-domain lands
-        "libs/ai/ranges.py",
-        "libs/ai/wire.py",
-        "libs/poker/engine.py",
-        "libs/poker/state.py",
-        "libs/table/decide.py",
-        "tests/evaluator/test_native_batch.py",
-        "tests/poker/pokerkit_bridge.py",
-        "tests/poker/test_properties.py",
-        "tests/table/test_table_rules.py",
         # removed when containers lands (issue 23 owns tests/deploy)
         "tests/deploy/test_k8s.py",
     }

@@ -11,16 +11,19 @@ import pytest
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
 from libs.cli.main import main
-from libs.fairdeck import DealLayout, commitment, deck_from_seed, new_seed
+from libs.fairdeck import commitment, deck_from_seed, new_seed
 from libs.fairdeck.audit import Reveal
 from libs.fairdeck.histories import json_history, phh_history, verify_text
 from libs.poker.cards import DECK
 from libs.poker.commands import Call, Check, DealBoard, DealHoleCards, Show
 from libs.poker.config import BettingStructure, HandConfig, Variant, position_blinds
-from libs.poker.engine import legal_actions, start_hand, step
+from libs.poker.dealing import DealLayout
+from libs.poker.engine import start_hand, step
 from libs.poker.events import Event
+from libs.poker.evolve import replay
+from libs.poker.legal import legal_actions
 from libs.poker.phh import replay_text
-from libs.poker.state import Phase, replay
+from libs.poker.state import Phase
 from services.dealer.server import card_from_proto
 
 Stub = dealer_pb2_grpc.DealerServiceStub

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from libs.fairdeck import DealLayout, commitment, deck_from_seed, new_seed
+from libs.fairdeck import commitment, deck_from_seed, new_seed
 from libs.fairdeck.audit import Reveal, check, dealt_from_events
 from libs.poker import (
     DECK,
@@ -26,6 +26,7 @@ from libs.poker import (
     start_hand,
     step,
 )
+from libs.poker.dealing import DealLayout
 
 
 def _dealt_hand(seed: bytes, players: int = 3) -> list[Event]:

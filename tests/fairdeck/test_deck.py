@@ -8,13 +8,13 @@ import hmac
 import pytest
 
 from libs.fairdeck import (
-    DealLayout,
     FairnessError,
     commitment,
     deck_from_seed,
     new_seed,
     verify_deal,
 )
+from libs.poker.dealing import DealLayout
 
 
 def _reference_deck(seed: bytes) -> list[int]:

@@ -116,7 +116,7 @@ def evaluator_call(channel: grpc.Channel) -> Known:
 
 def ai_call(channel: grpc.Channel) -> Known:
     from libs.ai import Level
-    from libs.ai.wire import decide_request
+    from libs.aiproto.requests import decide_request
     from libs.poker import BettingStructure, Variant
     from tests.ai.spots import Hand
 

@@ -3,84 +3,19 @@ PokerKit parses, and no card the player never saw."""
 
 from __future__ import annotations
 
-import contextlib
-import random
-
 import pytest
 from pokerkit.notation import HandHistory as PokerKitHistory
 
 from libs.history import MAX_HISTORY_COMMITS, StoredCommit, hands_of_player, history_page
 from libs.history.phh import phh_actions
-from libs.poker import DealBoard, DealHoleCards, Phase, legal_actions
-from libs.poker.cards import DECK, format_cards
+from libs.poker.cards import format_cards
 from libs.poker.events import HandShown, HoleCardsDealt
 from libs.poker.phh import replay_text
-from libs.table import TableConfig, TableState, step_table
-from libs.table import commands as tc
-from libs.table.commands import PlayerAction
-from libs.table.events import Event, HandBegan, PlayerSeated
+from libs.table.events import HandBegan, PlayerSeated
+from tests.history.tables import PLAYERS, play
 
 # PokerKit's parser warns about the time zone field of every PokerStars header; not our concern.
 pytestmark = pytest.mark.filterwarnings("ignore:The field 'time_zone_abbreviation'")
-
-PLAYERS = ("alice", "bob", "carol")
-
-
-def play(hands: int, seed: int) -> list[tuple[int, float, list[Event]]]:
-    """A table of three people playing ``hands`` random hands: its commits."""
-    rng = random.Random(seed)
-    state = TableState()
-    commits: list[tuple[int, float, list[Event]]] = []
-
-    def run(command: tc.TableCommand) -> None:
-        nonlocal state
-        state, events = step_table(state, command)
-        commits.append((len(commits) + 1, 1_700_000_000.0 + len(commits), list(events)))
-
-    run(tc.OpenTable("t1", TableConfig(seats=6), 0.0))
-    for number, name in enumerate(PLAYERS):
-        run(tc.SitDown(name, number, 200))
-    now = 1.0
-    for number in range(1, hands + 1):
-        now += 100.0
-        run(tc.StartHand(str(number), "c", now))
-        deck = list(DECK)
-        rng.shuffle(deck)
-        assert state.hand is not None
-        for p in range(state.hand.player_count):
-            run(tc.Deal((DealHoleCards(p, (deck.pop(), deck.pop())),), now))
-        while state.hand_in_progress:
-            hand = state.hand
-            assert hand is not None
-            if hand.phase is Phase.DEALING_BOARD:
-                count = 3 if hand.street == 0 else 1
-                run(tc.Deal((DealBoard(tuple(deck.pop() for _ in range(count))),), now))
-                continue
-            acting = state.acting_seat()
-            assert acting is not None
-            player = state.seats[acting].player_id
-            options = legal_actions(hand)
-            if options is None:  # showdown: the first shows, later ones muck half the time
-                turn_can_muck = rng.random() < 0.5 and len(hand.board) == 5
-                try:
-                    run(tc.ShowOrMuck(player, not turn_can_muck, now))
-                except Exception:
-                    run(tc.ShowOrMuck(player, True, now))
-                continue
-            roll = rng.random()
-            if options.can_raise and roll < 0.2:
-                run(tc.Act(player, PlayerAction.RAISE, options.min_to, now))
-            elif options.can_check:
-                run(tc.Act(player, PlayerAction.CHECK, now=now))
-            elif roll < 0.75:
-                run(tc.Act(player, PlayerAction.CALL, now=now))
-            else:
-                run(tc.Act(player, PlayerAction.FOLD, now=now))
-        if number % 4 == 0 and not state.hand_in_progress:  # a winner shows voluntarily
-            winner = max(state.seats.values(), key=lambda s: s.stack).player_id
-            with contextlib.suppress(Exception):
-                run(tc.ShowOrMuck(winner, True, now))
-    return commits
 
 
 def test_every_hand_replays_as_phh_and_parses_as_pokerstars_text() -> None:

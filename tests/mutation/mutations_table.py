@@ -28,25 +28,25 @@ MUTATIONS = [
     ),
     Mutation(
         "clock: acts only after the deadline, not at it",
-        "libs/table/decide.py",
+        "libs/table/hand_commands.py",
         "if number is None or c.now < s.deadline or s.hand is None:",
         "if number is None or c.now <= s.deadline or s.hand is None:",
     ),
     Mutation(
         "clock: always folds, never checks when checking is free",
-        "libs/table/decide.py",
+        "libs/table/hand_flow.py",
         "if options is not None and options.player == position and options.can_check:",
         "if False:",
     ),
     Mutation(
         "clock: sits out one time-out late",
-        "libs/table/decide.py",
+        "libs/table/hand_commands.py",
         "and s.seats[number].timeouts >= s.config.timeouts_before_sit_out",
         "and s.seats[number].timeouts > s.config.timeouts_before_sit_out",
     ),
     Mutation(
         "clock: acting in the time bank does not spend it",
-        "libs/table/decide.py",
+        "libs/table/hand_commands.py",
         "        x.emit(TimeBankUsed(number, used))\n",
         "",
     ),
@@ -58,7 +58,7 @@ MUTATIONS = [
     ),
     Mutation(
         "seating: newcomers after the first hand play at once",
-        "libs/table/decide.py",
+        "libs/table/seating.py",
         "starting = s.hands_started == 0 or _active_count(s) < 2",
         "starting = True",
     ),
@@ -70,7 +70,7 @@ MUTATIONS = [
     ),
     Mutation(
         "leaving: a player who asked to leave stays after the hand",
-        "libs/table/decide.py",
+        "libs/table/hand_flow.py",
         "        if seat.leaving:\n"
         "            x.emit(PlayerLeft(number, seat.player_id, seat.stack))\n",
         "        if False:\n            pass\n",

@@ -308,7 +308,7 @@ def test_an_entry_bet_is_live_but_the_big_blind_closes_the_action() -> None:
 
 
 def test_legal_actions_follow_a_state_that_events_change_in_place() -> None:
-    from libs.poker.state import apply
+    from libs.poker.evolve import apply
 
     s = deal(holdem([100] * 3), "AsKs", "QdQh", "2c7d")
     first = legal_actions(s)

@@ -42,6 +42,7 @@ from libs.poker import (
     Show,
     Variant,
     engine,
+    legal,
     new_hand,
     parse_cards,
     position_blinds,
@@ -50,7 +51,9 @@ from libs.poker import (
 )
 from libs.poker.state import HandState
 from tests.poker import pokerkit_bridge as bridge
-from tests.poker.pokerkit_bridge import HandResult, play_random_hand
+from tests.poker import pokerkit_hands, pokerkit_tables
+from tests.poker.pokerkit_bridge import play_random_hand
+from tests.poker.pokerkit_duel import HandResult, Options
 
 COMBINATIONS = list(itertools.product(Variant, BettingStructure))
 IDS = [f"{variant.value}-{structure.value}" for variant, structure in COMBINATIONS]
@@ -217,8 +220,8 @@ def test_our_pokerkit_states_match_its_presets(
     fixed-limit Omaha hi-lo preset, whose betting is pot-limit in PokerKit 0.7.7)."""
     blinds = position_blinds(6, 1, 2)
     config = HandConfig(variant, structure, blinds, min_bet=2)
-    ours = bridge.pokerkit_state(config, [200] * 6)
-    automations = bridge.AUTOMATIONS
+    ours = pokerkit_tables.pokerkit_state(config, [200] * 6)
+    automations = pokerkit_tables.AUTOMATIONS
     if structure is BettingStructure.FIXED_LIMIT:
         preset = game.create_state(  # type: ignore[attr-defined]
             automations, True, 0, (1, 2), 2, 4, [200] * 6, 6
@@ -254,11 +257,11 @@ def test_memoized_hands_equal_pokerkits(variant: Variant) -> None:
         Variant.OMAHA: (pk.OmahaHoldemHand,),
         Variant.OMAHA_HI_LO: (pk.OmahaHoldemHand, pk.OmahaEightOrBetterLowHand),
     }
-    fast_types = bridge.HAND_TYPES[variant]
+    fast_types = pokerkit_hands.HAND_TYPES[variant]
     for _ in range(300):
         cards = rng.sample(range(52), variant.hole_card_count + 5)
-        hole = [bridge.PK_CARDS[c] for c in cards[:-5]]
-        board = [bridge.PK_CARDS[c] for c in cards[-5:]]
+        hole = [pokerkit_hands.PK_CARDS[c] for c in cards[:-5]]
+        board = [pokerkit_hands.PK_CARDS[c] for c in cards[-5:]]
         for fast, original in zip(fast_types, originals[variant], strict=True):
             expected = original.from_game_or_none(hole, board)
             got = fast.from_game_or_none(hole, board)
@@ -268,7 +271,7 @@ def test_memoized_hands_equal_pokerkits(variant: Variant) -> None:
                 assert got is not None
                 assert got.entry == expected.entry
                 assert sorted(map(repr, got.cards)) == sorted(map(repr, expected.cards))
-    assert len(DECK) == len(bridge.PK_CARDS) == 52
+    assert len(DECK) == len(pokerkit_hands.PK_CARDS) == 52
 
 
 def test_a_mismatch_names_the_seed_and_the_command_to_replay_it(
@@ -277,7 +280,7 @@ def test_a_mismatch_names_the_seed_and_the_command_to_replay_it(
     """A difference fails with the seed and a one-line reproduction."""
     real = bridge._Duel._pk_options
 
-    def off_by_one(duel: bridge._Duel) -> bridge._Options:
+    def off_by_one(duel: bridge._Duel) -> Options:
         options = real(duel)
         if options.can_raise:
             options.min_to += 1
@@ -342,7 +345,7 @@ def test_an_engine_that_agrees_with_pokerkits_quirk_is_still_caught(
     """The harness holds our engine to the rules computed from the actions, not only to
     PokerKit: an engine whose reopening rule forgets the minimum bet (so, after an all-in bet
     below it, lets everyone raise again, as PokerKit does) fails although PokerKit agrees."""
-    real = engine._raise_denial
+    real = legal.raise_denial
 
     def forgets_the_minimum_bet(s: HandState, p: int) -> tuple[str, str] | None:
         owed = s.current_bet - s.bets[p]
@@ -350,7 +353,9 @@ def test_an_engine_that_agrees_with_pokerkits_quirk_is_still_caught(
             return real(dataclasses.replace(s, acted=[False] * len(s.acted)), p)
         return real(s, p)
 
-    monkeypatch.setattr(engine, "_raise_denial", forgets_the_minimum_bet)
+    # The offer (legal_actions) and the check (the engine's) ask the same rule: patch both.
+    monkeypatch.setattr(legal, "raise_denial", forgets_the_minimum_bet)
+    monkeypatch.setattr(engine, "raise_denial", forgets_the_minimum_bet)
     with pytest.raises(AssertionError) as failure:
         for seed in range(60):
             play_random_hand(seed, Variant.HOLDEM, BettingStructure.FIXED_LIMIT, 2 + seed % 9)

@@ -33,8 +33,9 @@ from libs.poker import (
     step,
 )
 from libs.poker.cards import DECK
+from libs.poker.evolve import replay
 from libs.poker.phh import dumps, hand_from_events, loads, replay_hand, replay_text, stacks_match
-from libs.poker.state import Phase, replay
+from libs.poker.state import Phase
 
 PHH_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
 needs_phh = pytest.mark.skipif(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,7 +166,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         },
     ),
     "ai": (
-        ["services/ai", "libs/ai/wire.py"],
+        ["services/ai", "libs/aiproto"],
         {
             "AMOUNT_OUT_OF_RANGE": INVALID,
             "BAD_ACTION": INVALID,
@@ -249,9 +250,9 @@ def raised_codes(sources: list[str]) -> list[Raised]:
                 else next((k.value for k in node.keywords if k.arg == "code"), None)
             )
             assert argument is not None, f"{where}: a coded error without a code"
-            for expr in _code_expressions(argument, tree):
+            for expr, home in _code_expressions(argument, tree, namespace):
                 try:
-                    code = _resolve(expr, namespace)
+                    code = _resolve(expr, home)
                 except (LookupError, AttributeError):
                     pytest.fail(f"{where}: the code {ast.unparse(expr)} is not a constant")
                 assert isinstance(code, str), f"{where}: the code is not a string"
@@ -259,11 +260,14 @@ def raised_codes(sources: list[str]) -> list[Raised]:
     return found
 
 
-def _code_expressions(argument: ast.expr, tree: ast.Module) -> list[ast.expr]:
-    """The expressions a code argument comes from: itself, or for ``Error(*reason)`` with
-    ``reason = helper(...)`` the first item of every tuple ``helper`` returns."""
+def _code_expressions(
+    argument: ast.expr, tree: ast.Module, namespace: dict[str, Any]
+) -> list[tuple[ast.expr, dict[str, Any]]]:
+    """The expressions a code argument comes from, each with the namespace it is read in:
+    itself, or for ``Error(*reason)`` with ``reason = helper(...)`` the first item of every
+    tuple ``helper`` returns (``helper`` defined in this module or imported into it)."""
     if not isinstance(argument, ast.Starred):
-        return [argument]
+        return [(argument, namespace)]
     name = ast.unparse(argument.value)
     helpers = {
         node.value.func.id
@@ -273,13 +277,18 @@ def _code_expressions(argument: ast.expr, tree: ast.Module) -> list[ast.expr]:
         and isinstance(node.value, ast.Call)
         and isinstance(node.value.func, ast.Name)
     }
-    found = [
-        ret.value.elts[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef) and node.name in helpers
-        for ret in ast.walk(node)
-        if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple)
-    ]
+    found: list[tuple[ast.expr, dict[str, Any]]] = []
+    for helper in sorted(helpers):
+        function = namespace.get(helper)
+        home = inspect.getmodule(function)
+        source = ast.parse(inspect.getsource(home)) if home is not None else tree
+        found += [
+            (ret.value.elts[0], vars(home) if home is not None else namespace)
+            for node in ast.walk(source)
+            if isinstance(node, ast.FunctionDef) and node.name == getattr(function, "__name__", "")
+            for ret in ast.walk(node)
+            if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple)
+        ]
     assert found, f"cannot tell where the code {ast.unparse(argument)} comes from"
     return found
 

@@ -27,7 +27,8 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2
 
 from libs.ai import Level, decide
-from libs.ai.wire import read_request, response_from_decision
+from libs.aiproto.reading import read_request
+from libs.aiproto.requests import response_from_decision
 from libs.devstack.tablestub import table_as
 from libs.poker.events import HandEnded, HandVoided, HoleCardsDealt, StreetDealt
 from libs.table.config import BotDifficulty

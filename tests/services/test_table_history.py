@@ -23,7 +23,7 @@ from libs.poker.events import HandShown, HoleCardsDealt
 from libs.table.events import HandBegan
 from libs.tableproto.envelope import encode_commit
 from services.table.history import stored_commits
-from tests.history.test_history import play
+from tests.history.tables import play
 from tests.services.conftest import Starter
 from tests.services.test_table_bots import LEVELS, _config, _play
 

@@ -9,7 +9,7 @@ from libs.poker import IllegalAction, InvalidCommand
 from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table.events import ChipsAdded
-from tests.table.test_table_rules import given, when
+from tests.table.table_steps import given, when
 
 CONFIG = TableConfig(seats=6, min_buy_in=40, max_buy_in=200, min_players_to_start=3)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from libs.fairdeck import DealLayout
 from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
+from libs.poker.dealing import DealLayout
 from libs.table import TableConfig, TableState, step_table
 from libs.table import commands as tc
 from libs.table.automation import (

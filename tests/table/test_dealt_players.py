@@ -12,7 +12,7 @@ from libs.table import commands as tc
 from libs.table.decide import step_table
 from libs.table.events import Event, HandBegan
 from libs.table.state import MAX_DEALT_PLAYERS
-from tests.history.test_history import PLAYERS, play
+from tests.history.tables import PLAYERS, play
 
 
 def _events(hands: int) -> list[Event]:

@@ -12,7 +12,7 @@ import pytest
 from holdem.common.v1 import common_pb2
 
 from libs.ai import Decision, Level, SeatView
-from libs.ai.wire import TableContext
+from libs.aiproto.requests import TableContext
 from libs.eventstore import InMemoryEventStore, InMemorySnapshotStore
 from libs.poker.cards import DECK
 from libs.poker.commands import DealHoleCards
@@ -169,7 +169,8 @@ class WireRoundTrip:
         self, view: SeatView, level: Level, context: TableContext, timeout: float
     ) -> Decision:
         from libs.ai import decide
-        from libs.ai.wire import decide_request, read_request
+        from libs.aiproto.reading import read_request
+        from libs.aiproto.requests import decide_request
 
         checked = read_request(decide_request(view, level, 1, 500, context))
         self.requests += 1

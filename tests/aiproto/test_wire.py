@@ -12,12 +12,12 @@ from holdem.common.v1 import common_pb2 as pb
 from libs.ai import Level, SeatView
 from libs.ai.arena import LevelPlayer, MatchConfig, run_match
 from libs.ai.decision import Decision
-from libs.ai.wire import (
-    InvalidRequest,
+from libs.aiproto.errors import InvalidRequest
+from libs.aiproto.reading import read_request
+from libs.aiproto.requests import (
     TableContext,
     decide_request,
     decision_from_response,
-    read_request,
     response_from_decision,
 )
 from libs.poker import ActionKind, BettingStructure, Variant
