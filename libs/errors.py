@@ -4,6 +4,9 @@ A *domain error* is any exception carrying ``code: str`` (stable, machine-readab
 ``message: str`` (for people), and a :class:`ErrorKind` saying what went wrong from the caller's
 point of view. The domain packages raise them; libs.platform.errors turns each kind into its gRPC
 status at the service edge.
+
+Also here: :func:`echo`, how a message quotes what a caller sent (short and escaped), for every
+layer that refuses input.
 """
 
 from __future__ import annotations
@@ -94,3 +97,15 @@ class NotImplementedYet(DomainError):
 
     def __init__(self, method: str, later: str) -> None:
         super().__init__(NOT_IMPLEMENTED, f"{method} is not implemented yet: {later}")
+
+
+#: Characters of an untrusted value an error message may repeat.
+ECHO_CHARS = 32
+
+
+def echo(value: str | bytes) -> str:
+    """A short, escaped prefix of an untrusted value, safe to put in a message or a log line."""
+    if len(value) <= ECHO_CHARS:
+        return ascii(value)
+    unit = "characters" if isinstance(value, str) else "bytes"
+    return f"{value[:ECHO_CHARS]!a}... ({len(value)} {unit})"

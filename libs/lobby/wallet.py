@@ -56,9 +56,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from libs.errors import NotFound, PreconditionFailed
+from libs.errors import NotFound, PreconditionFailed, echo
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
-from libs.platform.validation import echo
 
 PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
 NOT_ENOUGH_CHIPS = "NOT_ENOUGH_CHIPS"

@@ -26,6 +26,7 @@ from libs.errors import (
     NotFound,
     PreconditionFailed,
     Unauthenticated,
+    echo,
 )
 from libs.lobby import account, catalogue, wallet
 from libs.lobby.account import Account, AccountOpened, account_key
@@ -33,7 +34,6 @@ from libs.lobby.catalogue import Listing
 from libs.lobby.passwords import DUMMY_HASH, check_strength, hash_password, verify_password
 from libs.lobby.stakes import checked_config
 from libs.lobby.wallet import Wallet
-from libs.platform.validation import echo
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.tableproto.config import config_from_proto

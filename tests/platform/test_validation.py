@@ -21,12 +21,11 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2
 from holdem.table.v1 import table_pb2
 
+from libs.errors import ECHO_CHARS, echo
 from libs.platform.validation import (
-    ECHO_CHARS,
     INVALID_FIELD,
     RequestInvalid,
     Violation,
-    echo,
     validate,
     violations,
 )
