@@ -34,6 +34,7 @@ from libs.errors import (
     NotFound,
     NotImplementedYet,
     PermissionDenied,
+    ResourceExhausted,
     Unauthenticated,
 )
 from libs.eventstore.projection import JetStreamProjection, Projected
@@ -41,7 +42,7 @@ from libs.platform.callers import CLIENT_ADDRESS_HEADER, caller_of
 from libs.platform.clients import aio_channel, call_timeout, connect_peer, service_config
 from libs.platform.config import PlatformConfig
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceSigner
-from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
+from libs.platform.limits import TOO_MANY_CALLS, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, current_request_id
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.ratelimit import RateLimiter
@@ -179,13 +180,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         wait = self.limiter.take(who, self.clock())
         if wait > 0:
             retry_ms = max(1, int(wait * 1000) + 1)
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"too many calls: retry in {retry_ms} ms",
-                trailing_metadata=(
-                    (ERROR_CODE_HEADER, RATE_LIMITED),
-                    (RETRY_AFTER_HEADER, str(retry_ms)),
-                ),
+            raise ResourceExhausted(
+                RATE_LIMITED, f"too many calls: retry in {retry_ms} ms", retry_after_ms=retry_ms
             )
 
     async def _open(self, context: Context) -> None:
@@ -562,10 +558,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         who = claims.player_id
         # the slot is taken before anything is awaited: parallel calls cannot all pass the check
         if not self.watches.try_acquire(who):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            raise ResourceExhausted(
+                TOO_MANY_WATCHES,
                 f"at most {self.config.watches_per_player} WatchTable streams per player",
-                trailing_metadata=((ERROR_CODE_HEADER, TOO_MANY_WATCHES),),
             )
         began = self.clock()
         try:  # every way out gives the slot back (a refusal, a failure, the client leaving)
@@ -700,14 +695,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         (GetHandHistory, GetDecks): RESOURCE_EXHAUSTED with a retry hint when none is free."""
         if not self.histories.try_acquire(who):
             retry_ms = self.histories.retry_after_ms()
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            raise ResourceExhausted(
+                TOO_MANY_CALLS,
                 f"at most {self.histories.limit} GetHandHistory or GetDecks calls in flight per "
                 f"player: retry in {retry_ms} ms",
-                trailing_metadata=(
-                    (ERROR_CODE_HEADER, TOO_MANY_CALLS),
-                    (RETRY_AFTER_HEADER, str(retry_ms)),
-                ),
+                retry_after_ms=retry_ms,
             )
         began = self.clock()
         try:

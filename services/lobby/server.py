@@ -6,19 +6,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import functools
 import secrets
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-import grpc
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import Error as NatsError
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
@@ -29,7 +26,7 @@ from redis.exceptions import RedisError
 
 from libs.auth import KeyRing
 from libs.auth.revocation import Revocations, revoked_bucket
-from libs.errors import DomainError, ErrorKind
+from libs.errors import ErrorKind, Unavailable
 from libs.eventstore import StoreError
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
@@ -40,10 +37,10 @@ from libs.lobby.wallet import Entry, Wallet
 from libs.platform.callers import LOBBY_CALLERS, caller_of, client_address
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorMapper
-from libs.platform.limits import RETRY_AFTER_HEADER
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
-from libs.platform.server import ERROR_CODE_HEADER, Context, Endpoint, Mount
+from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import TlsFiles, redis_options
+from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.table import TableConfig
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
 from services.lobby.app import (
@@ -61,7 +58,7 @@ from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.config import LobbyConfig
 from services.lobby.gate import ClusterGate, Gate, GateUnavailable
-from services.lobby.limits import GuestLimiter, LoginLimiter, TooManyAttempts
+from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.sagas import Seating
 from services.lobby.store import (
     LOBBY_STREAM,
@@ -79,7 +76,8 @@ from services.lobby.tables import TableClient, TableRefusal
 log = structlog.get_logger("lobby.server")
 
 T = TypeVar("T")
-SERVICE_NAME = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
+LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"]
+SERVICE_NAME = LOBBY_SERVICE.full_name
 
 _STATUSES = {
     catalogue.OPEN: common_pb2.TABLE_STATUS_OPEN,
@@ -147,52 +145,15 @@ def entry_to_proto(entry: Entry) -> lobby_pb2.LedgerEntry:
     )
 
 
-async def _exhausted(context: Context, refusal: TooManyAttempts) -> None:
-    retry_ms = int(refusal.retry_after_seconds * 1000)
-    await context.abort(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        refusal.message,
-        trailing_metadata=((ERROR_CODE_HEADER, refusal.code), (RETRY_AFTER_HEADER, str(retry_ms))),
-    )
-
-
-class Unavailable(DomainError):
-    kind = ErrorKind.UNAVAILABLE
-
-
-DEPENDENCY_DOWN = "DEPENDENCY_DOWN"
 AUDIT_UNAVAILABLE = "AUDIT_UNAVAILABLE"
-_DOWN: tuple[type[BaseException], ...] = (
-    RedisError,
-    NatsError,
-    TimeoutError,
-    StoreError,
+#: What the lobby's stores raise when NATS, JetStream or Redis fail under a call (besides the
+#: platform's list): any Redis error, and the event store's uncoded errors (a read cut short).
+STORE_FAILURES: tuple[type[BaseException], ...] = (*DEPENDENCY_FAILURES, RedisError, StoreError)
+
+
+@unavailable_on_failure(
+    LOBBY_SERVICE.methods_by_name, "storage is not reachable: retry", STORE_FAILURES
 )
-
-
-def _dependencies_down_are_unavailable(cls: type[T]) -> type[T]:
-    """Every RPC of ``cls``: NATS, JetStream or Redis failing answers UNAVAILABLE (retry), not
-    INTERNAL (issue 9: a dependency that is down is not a bug)."""
-    for name in lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].methods_by_name:
-        method = getattr(cls, name)
-
-        @functools.wraps(method)
-        async def wrapped(self: Any, request: Any, context: Context, _m: Any = method) -> Any:
-            try:
-                return await _m(self, request, context)
-            except (DomainError, TooManyAttempts, grpc.aio.AbortError):
-                raise
-            except _DOWN as exc:
-                if getattr(exc, "code", None) == "CONCURRENCY_CONFLICT":
-                    raise
-                log.warning("a dependency failed", error=str(exc)[:200])
-                raise Unavailable(DEPENDENCY_DOWN, "storage is not reachable: retry") from None
-
-        setattr(cls, name, wrapped)
-    return cls
-
-
-@_dependencies_down_are_unavailable
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def __init__(
         self, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate, nc: NATS
@@ -213,40 +174,28 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def RegisterPlayer(
         self, request: lobby_pb2.RegisterPlayerRequest, context: Context
     ) -> lobby_pb2.RegisterPlayerResponse:
-        try:
-            player = await self.lobby.register(
-                request.username,
-                request.password,
-                request.display_name,
-                peer=client_address(context),
-                bot=request.is_bot,
-                client=caller_of(context).service == "gateway",
-            )
-        except TooManyAttempts as refusal:
-            await _exhausted(context, refusal)
-            raise
+        player = await self.lobby.register(
+            request.username,
+            request.password,
+            request.display_name,
+            peer=client_address(context),
+            bot=request.is_bot,
+            client=caller_of(context).service == "gateway",
+        )
         return lobby_pb2.RegisterPlayerResponse(player=player_to_proto(player))
 
     async def Login(
         self, request: lobby_pb2.LoginRequest, context: Context
     ) -> lobby_pb2.LoginResponse:
-        try:
-            session = await self.lobby.login(
-                request.username, request.password, client_address(context)
-            )
-        except TooManyAttempts as refusal:
-            await _exhausted(context, refusal)
-            raise
+        session = await self.lobby.login(
+            request.username, request.password, client_address(context)
+        )
         return self._login_response(session)
 
     async def GuestLogin(
         self, request: lobby_pb2.GuestLoginRequest, context: Context
     ) -> lobby_pb2.LoginResponse:
-        try:
-            session = await self.lobby.guest(request.display_name, client_address(context))
-        except TooManyAttempts as refusal:
-            await _exhausted(context, refusal)
-            raise
+        session = await self.lobby.guest(request.display_name, client_address(context))
         return self._login_response(session)
 
     async def Logout(
