@@ -94,7 +94,9 @@ class ResourceExhausted(DomainError):
     kind = ErrorKind.RESOURCE_EXHAUSTED
 
 
+# Codes several services answer with (each service's own codes live with it).
 NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
+INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # a page token no page of this list ended with
 
 
 class NotImplementedYet(DomainError):

@@ -13,13 +13,11 @@ from collections.abc import AsyncIterator
 from holdem.gateway.v1 import gateway_pb2
 from holdem.table.v1 import table_pb2
 
-from libs.errors import InvalidArgument, ResourceExhausted
+from libs.errors import INVALID_PAGE_TOKEN, InvalidArgument, ResourceExhausted
 from libs.platform.limits import TOO_MANY_CALLS
 from libs.platform.server import Context
 from services.gateway.base import GatewayBase
 from services.gateway.fields import copy_fields
-
-INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 
 
 class Histories(GatewayBase):

@@ -20,7 +20,9 @@ from holdem.common.v1 import common_pb2
 
 from libs.auth import InvalidToken, KeyRing, TokenClaims, issue, verify
 from libs.auth.revocation import Revocations
+from libs.auth.tokens import INVALID_TOKEN
 from libs.errors import (
+    INVALID_PAGE_TOKEN,
     AlreadyExists,
     InvalidArgument,
     NotFound,
@@ -36,6 +38,7 @@ from libs.lobby.stakes import checked_config
 from libs.lobby.wallet import Wallet
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
+from libs.table.errors import ALREADY_OPEN, TABLE_CLOSED
 from libs.tableproto.config import config_from_proto
 from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.store import Aggregates, Index, Kind
@@ -45,14 +48,9 @@ from services.lobby.tables import TableClient, TableRefusal
 INVALID_USERNAME = "INVALID_USERNAME"
 INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"
 INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
-INVALID_TOKEN = "INVALID_TOKEN"
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
-INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
 INVALID_BOTS = "INVALID_BOTS"
 TOO_MANY_OPEN_TABLES = "TOO_MANY_OPEN_TABLES"
-PLAYER_NOT_FOUND = wallet.PLAYER_NOT_FOUND
-TABLE_NOT_FOUND = catalogue.TABLE_NOT_FOUND
-USERNAME_TAKEN = account.USERNAME_TAKEN
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 MAX_DISPLAY_NAME = 32
@@ -340,7 +338,7 @@ class Lobby:
     async def player(self, player_id: str) -> Wallet:
         found = await self.players.get(player_id)
         if not found.registered:
-            raise NotFound(PLAYER_NOT_FOUND, f"no player {echo(player_id)}")
+            raise NotFound(wallet.PLAYER_NOT_FOUND, f"no player {echo(player_id)}")
         return found
 
     async def ledger(
@@ -477,7 +475,7 @@ class Lobby:
                 listing.table_id, listing.name, decode_config(listing.config), listing.created_by
             )
         except TableRefusal as refusal:
-            if refusal.code != "ALREADY_OPEN":
+            if refusal.code != ALREADY_OPEN:
                 raise
         self.unopened.discard(listing.table_id)
 
@@ -516,7 +514,7 @@ class Lobby:
             try:
                 await self.tables.close(table_id, f"close-{table_id}", requested_by)
             except TableRefusal as refusal:
-                if refusal.code != "TABLE_CLOSED":
+                if refusal.code != TABLE_CLOSED:
                     raise
         return listing
 
@@ -553,4 +551,4 @@ def _page_start(token: str) -> int:
 
 
 def account_taken(username: str) -> Exception:
-    return AlreadyExists(USERNAME_TAKEN, f"username {echo(username)} is taken")
+    return AlreadyExists(account.USERNAME_TAKEN, f"username {echo(username)} is taken")

@@ -47,6 +47,15 @@ from libs.platform.metrics.lobby import (
     SAGAS_STUCK,
 )
 from libs.table import TableConfig
+
+# the table's own codes, answered by the lobby too when it can tell before asking the table
+from libs.table.errors import (
+    BUY_IN_OUT_OF_RANGE,
+    NO_SUCH_SEAT,
+    NOT_SEATED,
+    TABLE_CLOSED,
+    TABLE_NOT_FOUND,
+)
 from services.lobby.app import Lobby
 from services.lobby.gate import Gate
 from services.lobby.tables import TableRefusal
@@ -55,11 +64,6 @@ log = structlog.get_logger("lobby.sagas")
 
 BUY_IN_PENDING = "BUY_IN_PENDING"
 BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
-TABLE_CLOSED = "TABLE_CLOSED"
-#: The table's own codes for these refusals (libs/table/errors.py), answered by the lobby when
-#: it can tell before asking the table.
-NO_SUCH_SEAT = "NO_SUCH_SEAT"
-BUY_IN_OUT_OF_RANGE = "BUY_IN_OUT_OF_RANGE"
 TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
 HOUSE_GRANT_ATTEMPTS = 3
@@ -330,7 +334,7 @@ class Seating:
         try:
             return await attempt()
         except TableRefusal as refusal:
-            if refusal.code != "TABLE_NOT_FOUND":
+            if refusal.code != TABLE_NOT_FOUND:
                 raise
             try:  # from the stream when this replica has not seen the table yet
                 listing = await self.lobby.table(held.table_id)
@@ -438,7 +442,7 @@ class Seating:
             sequence = await self.tables.leave(table_id, saga, player_id)
         except TableRefusal as refusal:
             last = _last_cash_out(player, table_id)
-            if refusal.code in ("NOT_SEATED", TABLE_CLOSED) and last is not None:
+            if refusal.code in (NOT_SEATED, TABLE_CLOSED) and last is not None:
                 return last  # a retry after the player left, or the table closed
             if refusal.status == grpc.StatusCode.UNAVAILABLE:
                 raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None

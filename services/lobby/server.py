@@ -42,12 +42,12 @@ from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import TlsFiles, redis_options
 from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.table import TableConfig
+from libs.table.errors import TABLE_NOT_FOUND
 from libs.tableproto.config import STRUCTURES, VARIANTS, config_from_proto, config_to_proto
 from services.lobby.app import (
     ACCOUNTS,
     CATALOGUE,
     PLAYERS,
-    TABLE_NOT_FOUND,
     Lobby,
     Session,
     Stores,
