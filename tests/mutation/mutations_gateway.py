@@ -26,7 +26,7 @@ MUTATIONS = [
     ),
     Mutation(
         "keys: the lobby's saga id without the player",
-        "services/lobby/sagas.py",
+        "services/lobby/saga_common.py",
         'hashlib.sha256(f"{kind}\\n{player_id}\\n{key}".encode())',
         'hashlib.sha256(f"{kind}\\n{key}".encode())',
         tests=(*KEYS, "tests/gateway/test_gateway_wallets.py"),
