@@ -2,8 +2,12 @@
 
 A *domain error* is any exception carrying ``code: str`` (stable, machine-readable) and
 ``message: str`` (for people), and a :class:`ErrorKind` saying what went wrong from the caller's
-point of view. The domain packages raise them; libs.platform.errors turns each kind into its gRPC
-status at the service edge.
+point of view; it may say when to try again (``retry_after_ms``: a limit used up, a dependency
+away). The domain packages raise them; libs.platform.errors turns each kind into its gRPC status
+at the service edge, and the retry hint into the standard trailer.
+
+Also here: :func:`echo`, how a message quotes what a caller sent (short and escaped), for every
+layer that refuses input.
 """
 
 from __future__ import annotations
@@ -37,14 +41,17 @@ KIND_ALIASES: Mapping[str, ErrorKind] = {
 
 
 class DomainError(Exception):
-    """Base of the platform's own typed errors: a stable ``code`` and a human ``message``."""
+    """Base of the platform's own typed errors: a stable ``code`` and a human ``message``;
+    ``retry_after_ms``: when the caller may try again (None: no hint), sent as gRPC's retry
+    pushback."""
 
     kind: ClassVar[ErrorKind] = ErrorKind.PRECONDITION
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, retry_after_ms: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_after_ms = retry_after_ms
 
 
 class InvalidArgument(DomainError):
@@ -76,14 +83,20 @@ class Unauthenticated(DomainError):
 
 
 class Unavailable(DomainError):
+    """Not served now (a dependency down, the table owned elsewhere): retry."""
+
     kind = ErrorKind.UNAVAILABLE
 
 
 class ResourceExhausted(DomainError):
+    """A limit of the caller's is used up: retry later (``retry_after_ms`` says when)."""
+
     kind = ErrorKind.RESOURCE_EXHAUSTED
 
 
+# Codes several services answer with (each service's own codes live with it).
 NOT_IMPLEMENTED = "NOT_IMPLEMENTED"
+INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # a page token no page of this list ended with
 
 
 class NotImplementedYet(DomainError):
@@ -94,3 +107,15 @@ class NotImplementedYet(DomainError):
 
     def __init__(self, method: str, later: str) -> None:
         super().__init__(NOT_IMPLEMENTED, f"{method} is not implemented yet: {later}")
+
+
+#: Characters of an untrusted value an error message may repeat.
+ECHO_CHARS = 32
+
+
+def echo(value: str | bytes) -> str:
+    """A short, escaped prefix of an untrusted value, safe to put in a message or a log line."""
+    if len(value) <= ECHO_CHARS:
+        return ascii(value)
+    unit = "characters" if isinstance(value, str) else "bytes"
+    return f"{value[:ECHO_CHARS]!a}... ({len(value)} {unit})"

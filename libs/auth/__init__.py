@@ -9,7 +9,8 @@
   token id (``jti``). Pure: no I/O, the caller passes the time.
 - :mod:`.revocation`: logout. A revoked ``jti`` is a key of the NATS KV bucket
   ``holdem_revoked`` whose entries age out once no token they name can still be valid; the
-  lobby writes it, the gateway keeps a watched in-memory copy (:class:`RevokedTokens`).
+  lobby writes it, the gateway keeps a watched in-memory copy (services/gateway/revocations.py).
+  libs.auth imports nothing of libs.platform (which reads the key ring from its settings).
 """
 
 from .keys import KeyRing, KeyRingError, SigningKey

@@ -8,9 +8,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from libs.errors import AlreadyExists
+from libs.errors import AlreadyExists, echo
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
-from libs.platform.validation import echo
 
 USERNAME_TAKEN = "USERNAME_TAKEN"
 

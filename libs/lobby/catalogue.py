@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from libs.errors import NotFound, PermissionDenied
+from libs.errors import NotFound, PermissionDenied, echo
 from libs.lobby.codec import decode_events, decode_state, encode_events, encode_state
-from libs.platform.validation import echo
+from libs.table.errors import TABLE_NOT_FOUND
 
-TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
 NOT_TABLE_OWNER = "NOT_TABLE_OWNER"
 
 OPEN = "open"

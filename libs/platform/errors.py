@@ -3,8 +3,9 @@
 The error kinds and the :class:`DomainError` family live in libs.errors (pure). Here each kind
 has its status; other libraries (the rules engine's ``PokerError`` family) are mapped without
 being imported, by duck typing on ``code`` and ``message`` plus small registries keyed by code or
-by exception class name. Everything else is an internal error: the client gets a generic
-message, the log gets the traceback.
+by exception class name. An error's retry hint (``retry_after_ms``) goes with its status, for
+the error layer to send as the ``grpc-retry-pushback-ms`` trailer. Everything else is an
+internal error: the client gets a generic message, the log gets the traceback.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ INTERNAL_MESSAGE = "internal error"
 
 @dataclass(frozen=True)
 class GrpcError:
-    """The status a failed call ends with. ``internal`` = an unexpected exception (log it)."""
+    """The status a failed call ends with. ``internal`` = an unexpected exception (log it);
+    ``retry_after_ms``: when the caller may try again (None: no hint)."""
 
     status: grpc.StatusCode
     message: str
     code: str | None = None
     internal: bool = False
+    retry_after_ms: int | None = None
 
 
 # Status codes a downstream service answered with that are passed through unchanged: they describe
@@ -137,16 +140,26 @@ class ErrorMapper:
         kind = self.kind_of(exc)
         if kind is not None:
             return GrpcError(
-                STATUS_OF_KIND[kind], getattr(exc, "message", ""), code=getattr(exc, "code", None)
+                STATUS_OF_KIND[kind],
+                getattr(exc, "message", ""),
+                code=getattr(exc, "code", None),
+                retry_after_ms=_retry_hint(exc),
             )
         if isinstance(exc, grpc.aio.AioRpcError) and exc.code() in PASS_THROUGH:
-            return GrpcError(exc.code(), exc.details() or exc.code().name, code=_code_of(exc))
+            return GrpcError(exc.code(), exc.details() or exc.code().name, code=error_code_of(exc))
         return GrpcError(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE, internal=True)
 
 
-def _code_of(exc: grpc.aio.AioRpcError) -> str | None:
-    """The downstream answer's stable error code (its ``x-error-code`` trailer), so a refusal
-    passed through keeps it: a client tells TABLE_CLOSED from other preconditions by it."""
+def _retry_hint(exc: BaseException) -> int | None:
+    """The milliseconds ``exc`` says to wait before trying again, if it says."""
+    hint = getattr(exc, "retry_after_ms", None)
+    return hint if isinstance(hint, int) and not isinstance(hint, bool) else None
+
+
+def error_code_of(exc: grpc.aio.AioRpcError) -> str | None:
+    """A downstream answer's stable error code (its ``x-error-code`` trailer): a refusal passed
+    through keeps it (a client tells TABLE_CLOSED from other preconditions by it), and a caller
+    tells one refusal from another by it."""
     for key, value in exc.trailing_metadata() or ():
         if key == "x-error-code" and isinstance(value, str) and value:
             return value

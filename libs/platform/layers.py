@@ -31,7 +31,7 @@ from libs.platform.callers import (
 )
 from libs.platform.errors import ErrorMapper
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceVerifier
-from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
+from libs.platform.limits import RETRY_AFTER_HEADER, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, get_logger, request_id_from_metadata
 from libs.platform.metrics import service as metrics
 from libs.platform.validation import MALFORMED_REQUEST
@@ -128,8 +128,9 @@ def metrics_layer(method: str, handler: Handler) -> Handler:
 
 def error_layer(mapper: ErrorMapper | None = None) -> Layer:
     """Maps exceptions escaping a servicer to a status (see :class:`ErrorMapper`). Domain errors
-    keep their message and their stable code (trailing metadata ``x-error-code``); unexpected
-    exceptions are logged with their traceback and answered INTERNAL with a generic message."""
+    keep their message and their stable code (trailing metadata ``x-error-code``) and their retry
+    hint (``grpc-retry-pushback-ms``); unexpected exceptions are logged with their traceback and
+    answered INTERNAL with a generic message."""
     mapper = mapper or ErrorMapper()
 
     async def abort(context: Any, exc: Exception) -> None:
@@ -143,6 +144,8 @@ def error_layer(mapper: ErrorMapper | None = None) -> Layer:
         trailing = list(context.trailing_metadata() or ())
         if error.code:
             trailing.append((ERROR_CODE_HEADER, error.code))
+        if error.retry_after_ms is not None:
+            trailing.append((RETRY_AFTER_HEADER, str(error.retry_after_ms)))
         await context.abort(error.status, error.message, trailing_metadata=tuple(trailing))
 
     def unary(behaviour: Behaviour) -> Behaviour:
@@ -286,22 +289,13 @@ def validation_layer(method: str, handler: Handler) -> Handler:
 
 def caller_limit_layer(limiter: CallerLimiter) -> Layer:
     """At most ``limiter.limit`` calls of one caller in flight (``libs.platform.limits``); a call
-    beyond it is answered RESOURCE_EXHAUSTED at once, with trailing metadata
-    ``grpc-retry-pushback-ms``. Health checks and reflection are never limited."""
+    beyond it is refused at once: RESOURCE_EXHAUSTED (raised into the error layer) with its
+    retry hint. Health checks and reflection are never limited."""
 
     async def admit(context: Any) -> str:
         caller = caller_of(context).address
         if not limiter.try_acquire(caller):
-            trailing = [
-                *(context.trailing_metadata() or ()),
-                (ERROR_CODE_HEADER, TOO_MANY_CALLS),
-                (RETRY_AFTER_HEADER, str(limiter.retry_after_ms())),
-            ]
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                limiter.refusal(),
-                trailing_metadata=tuple(trailing),
-            )
+            raise limiter.refused()
         return caller
 
     def unary(behaviour: Behaviour) -> Behaviour:

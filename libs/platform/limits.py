@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from libs.errors import ResourceExhausted
+
 #: gRPC's standard retry pushback (gRFC A6): a client retry policy waits this many milliseconds.
 RETRY_AFTER_HEADER = "grpc-retry-pushback-ms"
 TOO_MANY_CALLS = "TOO_MANY_CALLS"
@@ -56,8 +58,12 @@ class CallerLimiter:
         """About when one of a caller's calls should have finished."""
         return int(min(max(self._average_seconds * 1000, _MIN_RETRY_MS), _MAX_RETRY_MS))
 
-    def refusal(self) -> str:
-        return (
+    def refused(self) -> ResourceExhausted:
+        """The refusal of a call beyond the limit (``TOO_MANY_CALLS``), with its retry hint."""
+        retry_ms = self.retry_after_ms()
+        return ResourceExhausted(
+            TOO_MANY_CALLS,
             f"this caller already has {self.limit} calls in flight (the limit): "
-            f"retry in {self.retry_after_ms()} ms"
+            f"retry in {retry_ms} ms",
+            retry_after_ms=retry_ms,
         )

@@ -1,15 +1,18 @@
 """A dependency that fails is UNAVAILABLE, not INTERNAL (issue 9: no input and no dependency
-failure may end a call INTERNAL or UNKNOWN).
+failure may end a call INTERNAL or UNKNOWN): the one way every service says so.
 
 NATS and JetStream (no responders, a timeout, a connection closed or reconnecting, an API error
 such as a 503 while a stream elects its leader), a Redis that does not answer, and timeouts
 raise exceptions that the error layer, knowing nothing of them, answers INTERNAL.
 :data:`DEPENDENCY_FAILURES` is the one list of them; :func:`unavailable_on_failure` wraps the
-methods of a servicer (unary and server-streaming) so that such an exception ends the call
-UNAVAILABLE with a short fixed message (``DEPENDENCY_DOWN``; the cause goes to the log, never to
-the client). Domain errors (a string ``code`` and ``message``), aborts and downstream gRPC
-statuses pass unchanged. The table service's store check uses the same list
-(services/table/server.py)."""
+methods of a servicer (unary and server-streaming) so that such an exception (or one of the
+service's own ``failures``, e.g. its stores' errors) is raised again as
+:class:`libs.errors.Unavailable`, a kind like the rest, which the error layer answers
+UNAVAILABLE: by default ``DEPENDENCY_DOWN`` with a short fixed message (the cause goes to the
+log, never to the client). Domain errors (a string ``code`` and ``message``, such as the event
+store's coded conflicts), aborts and downstream gRPC statuses pass unchanged. A store that knows
+it is down raises its own ``Unavailable`` (the dealer's seed store, the table's
+``StoreUnavailable``)."""
 
 from __future__ import annotations
 
@@ -21,13 +24,12 @@ import structlog
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from libs.errors import DomainError, ErrorKind
+from libs.errors import Unavailable
 from libs.platform.servicers import translate_errors
 
 __all__ = [
     "DEPENDENCY_DOWN",
     "DEPENDENCY_FAILURES",
-    "Unavailable",
     "dependency_failure",
     "unavailable_on_failure",
 ]
@@ -44,32 +46,38 @@ DEPENDENCY_FAILURES: tuple[type[BaseException], ...] = (
 )
 
 C = TypeVar("C", bound=type)
+#: The error a failure is answered with, made from the failure.
+Answer = Callable[[BaseException], Exception]
 
 
-class Unavailable(DomainError):
-    kind = ErrorKind.UNAVAILABLE
-
-
-def dependency_failure(exc: BaseException) -> bool:
-    """``exc`` says a dependency failed (and is no domain error of its own, such as the event
-    store's coded conflicts, which keep their status)."""
+def dependency_failure(
+    exc: BaseException, failures: tuple[type[BaseException], ...] = DEPENDENCY_FAILURES
+) -> bool:
+    """``exc`` says a dependency failed (one of ``failures``, and no domain error of its own,
+    such as the event store's coded conflicts, which keep their status)."""
     coded = isinstance(getattr(exc, "code", None), str) and isinstance(
         getattr(exc, "message", None), str
     )
-    return isinstance(exc, DEPENDENCY_FAILURES) and not coded
+    return isinstance(exc, failures) and not coded
 
 
-def _unavailable(method: str, exc: BaseException, message: str) -> Unavailable:
-    log.warning("dependency_failed", method=method, error=type(exc).__name__, detail=str(exc)[:200])
-    return Unavailable(DEPENDENCY_DOWN, message)
-
-
-def unavailable_on_failure(methods: Iterable[str], message: str) -> Callable[[C], C]:
-    """A class decorator: each of ``methods`` (the RPCs of a servicer) ends UNAVAILABLE
-    (``DEPENDENCY_DOWN``, ``message``) when a dependency fails under it."""
+def unavailable_on_failure(
+    methods: Iterable[str],
+    answer: str | Answer,
+    failures: tuple[type[BaseException], ...] = DEPENDENCY_FAILURES,
+) -> Callable[[C], C]:
+    """A class decorator: each of ``methods`` (the RPCs of a servicer) ends UNAVAILABLE when a
+    dependency fails under it (one of ``failures``): ``answer`` is the message of its
+    ``DEPENDENCY_DOWN``, or makes the error to raise from the failure."""
 
     def on_error(name: str, exc: BaseException, request: Any) -> None:
-        if dependency_failure(exc):
-            raise _unavailable(name, exc, message) from exc
+        if not dependency_failure(exc, failures):
+            return
+        log.warning(
+            "dependency_failed", method=name, error=type(exc).__name__, detail=str(exc)[:200]
+        )
+        raise (
+            Unavailable(DEPENDENCY_DOWN, answer) if isinstance(answer, str) else answer(exc)
+        ) from exc
 
-    return translate_errors(methods, DEPENDENCY_FAILURES, on_error)
+    return translate_errors(methods, failures, on_error)

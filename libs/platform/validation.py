@@ -9,9 +9,9 @@ code ``INVALID_FIELD``, up to :data:`MAX_REPORTED` fields, each as a path such a
 server's validation layer (``libs.platform.layers``) calls it for every unary request of every
 service, so handlers only ever see well-formed input.
 
-What a message says about a bad value never repeats more than :data:`ECHO_CHARS` characters of it,
-escaped (:func:`echo`): an error about a 1 MB string is a short line, and control characters in
-the input never reach a log or a client's terminal as such.
+What a message says about a bad value never repeats more than ``ECHO_CHARS`` characters of it,
+escaped (:func:`libs.errors.echo`): an error about a 1 MB string is a short line, and control
+characters in the input never reach a log or a client's terminal as such.
 
 Rules (documented for clients in docs/platform.md):
 
@@ -43,12 +43,11 @@ from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
 from holdem.common.v1 import validate_pb2
 
-from libs.errors import InvalidArgument
+from libs.errors import InvalidArgument, echo
 
 INVALID_FIELD = "INVALID_FIELD"
 MALFORMED_REQUEST = "MALFORMED_REQUEST"
 #: Characters of an untrusted value an error message may repeat.
-ECHO_CHARS = 32
 #: Violations named in one error (the count of the others is given).
 MAX_REPORTED = 5
 
@@ -92,17 +91,6 @@ class RequestInvalid(InvalidArgument):
         more = len(self.violations) - MAX_REPORTED
         suffix = f" (and {more} more)" if more > 0 else ""
         super().__init__(INVALID_FIELD, f"invalid request: {shown}{suffix}")
-
-
-def echo(value: str | bytes) -> str:
-    """A short, escaped prefix of an untrusted value, safe to put in a message or a log line."""
-    if len(value) <= ECHO_CHARS:
-        return ascii(value)
-    return f"{value[:ECHO_CHARS]!a}... ({len(value)} {_unit(value)})"
-
-
-def _unit(value: str | bytes) -> str:
-    return "characters" if isinstance(value, str) else "bytes"
 
 
 # A check returns the violations it found (paths relative to its message), or None: valid requests

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from libs import fairdeck
 from libs.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
+from libs.fairdeck.errors import DECK_CLOSED
 from libs.platform.metrics import dealer as metrics
 from services.dealer.store import Claim, DeckRecord, SeedStore
 
@@ -52,7 +53,6 @@ INVALID_CARD_INDEX = "INVALID_CARD_INDEX"
 DUPLICATE_CARD_INDEX = "DUPLICATE_CARD_INDEX"
 HAND_HAS_DECK = "HAND_HAS_DECK"
 DECK_NOT_FOUND = "DECK_NOT_FOUND"
-DECK_CLOSED = "DECK_CLOSED"
 POSITION_DEALT = "POSITION_DEALT"
 
 DECK_SIZE = 52

@@ -1,6 +1,7 @@
 """Dealer gRPC servicer (holdem.dealer.v1.DealerService): translates messages to and from the use
 cases in app.py. Seeds are kept in Redis (``HOLDEM_REDIS_URL``), connected lazily: the service
-starts without Redis and answers UNAVAILABLE until it can reach it.
+starts without Redis and answers UNAVAILABLE (``DEPENDENCY_DOWN``, the store's own error) until
+it can reach it.
 
 Every call first asks the servicer's caller policy (``libs.platform.callers``) whether its caller
 may make it: ``DEALER_CALLERS`` (StartDeck, DealCards and RevealSeed for the authenticated table
@@ -9,10 +10,6 @@ policy)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TypeVar
-
-import grpc
 from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
@@ -22,11 +19,9 @@ from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import redis_options
 from services.dealer.app import Dealer
 from services.dealer.config import DealerConfig
-from services.dealer.store import RedisSeedStore, SeedStoreUnavailable
+from services.dealer.store import RedisSeedStore
 
 SERVICE_NAME = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
-
-T = TypeVar("T")
 
 
 def card_to_proto(card: int) -> common_pb2.Card:
@@ -42,14 +37,6 @@ def card_from_proto(card: common_pb2.Card) -> int:
     return (int(card.rank) - 2) * 4 + int(card.suit) - 1
 
 
-async def _unless_unavailable(call: Awaitable[T], context: Context) -> T:
-    try:
-        return await call
-    except SeedStoreUnavailable as exc:
-        await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
-        raise  # abort raises; this line only satisfies the type checker
-
-
 class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     def __init__(self, dealer: Dealer, policy: CallerPolicy | None = None) -> None:
         self.dealer = dealer
@@ -59,9 +46,8 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         self, request: dealer_pb2.StartDeckRequest, context: Context
     ) -> dealer_pb2.StartDeckResponse:
         authorize(self.policy, context, "StartDeck")
-        deck = await _unless_unavailable(
-            self.dealer.start_deck(request.table_id, request.hand_id, request.idempotency_key),
-            context,
+        deck = await self.dealer.start_deck(
+            request.table_id, request.hand_id, request.idempotency_key
         )
         return dealer_pb2.StartDeckResponse(
             deck_id=deck.deck_id,
@@ -74,16 +60,14 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         self, request: dealer_pb2.DealCardsRequest, context: Context
     ) -> dealer_pb2.DealCardsResponse:
         authorize(self.policy, context, "DealCards")
-        cards = await _unless_unavailable(
-            self.dealer.deal(request.deck_id, list(request.indexes)), context
-        )
+        cards = await self.dealer.deal(request.deck_id, list(request.indexes))
         return dealer_pb2.DealCardsResponse(cards=[card_to_proto(c) for c in cards])
 
     async def RevealSeed(
         self, request: dealer_pb2.RevealSeedRequest, context: Context
     ) -> dealer_pb2.RevealSeedResponse:
         authorize(self.policy, context, "RevealSeed")
-        revealed = await _unless_unavailable(self.dealer.reveal(request.deck_id), context)
+        revealed = await self.dealer.reveal(request.deck_id)
         return dealer_pb2.RevealSeedResponse(
             seed=revealed.seed.hex(),
             commitment=revealed.commitment,

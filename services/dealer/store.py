@@ -33,6 +33,9 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 import redis.exceptions
 
+from libs.errors import Unavailable
+from libs.platform.unavailable import DEPENDENCY_DOWN
+
 KEY_PREFIX = "holdem:dealer:"  # + "deck:<deck_id>" (the record), + "dealt:<deck_id>" (ledger)
 DEFAULT_TTL_SECONDS = 24 * 3600.0
 
@@ -70,8 +73,13 @@ class ClaimResult:
     record: DeckRecord | None = None  # for DEALT: the deck (one round trip deals a card)
 
 
-class SeedStoreUnavailable(Exception):
-    """The store cannot be reached (answered UNAVAILABLE: the caller may retry)."""
+class SeedStoreUnavailable(Unavailable):
+    """The store cannot be reached (UNAVAILABLE, ``DEPENDENCY_DOWN``: the caller may retry)."""
+
+    code: str = DEPENDENCY_DOWN  # always this code
+
+    def __init__(self, message: str) -> None:
+        super().__init__(DEPENDENCY_DOWN, message)
 
 
 class SeedStore(Protocol):

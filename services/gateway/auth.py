@@ -8,13 +8,11 @@ import time
 from collections.abc import Callable, Iterable
 
 from libs.auth import InvalidToken, KeyRing, TokenClaims, verify
-from libs.auth.tokens import TOKEN_EXPIRED
+from libs.auth.tokens import INVALID_TOKEN, TOKEN_EXPIRED
 from libs.errors import Unauthenticated
 
 MALFORMED_TOKEN = "MALFORMED_TOKEN"
 MISSING_TOKEN = "MISSING_TOKEN"
-INVALID_TOKEN = "INVALID_TOKEN"
-EXPIRED_TOKEN = "TOKEN_EXPIRED"
 REVOKED_TOKEN = "TOKEN_REVOKED"
 
 AUTHORIZATION_HEADER = "authorization"
@@ -48,6 +46,6 @@ class Authenticator:
             claims = verify(self.keys, token, now=self.clock())
         except InvalidToken as exc:
             if exc.code == TOKEN_EXPIRED:
-                raise Unauthenticated(EXPIRED_TOKEN, exc.message) from None
+                raise Unauthenticated(TOKEN_EXPIRED, exc.message) from None
             raise Unauthenticated(INVALID_TOKEN, exc.message) from None
         return claims

@@ -1,34 +1,100 @@
 """Logged-out tokens at this gateway: the NATS KV bucket ``holdem_revoked``, which the lobby
 writes (libs.auth.revocation).
 
-Normally a watch of the bucket keeps every revoked token id in memory (``RevokedTokens``), and
-a check is a dictionary lookup. The watch may not be up: the bucket does not exist yet (the
-lobby makes it when it starts, so a gateway started first found none), NATS was away, or the
-watch broke. Then the gateway keeps trying in the background (pauses of ``RETRY_PAUSES``) and,
-until the watch is up, checks each token against the bucket itself: one KV read per call, the
-read the lobby's Authenticate makes. No bucket means nothing was ever revoked; a bucket that
-cannot be read means the token cannot be checked, and the call answers UNAVAILABLE
-(libs.platform.unavailable) instead of serving a token that may have been revoked. Health is
-NATS's: a gateway checking tokens one by one still serves every call."""
+Normally a watch of the bucket keeps every revoked token id in memory (``RevokedTokens``: it
+knows every entry once its ``start`` returns, and forgets each once its token has expired
+anyway), and a check is a dictionary lookup. The watch may not be up: the bucket does not exist
+yet (the lobby makes it when it starts, so a gateway started first found none), NATS was away,
+or the watch broke. Then the gateway keeps trying in the background (pauses of
+``RETRY_PAUSES``) and, until the watch is up, checks each token against the bucket itself: one
+KV read per call, the read the lobby's Authenticate makes. No bucket means nothing was ever
+revoked; a bucket that cannot be read means the token cannot be checked, and the call answers
+UNAVAILABLE (libs.platform.unavailable) instead of serving a token that may have been revoked.
+Health is NATS's: a gateway checking tokens one by one still serves every call."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 
 import structlog
 from nats.aio.client import Client as NATS
 from nats.js.errors import BucketNotFoundError
+from nats.js.kv import KeyValue
 
 from libs.auth import TokenClaims
-from libs.auth.revocation import REVOKED_BUCKET, Revocations, RevokedTokens
+from libs.auth.revocation import REVOKED_BUCKET, Revocations
 from libs.platform.tasks import honour_cancel, stop_tasks
 
 log = structlog.get_logger("gateway")
 
 #: Pauses between tries to watch the bucket, growing to the last.
 RETRY_PAUSES: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+class RevokedTokens:
+    """An in-memory copy of the bucket, kept current by a watcher (the gateway's side)."""
+
+    def __init__(self, kv: KeyValue, clock: Callable[[], float] = time.time) -> None:
+        self.kv = kv
+        self.clock = clock
+        self._expiry: dict[str, float] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self, timeout: float = 10.0) -> None:
+        """Start watching; returns once every existing entry has been read."""
+        watcher = await self.kv.watchall()
+        self._task = asyncio.create_task(self._follow(watcher))
+        await asyncio.wait_for(self._ready.wait(), timeout)
+
+    async def _follow(self, watcher: KeyValue.KeyWatcher) -> None:
+        try:
+            async for entry in watcher:
+                if entry is None:  # the end of what existed when the watch began
+                    self._ready.set()
+                    continue
+                if entry.operation is not None or not entry.value:  # deleted or purged
+                    self._expiry.pop(entry.key, None)
+                    continue
+                try:
+                    expires = float(entry.value.decode())
+                except ValueError:
+                    expires = self.clock() + 86400 * 365  # unreadable: keep it revoked
+                self._expiry[entry.key] = expires
+        finally:
+            with contextlib.suppress(Exception):
+                await watcher.stop()  # type: ignore[no-untyped-call]
+
+    async def ended(self) -> None:
+        """Returns once the watch has stopped following the bucket (its watcher failed, or
+        :meth:`stop`); at once when it never started."""
+        task = self._task
+        if task is None:
+            return
+        await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: whoever waits here decides what to do about it
+
+    def __contains__(self, jti: object) -> bool:
+        if not isinstance(jti, str):
+            return False
+        expires = self._expiry.get(jti)
+        if expires is None:
+            return False
+        if expires <= self.clock():
+            del self._expiry[jti]  # its token has expired: verification refuses it anyway
+            return False
+        return True
+
+    def is_revoked(self, claims: TokenClaims) -> bool:
+        return claims.jti in self
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        await stop_tasks([task])
 
 
 class RevocationCheck:

@@ -6,7 +6,7 @@ catch up and to fill any gap (contract-13 §1).
 A stream never slows the table: the subscription's callback only appends to queues and never
 waits; a queue that is full marks its stream as fallen behind, and the stream then ends with
 ABORTED (``FELL_BEHIND``; the client resumes with ``from_sequence``). A stream also ends, OK,
-once its table has closed and it has sent everything (services/gateway/server.py ``_follow``).
+once its table has closed and it has sent everything (services/gateway/watching.py ``_follow``).
 
 A live message can be missed (published before the subscription reached the server, or dropped
 by a slow connection). A stream notices a gap at the next commit (its ``previous`` is not the

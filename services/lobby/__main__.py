@@ -6,7 +6,7 @@ import sys
 
 from libs.platform.server import ServiceSpec, run_service
 from services.lobby.config import SERVICE, VARIABLES, load_config
-from services.lobby.server import build
+from services.lobby.wiring import build
 
 SPEC = ServiceSpec(name=SERVICE, variables=VARIABLES, load_config=load_config, build=build)
 

@@ -12,6 +12,7 @@ from nats.aio.client import Client as NATS
 
 from libs.lobby.audit import ChipAudit, TableChips
 from libs.lobby.wallet import Wallet
+from libs.table.errors import TABLE_NOT_FOUND
 from services.lobby.app import Lobby
 from services.lobby.cashout import CashOuts, money_pending, wait_projected
 from services.lobby.gate import Gate
@@ -83,7 +84,7 @@ async def _table_state(lobby: Lobby, table_id: str, deadline: float) -> TableSta
         try:
             return await lobby.tables.state(table_id)
         except TableRefusal as refusal:
-            if refusal.code == "TABLE_NOT_FOUND":
+            if refusal.code == TABLE_NOT_FOUND:
                 return None
             if refusal.definitive or loop.time() > deadline:
                 raise

@@ -33,7 +33,7 @@ from libs.eventstore.projection import (
     Projected,
     read_public,
 )
-from libs.lobby import wallet
+from libs.lobby import wallet, wallet_decide
 from libs.lobby.cashouts import Money, money_of
 from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
@@ -73,7 +73,7 @@ def _projected(msg: Msg) -> Projected:
 def _credit(
     player: wallet.Wallet, *, table_id: str, sequence: int, amount: int, now: float
 ) -> list[wallet.Event]:
-    return wallet.credit(player, table_id, sequence, amount, now)
+    return wallet_decide.credit(player, table_id, sequence, amount, now)
 
 
 class CashOuts:
@@ -211,7 +211,7 @@ class CashOuts:
         await self.lobby.players.execute(
             player_id,
             functools.partial(
-                wallet.bust, table_id=commit.table_id, sequence=commit.sequence, now=now
+                wallet_decide.bust, table_id=commit.table_id, sequence=commit.sequence, now=now
             ),
             msg_id=f"bust-{commit.table_id}-{commit.sequence}",
         )

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from redis.asyncio import Redis
 
+from libs.errors import ResourceExhausted
 from libs.platform.limits import CallerLimiter
 
 T = TypeVar("T")
@@ -34,13 +35,11 @@ TOO_MANY_GUESTS = "TOO_MANY_GUESTS"
 TOO_MANY_ACCOUNTS = "TOO_MANY_ACCOUNTS"
 
 
-class TooManyAttempts(Exception):
-    """Answered RESOURCE_EXHAUSTED, saying when to try again."""
+class TooManyAttempts(ResourceExhausted):
+    """Answered RESOURCE_EXHAUSTED, saying when to try again (the retry hint)."""
 
     def __init__(self, code: str, message: str, retry_after_seconds: float) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(code, message, retry_after_ms=int(retry_after_seconds * 1000))
         self.retry_after_seconds = retry_after_seconds
 
 
@@ -90,13 +89,14 @@ class GuestLimiter:
         taken = int(
             await self._take(keys=[_key(self.kind, address)], args=[self.per_address, self.window])
         )
-        if taken < 0:
-            code, what = (
-                (TOO_MANY_GUESTS, "guest accounts")
-                if self.kind == "guests"
-                else (TOO_MANY_ACCOUNTS, "new accounts")
+        if taken < 0 and self.kind == "guests":
+            raise TooManyAttempts(
+                TOO_MANY_GUESTS, f"too many guest accounts from here: retry in {-taken} s", -taken
             )
-            raise TooManyAttempts(code, f"too many {what} from here: retry in {-taken} s", -taken)
+        if taken < 0:
+            raise TooManyAttempts(
+                TOO_MANY_ACCOUNTS, f"too many new accounts from here: retry in {-taken} s", -taken
+            )
 
 
 class LoginLimiter:

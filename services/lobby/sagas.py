@@ -11,33 +11,25 @@ the index from wherever it stopped. Before compensating a saga that may have rea
 earlier, it looks for the saga's own commit in the table's public stream (the commit's causation
 id is the saga id), so a seat that did happen is never refunded.
 
-Leave: the table's leave_seat (key = saga id); the chips come back only through the cash-out
-consumer (cashout.py), which LeaveTable waits for.
+Leave: leaving.py. What the sagas share (saga ids, the open-saga index's entries, a table's
+refusal as the caller's error): saga_common.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
-import grpc
 import structlog
 
 from libs.errors import (
-    AlreadyExists,
-    Conflict,
     DomainError,
-    ErrorKind,
     InvalidArgument,
     NotFound,
-    PermissionDenied,
     PreconditionFailed,
 )
-from libs.lobby import wallet
+from libs.lobby import wallet, wallet_decide
 from libs.lobby.catalogue import CLOSED, Listing
 from libs.lobby.wallet import BUY_IN, TOP_UP, Outcome
 from libs.platform.metrics.lobby import (
@@ -47,20 +39,30 @@ from libs.platform.metrics.lobby import (
     SAGAS_STUCK,
 )
 from libs.table import TableConfig
+
+# the table's own codes, answered by the lobby too when it can tell before asking the table
+from libs.table.errors import (
+    BUY_IN_OUT_OF_RANGE,
+    NO_SUCH_SEAT,
+    TABLE_CLOSED,
+    TABLE_NOT_FOUND,
+)
 from services.lobby.app import Lobby
 from services.lobby.gate import Gate
+from services.lobby.leaving import Leaving
+from services.lobby.saga_common import (
+    TABLE_UNAVAILABLE,
+    Pending,
+    index_entry,
+    parse_index_entry,
+    refusal_error,
+    saga_id,
+)
 from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.sagas")
 
 BUY_IN_PENDING = "BUY_IN_PENDING"
-BUY_IN_IN_PROGRESS = "BUY_IN_IN_PROGRESS"
-TABLE_CLOSED = "TABLE_CLOSED"
-#: The table's own codes for these refusals (libs/table/errors.py), answered by the lobby when
-#: it can tell before asking the table.
-NO_SUCH_SEAT = "NO_SUCH_SEAT"
-BUY_IN_OUT_OF_RANGE = "BUY_IN_OUT_OF_RANGE"
-TABLE_UNAVAILABLE = "TABLE_UNAVAILABLE"
 STUCK_AFTER_SECONDS = 30.0
 HOUSE_GRANT_ATTEMPTS = 3
 #: The process manager leaves a saga reserved this recently to the call driving it.
@@ -71,46 +73,6 @@ INDEX_GRACE_SECONDS = 30.0
 
 #: (table id, causation id) -> (table sequence, seat) of the table commit with that causation.
 FindCommit = Callable[[str, str], Awaitable[tuple[int, int] | None]]
-
-
-class Pending(DomainError):
-    """The table did not answer: the saga stays open and completes when it does."""
-
-    kind = ErrorKind.UNAVAILABLE
-
-
-_REFUSALS: dict[str, type[DomainError]] = {
-    "FAILED_PRECONDITION": PreconditionFailed,
-    "INVALID_ARGUMENT": InvalidArgument,
-    "NOT_FOUND": NotFound,
-    "PERMISSION_DENIED": PermissionDenied,
-    "ALREADY_EXISTS": AlreadyExists,
-    "ABORTED": Conflict,
-}
-
-
-def refusal_error(code: str, status: str, message: str) -> DomainError:
-    return _REFUSALS.get(status, PreconditionFailed)(code, message)
-
-
-def index_entry(player_id: str, at: float) -> str:
-    """The open-saga index's value: whose saga, and when it was indexed."""
-    return f"{player_id} {at:.3f}"
-
-
-def parse_index_entry(value: str | None) -> tuple[str, float]:
-    """(player id, when indexed); an entry written before the time was kept counts as old."""
-    player_id, _, at = (value or "").partition(" ")
-    try:
-        return player_id, float(at or 0.0)
-    except ValueError:
-        return player_id, 0.0
-
-
-def saga_id(kind: str, player_id: str, key: str) -> str:
-    """Same caller key for the same player and kind = same saga."""
-    key = key or uuid.uuid4().hex
-    return hashlib.sha256(f"{kind}\n{player_id}\n{key}".encode()).hexdigest()[:40]
 
 
 def check_buy_in(
@@ -130,7 +92,8 @@ def check_buy_in(
         raise PreconditionFailed(TABLE_CLOSED, "this table is closed")
     if amount > player.balance:
         raise PreconditionFailed(
-            wallet.NOT_ENOUGH_CHIPS, f"the wallet holds {player.balance} chips, {amount} were asked"
+            wallet_decide.NOT_ENOUGH_CHIPS,
+            f"the wallet holds {player.balance} chips, {amount} were asked",
         )
     if seat is not None and not 0 <= seat < config.seats:
         raise InvalidArgument(NO_SUCH_SEAT, f"seats are numbered 0..{config.seats - 1}")
@@ -147,14 +110,10 @@ def check_buy_in(
         )
 
 
-@dataclass(frozen=True)
-class Left:
-    cash_out: int
-    sequence: int
-    leaving: bool = False  # in the hand in play: leaves (and is cashed out) when it ends
+class Seating(Leaving):
+    """The buy-in and top-up sagas and their process manager (and, from leaving.py, the
+    leave)."""
 
-
-class Seating:
     def __init__(
         self,
         lobby: Lobby,
@@ -225,7 +184,7 @@ class Seating:
                 except PreconditionFailed as refusal:
                     # Another table (on any replica) bought this AI in between its grant and
                     # this reservation: grant again (a new grant key) and reserve again.
-                    if refusal.code != wallet.NOT_ENOUGH_CHIPS:
+                    if refusal.code != wallet_decide.NOT_ENOUGH_CHIPS:
                         raise
                     if attempt == HOUSE_GRANT_ATTEMPTS - 1:
                         raise
@@ -262,7 +221,7 @@ class Seating:
                 try:
                     await self.players.execute(
                         player_id,
-                        lambda w: wallet.reserve(
+                        lambda w: wallet_decide.reserve(
                             w, saga, kind, table_id, amount, seat, wait_for_big_blind, now
                         ),
                         msg_id=f"reserve-{saga}",
@@ -330,7 +289,7 @@ class Seating:
         try:
             return await attempt()
         except TableRefusal as refusal:
-            if refusal.code != "TABLE_NOT_FOUND":
+            if refusal.code != TABLE_NOT_FOUND:
                 raise
             try:  # from the stream when this replica has not seen the table yet
                 listing = await self.lobby.table(held.table_id)
@@ -352,7 +311,7 @@ class Seating:
         now = self.lobby.clock()
         player = await self.players.execute(
             player_id,
-            lambda w: wallet.confirm(w, saga, seat, stack, sequence, now),
+            lambda w: wallet_decide.confirm(w, saga, seat, stack, sequence, now),
             msg_id=f"confirm-{saga}",
         )
         SAGAS_FINISHED.labels(BUY_IN).inc()
@@ -363,7 +322,7 @@ class Seating:
         now = self.lobby.clock()
         player = await self.players.execute(
             player_id,
-            lambda w: wallet.release(
+            lambda w: wallet_decide.release(
                 w, saga, refusal.code, refusal.status.name, refusal.message, now
             ),
             msg_id=f"release-{saga}",
@@ -422,62 +381,3 @@ class Seating:
             with contextlib.suppress(Exception):
                 await self.resume_all()
             await asyncio.sleep(every_seconds)
-
-    # ---- leave ----
-
-    async def leave(self, player_id: str, table_id: str, key: str) -> Left:
-        player = await self.lobby.player(player_id)
-        await self.lobby.table(table_id)
-        if any(r.table_id == table_id for r in player.reservations.values()):
-            raise Conflict(
-                BUY_IN_IN_PROGRESS, "a buy-in at this table is in progress: retry in a moment"
-            )
-        saga = saga_id("leave", player_id, key)
-        SAGAS_STARTED.labels("cash_out").inc()
-        try:
-            sequence = await self.tables.leave(table_id, saga, player_id)
-        except TableRefusal as refusal:
-            last = _last_cash_out(player, table_id)
-            if refusal.code in ("NOT_SEATED", TABLE_CLOSED) and last is not None:
-                return last  # a retry after the player left, or the table closed
-            if refusal.status == grpc.StatusCode.UNAVAILABLE:
-                raise Pending(TABLE_UNAVAILABLE, "the table did not answer: retry") from None
-            raise refusal_error(refusal.code, refusal.status.name, refusal.message) from None
-        credited = _last_cash_out(await self.players.get(player_id), table_id, since=sequence)
-        if credited is None and await self._still_seated(table_id, player_id):
-            # Dealt into the hand in play: the seat stays until the hand ends (the player folds
-            # at their turn), then the table's PlayerLeft is credited. Answer now: a caller
-            # waiting for the hand's end would block its own client (and the hand, at its turn).
-            return Left(0, sequence, leaving=True)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.leave_wait
-        while True:
-            player = await self.players.get(player_id)
-            last = _last_cash_out(player, table_id, since=sequence)
-            if last is not None:
-                SAGAS_FINISHED.labels("cash_out").inc()
-                return last
-            remaining = deadline - loop.time()
-            if remaining <= 0:  # the credit is late (the consumer lags behind): it follows
-                return Left(0, sequence)
-            with contextlib.suppress(TimeoutError):
-                async with self.lobby.credited:
-                    # another replica's consumer may credit it: look again soon
-                    await asyncio.wait_for(self.lobby.credited.wait(), min(remaining, 0.25))
-
-    async def _still_seated(self, table_id: str, player_id: str) -> bool:
-        """The player still has a seat after their leave (it waits for the hand's end)."""
-        try:
-            state = await self.tables.state(table_id)
-        except TableRefusal:  # cannot tell: wait for the credit as for any leave
-            return False
-        return state.seat_of(player_id) is not None
-
-
-def _last_cash_out(player: wallet.Wallet, table_id: str, since: int = 0) -> Left | None:
-    """The player's last cash-out from ``table_id`` (None: none, one before commit ``since``, or
-    one from a table left so long ago that the wallet forgot its mark)."""
-    mark = player.credits.get(table_id)
-    if mark is None or mark.sequence < since:
-        return None
-    return Left(mark.amount, mark.sequence)

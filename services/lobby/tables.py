@@ -11,6 +11,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.errors import ErrorKind
 from libs.platform.server import ERROR_CODE_HEADER
+from services.lobby.configs import decode_config
 
 #: A house AI's level (libs.lobby.wallet.Wallet.bot_level) as the table's bot difficulty.
 BOT_LEVELS = {
@@ -96,12 +97,15 @@ class TableClient:
             raise _refusal(exc) from None
         return int(response.sequence)
 
-    async def open(self, table_id: str, name: str, config: common_pb2.TableConfig, by: str) -> int:
+    async def open(self, table_id: str, name: str, config: str, by: str) -> int:
+        """Open a listed table; ``config``: as the catalogue keeps it (configs.py)."""
         return await self._command(
             table_pb2.SubmitCommandRequest(
                 table_id=table_id,
                 idempotency_key=f"open-{table_id}",
-                open_table=table_pb2.OpenTable(name=name, config=config, created_by_player_id=by),
+                open_table=table_pb2.OpenTable(
+                    name=name, config=decode_config(config), created_by_player_id=by
+                ),
             )
         )
 

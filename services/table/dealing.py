@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import grpc
 
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
+from libs.fairdeck.errors import DECK_CLOSED
 
 
 class DeckLost(Exception):
@@ -24,8 +25,6 @@ class DeckLost(Exception):
     (``DECK_CLOSED``), so the hand is voided rather than left waiting for cards for good."""
 
 
-#: The dealer's error code for a deal from a deck whose seed was revealed.
-DECK_CLOSED = "DECK_CLOSED"
 ERROR_CODE_HEADER = "x-error-code"
 
 

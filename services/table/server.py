@@ -35,7 +35,7 @@ from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Context, Endpoint, Mount
 from libs.platform.tls import redis_options
-from libs.platform.unavailable import DEPENDENCY_FAILURES
+from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
@@ -50,7 +50,8 @@ from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
 from services.table.views import player_view, timestamp
 
-SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
+SERVICE_NAME = TABLE_SERVICE.full_name
 
 # Error codes of malformed requests (the domain's come from libs.table.errors, libs.poker.errors).
 INVALID_REQUEST = "INVALID_REQUEST"
@@ -80,21 +81,24 @@ _UNREACHABLE: tuple[type[BaseException], ...] = (*DEPENDENCY_FAILURES, StoreErro
 def _store_unavailable_is_unavailable(
     method: Callable[[TableServiceServicer, Q, Context], Awaitable[R]],
 ) -> Callable[[TableServiceServicer, Q, Context], Awaitable[R]]:
-    """Answer UNAVAILABLE (``STORE_UNAVAILABLE``), not INTERNAL, when a store is unreachable."""
+    """Answer UNAVAILABLE (``STORE_UNAVAILABLE``) at once while the stores are known to be down;
+    a store failing under a call is answered so by ``unavailable_on_failure`` (the class's)."""
 
     @functools.wraps(method)
     async def wrapped(self: TableServiceServicer, request: Q, context: Context) -> R:
         down = self.unready()
         if down is not None:  # at once, not after a publish's timeout
             raise StoreUnavailable(down)
-        try:
-            return await method(self, request, context)
-        except _UNREACHABLE as exc:
-            raise StoreUnavailable(type(exc).__name__) from exc
+        return await method(self, request, context)
 
     return wrapped
 
 
+def _store_down(failure: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(type(failure).__name__)
+
+
+@unavailable_on_failure(TABLE_SERVICE.methods_by_name, _store_down, _UNREACHABLE)
 class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     def __init__(self, app: TableApp, unready: Callable[[], str | None] = lambda: None) -> None:
         self.app = app

@@ -16,14 +16,6 @@ MAX_LINES = 400
 
 STILL_SPLITTING = frozenset(
     {
-        # removed when house-edge lands
-        "services/gateway/server.py",
-        "services/lobby/app.py",
-        "services/lobby/sagas.py",
-        "services/lobby/server.py",
-        "libs/lobby/wallet.py",
-        "tests/gateway/test_gateway_ais.py",
-        "tests/gateway/test_gateway_play.py",
         # removed when house-table lands
         "services/table/app.py",
         "libs/eventstore/natsraw.py",

@@ -1,5 +1,6 @@
 """libs.auth.revocation on a real NATS: a revoked jti is seen by the lobby's check and by the
-gateway's watched copy (entries existing before it started, and new ones as they come)."""
+gateway's watched copy (services/gateway/revocations.py: entries existing before it started,
+and new ones as they come)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import uuid
 import nats
 
 from libs.auth import KeyRing, SigningKey, issue
-from libs.auth.revocation import Revocations, RevokedTokens, revoked_bucket
+from libs.auth.revocation import Revocations, revoked_bucket
+from services.gateway.revocations import RevokedTokens
 from tests.conditions import wait_until
 
 RING = KeyRing.of(SigningKey("k", b"k" * 32))

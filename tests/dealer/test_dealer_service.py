@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import grpc
 import pytest
@@ -13,6 +14,7 @@ from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 
 from libs.devstack.identity import channel_as
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed
+from libs.platform.unavailable import DEPENDENCY_DOWN
 from services.dealer.app import deck_id_for
 from services.dealer.server import card_from_proto
 from services.dealer.store import hand_digest
@@ -208,3 +210,6 @@ def test_without_redis_the_dealer_answers_unavailable(start_dealer: StartDealer)
     with channel_as(dealer.address, "table") as channel, pytest.raises(grpc.RpcError) as caught:
         start(Stub(channel), fresh_table())
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    # a coded error like every other refusal (the error layer's trailer)
+    refused: Any = caught.value
+    assert dict(refused.trailing_metadata())["x-error-code"] == DEPENDENCY_DOWN

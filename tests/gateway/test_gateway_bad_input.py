@@ -254,7 +254,7 @@ def test_a_page_token_is_digits_only() -> None:
     """A page token is a hand number the gateway wrote: Python's int() would also take
     "1_000", " 7" or other scripts' digits, which no page ever ended with."""
     from libs.errors import InvalidArgument
-    from services.gateway.server import page_token_number
+    from services.gateway.histories import page_token_number
 
     assert page_token_number("") == 0 and page_token_number("1000") == 1000
     assert page_token_number(str(2**64)) == 0  # beyond every hand number: no bound

@@ -27,7 +27,8 @@ from libs.devstack import NatsServer, start_nats
 from libs.devstack.identity import channel_as
 from libs.devstack.processes import free_port
 from libs.devstack.services import service_key_env
-from libs.platform.unavailable import DEPENDENCY_DOWN, Unavailable
+from libs.errors import Unavailable
+from libs.platform.unavailable import DEPENDENCY_DOWN
 from services.gateway.auth import Authenticator
 from services.gateway.config import load_config
 from services.gateway.server import GATEWAY_SERVICE, NATS_DOWN, GatewayServicer

@@ -4,6 +4,7 @@ a table can be made to refuse a seat at the moment a test needs it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -13,8 +14,12 @@ from holdem.common.v1 import common_pb2
 from libs.auth import KeyRing
 from libs.auth.revocation import Revocations
 from libs.eventstore.memory import InMemoryEventStore
+from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Wallet
-from services.lobby.app import ACCOUNTS, CATALOGUE, PLAYERS, Lobby, Stores
+from services.lobby import wire
+from services.lobby.app import Lobby
+from services.lobby.base import ACCOUNTS, CATALOGUE, PLAYERS, Stores
+from services.lobby.configs import decode_config, table_config
 from services.lobby.gate import Gate
 from services.lobby.limits import GuestLimiter, LoginLimiter
 from services.lobby.sagas import Seating
@@ -82,9 +87,9 @@ class FakeTables(TableClient):
             raise TableRefusal(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", "no such table")
         return table
 
-    async def open(self, table_id: str, name: str, config: common_pb2.TableConfig, by: str) -> int:
+    async def open(self, table_id: str, name: str, config: str, by: str) -> int:
         self.commands.append(("open", table_id))
-        self.tables.setdefault(table_id, FakeTable(config))
+        self.tables.setdefault(table_id, FakeTable(decode_config(config)))
         return 1
 
     async def seat(
@@ -138,6 +143,14 @@ class InProcess:
         commits = sum(len(c) for c in self.events._commits.values())
         return commits + sum(index.writes for index in self.indexes)
 
+    async def create_table(
+        self, name: str, config: common_pb2.TableConfig, owner: str, bots: Sequence[int] = ()
+    ) -> Listing:
+        """CreateTable as the servicer makes it: the config and the AI levels translated
+        (services/lobby/wire.py), then the use case (an operator's table: no person needed)."""
+        table = wire.new_table(config, needs_a_person=False)
+        return await self.lobby.create_table(name, table, owner, wire.ai_level_names(bots))
+
     async def register(self, name: str) -> Wallet:
         return await self.lobby._open(name, name, name, False, "")
 
@@ -165,6 +178,7 @@ def in_process(**lobby_options: Any) -> InProcess:
         cast(Revocations, None),
         grant=GRANT,
         token_ttl_seconds=3600,
+        read_config=table_config,
         **lobby_options,
     )
 

@@ -17,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from libs.errors import DomainError, InvalidArgument, NotFound, PreconditionFailed
-from libs.lobby import catalogue, wallet
-from libs.lobby.stakes import MAX_CHIPS, checked_config
+from libs.lobby import catalogue, wallet, wallet_decide
+from libs.table.config import MAX_CHIPS
 from services.lobby.tables import TableRefusal
+from services.lobby.wire import checked_config
 from tests.lobby.inprocess import CONFIG, GRANT, in_process
 
 T = TypeVar("T")
@@ -115,7 +116,7 @@ def test_a_refused_create_table_lists_nothing_and_grants_nothing(bots: list[int]
         owner = await lobby.register("owner")
         before, grants = lobby.writes(), await lobby.grants()
         wire = config(big_blind=10**12, small_blind=1, min_buy_in=0, max_buy_in=0)
-        error = await refused(lobby.lobby.create_table("big", wire, owner.player_id, bots))
+        error = await refused(lobby.create_table("big", wire, owner.player_id, bots))
         assert isinstance(error, InvalidArgument) and "config.big_blind" in error.message
         assert lobby.writes() == before and await lobby.grants() == grants
         assert lobby.lobby.listings == {} and lobby.tables.commands == []
@@ -136,7 +137,7 @@ def test_an_ai_seat_refused_after_its_grant_gives_the_chips_back_to_the_ai() -> 
         lobby.tables.refuse_seats = TableRefusal(
             grpc.StatusCode.FAILED_PRECONDITION, "SEAT_TAKEN", "every seat is taken"
         )
-        listing = await lobby.lobby.create_table("refused ai", wire, owner.player_id, [EASY])
+        listing = await lobby.create_table("refused ai", wire, owner.player_id, [EASY])
         seated = await lobby.seating.seat_ais(listing.table_id, ["easy"], 2 * GRANT)
         assert seated == [None]
         ai = await lobby.lobby.player("ai-easy-1")
@@ -146,7 +147,7 @@ def test_an_ai_seat_refused_after_its_grant_gives_the_chips_back_to_the_ai() -> 
         grants = await lobby.grants()
 
         lobby.tables.refuse_seats = None
-        again = await lobby.lobby.create_table("ai again", wire, owner.player_id, [EASY])
+        again = await lobby.create_table("ai again", wire, owner.player_id, [EASY])
         [outcome] = await lobby.seating.seat_ais(again.table_id, ["easy"], 2 * GRANT)
         assert outcome is not None and outcome.stack == 2 * GRANT
         assert await lobby.grants() == grants
@@ -166,9 +167,9 @@ def test_a_join_or_top_up_the_lobby_can_refuse_writes_nothing() -> None:
     async def scenario() -> None:
         lobby = in_process()
         owner, player = await lobby.register("owner"), await lobby.register("player")
-        table = (await lobby.lobby.create_table("t", config(), owner.player_id)).table_id
+        table = (await lobby.create_table("t", config(), owner.player_id)).table_id
         rich = (
-            await lobby.lobby.create_table("rich", config(max_buy_in=5 * GRANT), owner.player_id)
+            await lobby.create_table("rich", config(max_buy_in=5 * GRANT), owner.player_id)
         ).table_id
         before, commands = lobby.writes(), len(lobby.tables.commands)
         join = lobby.seating.join
@@ -203,21 +204,21 @@ def test_a_player_has_at_most_the_open_tables_the_lobby_allows() -> None:
     async def scenario() -> None:
         lobby = in_process(open_tables_per_player=2)
         owner, other = await lobby.register("owner"), await lobby.register("other")
-        first = await lobby.lobby.create_table("1", config(), owner.player_id)
-        await lobby.lobby.create_table("2", config(), owner.player_id)
+        first = await lobby.create_table("1", config(), owner.player_id)
+        await lobby.create_table("2", config(), owner.player_id)
         before = lobby.writes()
-        error = await refused(lobby.lobby.create_table("3", config(), owner.player_id))
+        error = await refused(lobby.create_table("3", config(), owner.player_id))
         assert isinstance(error, PreconditionFailed) and error.code == "TOO_MANY_OPEN_TABLES"
         assert lobby.writes() == before and len(lobby.lobby.listings) == 2
-        await lobby.lobby.create_table("theirs", config(), other.player_id)  # per player
+        await lobby.create_table("theirs", config(), other.player_id)  # per player
         await lobby.lobby.record_activity(first.table_id, 5, 0, 0, "closed by its owner")
-        await lobby.lobby.create_table("3", config(), owner.player_id)  # one closed: room again
+        await lobby.create_table("3", config(), owner.player_id)  # one closed: room again
 
         # several at once from one player: still at most the cap
         lobby = in_process(open_tables_per_player=2)
         owner = await lobby.register("owner")
         made = await asyncio.gather(
-            *(lobby.lobby.create_table(str(n), config(), owner.player_id) for n in range(5)),
+            *(lobby.create_table(str(n), config(), owner.player_id) for n in range(5)),
             return_exceptions=True,
         )
         assert sum(not isinstance(m, BaseException) for m in made) == 2
@@ -236,11 +237,11 @@ def test_a_house_ai_buys_in_with_at_most_the_house_limit() -> None:
         assert lobby.lobby.ai_buy_in(checked_config(config(max_buy_in=300))) == 300
         before = lobby.writes()
         error = await refused(
-            lobby.lobby.create_table("ai", config(min_buy_in=600), owner.player_id, [EASY])
+            lobby.create_table("ai", config(min_buy_in=600), owner.player_id, [EASY])
         )
         assert isinstance(error, InvalidArgument) and error.code == "INVALID_BOTS", error
         assert lobby.writes() == before and lobby.lobby.listings == {}
-        await lobby.lobby.create_table("people", config(min_buy_in=600), owner.player_id)
+        await lobby.create_table("people", config(min_buy_in=600), owner.player_id)
 
     run(scenario())
 
@@ -266,7 +267,7 @@ def test_lobby_refusals_repeat_at_most_32_characters_of_the_callers_input() -> N
         catalogue.require(catalogue.initial(sent))
     messages.append(caught.value.message)
     with pytest.raises(NotFound) as caught:
-        wallet.reserve(wallet.initial(sent), "saga", wallet.BUY_IN, "t", 1, None, False, 0.0)
+        wallet_decide.reserve(wallet.initial(sent), "saga", wallet.BUY_IN, "t", 1, None, False, 0.0)
     messages.append(caught.value.message)
     for message in messages:
         assert message.count("Z") <= 32, message

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 
-from libs.lobby import wallet
+from libs.lobby import wallet, wallet_codec, wallet_decide
 from libs.lobby.wallet import Credit, Wallet
 
 BUY_IN = 200
@@ -23,22 +23,24 @@ def run(state: Wallet, events: list[wallet.Event], log: list[wallet.Event] | Non
 
 def bot() -> Wallet:
     w = wallet.initial("ai-easy-1")
-    return run(w, wallet.register(w, "ai-easy-1", "Easy AI 1", False, True, 1000, 0.0, "easy"))
+    return run(
+        w, wallet_decide.register(w, "ai-easy-1", "Easy AI 1", False, True, 1000, 0.0, "easy")
+    )
 
 
 def cycle(w: Wallet, i: int, log: list[wallet.Event] | None = None) -> Wallet:
     """One table's life for the house AI: refilled, bought in, then busted (a cash-out of 0,
     then its PlayerLeft of 0) or cashed out; a new table each time, one minute apart."""
     now, table = 60.0 * i, f"table-{i}"
-    w = run(w, wallet.house_grant(w, BUY_IN, 1000, now), log)
+    w = run(w, wallet_decide.house_grant(w, BUY_IN, 1000, now), log)
     saga = f"saga-{i}"
-    w = run(w, wallet.reserve(w, saga, wallet.BUY_IN, table, BUY_IN, None, False, now), log)
-    w = run(w, wallet.confirm(w, saga, 1, BUY_IN, 3, now + 1), log)
+    w = run(w, wallet_decide.reserve(w, saga, wallet.BUY_IN, table, BUY_IN, None, False, now), log)
+    w = run(w, wallet_decide.confirm(w, saga, 1, BUY_IN, 3, now + 1), log)
     if i % 2:
-        w = run(w, wallet.bust(w, table, 10, now + 30), log)
-        w = run(w, wallet.credit(w, table, 11, 0, now + 31), log)
+        w = run(w, wallet_decide.bust(w, table, 10, now + 30), log)
+        w = run(w, wallet_decide.credit(w, table, 11, 0, now + 31), log)
     else:
-        w = run(w, wallet.credit(w, table, 12, 150, now + 30), log)
+        w = run(w, wallet_decide.credit(w, table, 12, 150, now + 30), log)
     return w
 
 
@@ -58,7 +60,7 @@ def test_a_house_ai_wallet_stays_bounded_through_20000_tables() -> None:
     for i in range(1, 20_001):
         w = cycle(w, i)
         if i in (2_000, 20_000):
-            snapshot_bytes[i] = len(wallet.encode_wallet(w))
+            snapshot_bytes[i] = len(wallet_codec.encode_wallet(w))
             assert sizes(w) == (
                 wallet.LEDGER_WINDOW,
                 int(wallet.OUTCOME_WINDOW_SECONDS // 60) + 1,  # the last hour's, ends included
@@ -74,15 +76,15 @@ def test_a_house_ai_wallet_stays_bounded_through_20000_tables() -> None:
     assert w.entries > 50_000 and w.ledger[-1].index == w.entries
     # the snapshot does not grow with the history (ids are a digit longer, nothing more)
     assert snapshot_bytes[20_000] < snapshot_bytes[2_000] * 1.05
-    assert wallet.decode_wallet(wallet.encode_wallet(w)) == w
+    assert wallet_codec.decode_wallet(wallet_codec.encode_wallet(w)) == w
 
 
 def test_evolve_copies_only_what_the_event_changes_and_never_its_input() -> None:
     w = bot()
     for i in range(1, 400):
         w = cycle(w, i)
-    w = run(w, wallet.house_grant(w, BUY_IN, 1000, 1e5))
-    w = run(w, wallet.reserve(w, "open", wallet.BUY_IN, "t-open", BUY_IN, None, False, 1e5))
+    w = run(w, wallet_decide.house_grant(w, BUY_IN, 1000, 1e5))
+    w = run(w, wallet_decide.reserve(w, "open", wallet.BUY_IN, "t-open", BUY_IN, None, False, 1e5))
     before = copy.deepcopy(w)
     granted = wallet.evolve(w, wallet.Granted(10, 1e5))
     for unchanged in ("reservations", "outcomes", "seatings", "credits"):  # shared, not copied
@@ -98,69 +100,72 @@ def test_evolve_copies_only_what_the_event_changes_and_never_its_input() -> None
 
 def test_a_credit_redelivered_after_thousands_of_others_is_ignored() -> None:
     w = bot()
-    w = run(w, wallet.reserve(w, "home", wallet.BUY_IN, "home", BUY_IN, None, False, 1.0))
-    w = run(w, wallet.confirm(w, "home", 0, BUY_IN, 4, 2.0))
-    w = run(w, wallet.credit(w, "home", 6, 0, 3.0))  # e.g. a PlayerLeft of 0 of an earlier seat
+    w = run(w, wallet_decide.reserve(w, "home", wallet.BUY_IN, "home", BUY_IN, None, False, 1.0))
+    w = run(w, wallet_decide.confirm(w, "home", 0, BUY_IN, 4, 2.0))
+    w = run(
+        w, wallet_decide.credit(w, "home", 6, 0, 3.0)
+    )  # e.g. a PlayerLeft of 0 of an earlier seat
     assert w.on_tables == 0  # (commit 6 is after the seat at 4: the seat is closed)
-    w = run(w, wallet.reserve(w, "back", wallet.BUY_IN, "home", BUY_IN, None, False, 4.0))
-    w = run(w, wallet.confirm(w, "back", 0, BUY_IN, 8, 5.0))  # seated again: an active table
+    w = run(w, wallet_decide.reserve(w, "back", wallet.BUY_IN, "home", BUY_IN, None, False, 4.0))
+    w = run(w, wallet_decide.confirm(w, "back", 0, BUY_IN, 8, 5.0))  # seated again: an active table
     for i in range(1, 5_001):  # thousands of credits at other tables meanwhile
         w = cycle(w, i)
-    assert wallet.credit(w, "home", 6, 0, 1e6) == []  # the same commit again: nothing
-    assert wallet.credit(w, "home", 5, 10, 1e6) == []  # nor an earlier one
+    assert wallet_decide.credit(w, "home", 6, 0, 1e6) == []  # the same commit again: nothing
+    assert wallet_decide.credit(w, "home", 5, 10, 1e6) == []  # nor an earlier one
     assert w.on_tables == BUY_IN  # still seated there
-    w = run(w, wallet.credit(w, "home", 20, 260, 1e6))  # its real cash-out: once
-    assert (w.on_tables, wallet.credit(w, "home", 20, 260, 1e6)) == (0, [])
+    w = run(w, wallet_decide.credit(w, "home", 20, 260, 1e6))  # its real cash-out: once
+    assert (w.on_tables, wallet_decide.credit(w, "home", 20, 260, 1e6)) == (0, [])
     # a table left, then up to MAX_LEFT_TABLES others left after it: its commits still refused
     for i in range(5_001, 5_001 + wallet.MAX_LEFT_TABLES - 1):
         w = cycle(w, i)
-    assert w.was_credited("home", 20) and wallet.credit(w, "home", 20, 260, 2e6) == []
-    assert wallet.bust(w, "home", 20, 2e6) == []
+    assert w.was_credited("home", 20) and wallet_decide.credit(w, "home", 20, 260, 2e6) == []
+    assert wallet_decide.bust(w, "home", 20, 2e6) == []
     # a long-lived table: the first of thousands of its own commits comes again
-    w = run(w, wallet.reserve(w, "long", wallet.BUY_IN, "long", BUY_IN, None, False, 3e6))
-    w = run(w, wallet.confirm(w, "long", 0, BUY_IN, 2, 3e6))
+    w = run(w, wallet_decide.reserve(w, "long", wallet.BUY_IN, "long", BUY_IN, None, False, 3e6))
+    w = run(w, wallet_decide.confirm(w, "long", 0, BUY_IN, 2, 3e6))
     for sequence in range(10, 3_010):
-        w = run(w, wallet.credit(w, "long", sequence, 1, 3e6))
+        w = run(w, wallet_decide.credit(w, "long", sequence, 1, 3e6))
     assert (
-        wallet.credit(w, "long", 10, 1, 3e6) == [] and wallet.credit(w, "long", 3_009, 1, 3e6) == []
+        wallet_decide.credit(w, "long", 10, 1, 3e6) == []
+        and wallet_decide.credit(w, "long", 3_009, 1, 3e6) == []
     )
-    assert wallet.credit(w, "long", 3_010, 1, 3e6) != []
+    assert wallet_decide.credit(w, "long", 3_010, 1, 3e6) != []
 
 
 def test_marks_of_tables_with_a_seat_or_an_open_buy_in_are_never_forgotten() -> None:
     w = bot()
-    w = run(w, wallet.reserve(w, "a", wallet.BUY_IN, "seated", BUY_IN, None, False, 1.0))
-    w = run(w, wallet.confirm(w, "a", 0, BUY_IN, 4, 2.0))
-    w = run(w, wallet.bust(w, "seated", 9, 3.0))  # busted, still at the table ...
-    w = run(w, wallet.reserve(w, "b", wallet.TOP_UP, "seated", BUY_IN, None, False, 4.0))
+    w = run(w, wallet_decide.reserve(w, "a", wallet.BUY_IN, "seated", BUY_IN, None, False, 1.0))
+    w = run(w, wallet_decide.confirm(w, "a", 0, BUY_IN, 4, 2.0))
+    w = run(w, wallet_decide.bust(w, "seated", 9, 3.0))  # busted, still at the table ...
+    w = run(w, wallet_decide.reserve(w, "b", wallet.TOP_UP, "seated", BUY_IN, None, False, 4.0))
     # ... with a top-up open (not confirmed yet) while the AI plays elsewhere for a long time
     for i in range(1, 2 * wallet.MAX_LEFT_TABLES):
         w = cycle(w, i)
     assert w.credits["seated"] == Credit(9, 0, 3.0)
-    assert wallet.bust(w, "seated", 9, 9e9) == []
+    assert wallet_decide.bust(w, "seated", 9, 9e9) == []
     # the table closed (commit 30) before the top-up confirmed (commit 12): nothing on it
-    w = run(w, wallet.credit(w, "seated", 30, 0, 9e9))
-    w = run(w, wallet.confirm(w, "b", 0, BUY_IN, 12, 9e9))
+    w = run(w, wallet_decide.credit(w, "seated", 30, 0, 9e9))
+    w = run(w, wallet_decide.confirm(w, "b", 0, BUY_IN, 12, 9e9))
     assert w.on_tables == 0
 
 
 def refused(w: Wallet, saga: str, now: float) -> Wallet:
     """A buy-in the table refused (reserved, then released)."""
-    w = run(w, wallet.reserve(w, saga, wallet.BUY_IN, "t", BUY_IN, None, False, now))
-    return run(w, wallet.release(w, saga, "SEAT_TAKEN", "FAILED_PRECONDITION", "", now))
+    w = run(w, wallet_decide.reserve(w, saga, wallet.BUY_IN, "t", BUY_IN, None, False, now))
+    return run(w, wallet_decide.release(w, saga, "SEAT_TAKEN", "FAILED_PRECONDITION", "", now))
 
 
 def test_a_saga_step_retried_within_the_window_decides_nothing() -> None:
     w = bot()
-    w = run(w, wallet.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, 0.0))
-    w = run(w, wallet.confirm(w, "mine", 3, BUY_IN, 5, 1.0))
+    w = run(w, wallet_decide.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, 0.0))
+    w = run(w, wallet_decide.confirm(w, "mine", 3, BUY_IN, 5, 1.0))
     for i in range(1, wallet.MAX_OUTCOMES):  # other sagas end meanwhile, within the window
         w = refused(w, f"other-{i}", float(i))
     assert "mine" in w.outcomes and w.outcomes["mine"].seat == 3
     late = wallet.OUTCOME_WINDOW_SECONDS - 1
-    assert wallet.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, late) == []
-    assert wallet.confirm(w, "mine", 3, BUY_IN, 5, late) == []
-    assert wallet.release(w, "mine", "X", "ABORTED", "", late) == []
+    assert wallet_decide.reserve(w, "mine", wallet.BUY_IN, "t", BUY_IN, None, False, late) == []
+    assert wallet_decide.confirm(w, "mine", 3, BUY_IN, 5, late) == []
+    assert wallet_decide.release(w, "mine", "X", "ABORTED", "", late) == []
     # past the count: the oldest outcome goes first, however recent
     w = refused(w, "one-more", late)
     assert len(w.outcomes) == wallet.MAX_OUTCOMES and "mine" not in w.outcomes
@@ -169,31 +174,33 @@ def test_a_saga_step_retried_within_the_window_decides_nothing() -> None:
 
 def test_an_open_saga_outlives_any_number_of_finished_ones() -> None:
     w = bot()
-    w = run(w, wallet.reserve(w, "slow", wallet.BUY_IN, "t-slow", BUY_IN, None, False, 0.0))
+    w = run(w, wallet_decide.reserve(w, "slow", wallet.BUY_IN, "t-slow", BUY_IN, None, False, 0.0))
     for i in range(1, 3 * wallet.MAX_OUTCOMES):  # hours of other sagas
         w = cycle(w, i)
-    assert wallet.reserve(w, "slow", wallet.BUY_IN, "t-slow", BUY_IN, None, False, 1e6) == []
-    w = run(w, wallet.confirm(w, "slow", 1, BUY_IN, 4, 1e6))
+    assert wallet_decide.reserve(w, "slow", wallet.BUY_IN, "t-slow", BUY_IN, None, False, 1e6) == []
+    w = run(w, wallet_decide.confirm(w, "slow", 1, BUY_IN, 4, 1e6))
     assert w.outcomes["slow"].seat == 1 and w.on_tables == BUY_IN
 
 
 def test_finished_sagas_are_kept_for_the_window_then_forgotten() -> None:
     w = bot()
-    w = run(w, wallet.reserve(w, "old", wallet.BUY_IN, "t", BUY_IN, None, False, 0.0))
-    w = run(w, wallet.release(w, "old", "SEAT_TAKEN", "FAILED_PRECONDITION", "", 1.0))
-    w = run(w, wallet.reserve(w, "new", wallet.BUY_IN, "t", BUY_IN, None, False, 2.0))
-    w = run(w, wallet.release(w, "new", "SEAT_TAKEN", "FAILED_PRECONDITION", "", 3.0))
+    w = run(w, wallet_decide.reserve(w, "old", wallet.BUY_IN, "t", BUY_IN, None, False, 0.0))
+    w = run(w, wallet_decide.release(w, "old", "SEAT_TAKEN", "FAILED_PRECONDITION", "", 1.0))
+    w = run(w, wallet_decide.reserve(w, "new", wallet.BUY_IN, "t", BUY_IN, None, False, 2.0))
+    w = run(w, wallet_decide.release(w, "new", "SEAT_TAKEN", "FAILED_PRECONDITION", "", 3.0))
     assert list(w.outcomes) == ["old", "new"]
     after = 1.0 + wallet.OUTCOME_WINDOW_SECONDS + 1
-    w = run(w, wallet.reserve(w, "later", wallet.BUY_IN, "t", BUY_IN, None, False, after))
-    w = run(w, wallet.release(w, "later", "SEAT_TAKEN", "FAILED_PRECONDITION", "", after))
+    w = run(w, wallet_decide.reserve(w, "later", wallet.BUY_IN, "t", BUY_IN, None, False, after))
+    w = run(w, wallet_decide.release(w, "later", "SEAT_TAKEN", "FAILED_PRECONDITION", "", after))
     assert list(w.outcomes) == ["new", "later"]
 
 
 def test_older_ledger_pages_fold_from_the_events() -> None:
     w, log = bot(), []
     log.extend(
-        wallet.register(wallet.initial("ai-easy-1"), "ai-easy-1", "E", False, True, 1000, 0.0)
+        wallet_decide.register(
+            wallet.initial("ai-easy-1"), "ai-easy-1", "E", False, True, 1000, 0.0
+        )
     )
     for i in range(1, 400):
         w = cycle(w, i, log)
@@ -237,15 +244,18 @@ OLD_SNAPSHOT = (
 
 
 def test_a_snapshot_of_the_lobby_before_the_bounds_still_loads() -> None:
-    w = wallet.decode_wallet(OLD_SNAPSHOT.encode())
+    w = wallet_codec.decode_wallet(OLD_SNAPSHOT.encode())
     assert (w.balance, w.reserved, w.on_tables, w.entries) == (800, 50, 100, 9)
     assert w.credits == {"t1": Credit(9, 450, 4.0), "t2": Credit(7, 0, 7.0)}
-    assert wallet.credit(w, "t1", 9, 450, 20.0) == [] and wallet.bust(w, "t2", 7, 20.0) == []
-    assert wallet.credit(w, "t1", 10, 1, 20.0) != []
+    assert (
+        wallet_decide.credit(w, "t1", 9, 450, 20.0) == []
+        and wallet_decide.bust(w, "t2", 7, 20.0) == []
+    )
+    assert wallet_decide.credit(w, "t1", 10, 1, 20.0) != []
     assert {s: o.at for s, o in w.outcomes.items()} == dict.fromkeys(["s1", "s2", "s3", "s4"], 12.0)
-    assert wallet.reserve(w, "s4", wallet.BUY_IN, "t3", 100, None, False, 20.0) == []
-    assert wallet.confirm(w, "s5", 2, 50, 13, 20.0) != []
-    assert wallet.decode_wallet(wallet.encode_wallet(w)) == w
+    assert wallet_decide.reserve(w, "s4", wallet.BUY_IN, "t3", 100, None, False, 20.0) == []
+    assert wallet_decide.confirm(w, "s5", 2, 50, 13, 20.0) != []
+    assert wallet_codec.decode_wallet(wallet_codec.encode_wallet(w)) == w
 
 
 def test_a_long_old_snapshot_is_cut_to_the_bounds_keeping_what_counts() -> None:
@@ -254,7 +264,7 @@ def test_a_long_old_snapshot_is_cut_to_the_bounds_keeping_what_counts() -> None:
     fields["credited"] = ["t2:7", *refs, "t1:9"]  # t2: still seated, credited first
     fields["outcomes"] |= {f"o{i}": fields["outcomes"]["s1"] | {} for i in range(1000)}
     fields["ledger"] = fields["ledger"] * 100
-    w = wallet.decode_wallet(json.dumps(fields).encode())
+    w = wallet_codec.decode_wallet(json.dumps(fields).encode())
     assert len(w.ledger) == wallet.LEDGER_WINDOW and len(w.outcomes) == wallet.MAX_OUTCOMES
     assert len(w.credits) == wallet.MAX_LEFT_TABLES + 1  # the left tables, and t2
     assert w.was_credited("t2", 7) and w.was_credited("t1", 9)  # the seated one, the newest

@@ -12,10 +12,10 @@ import pytest
 from nats.js.errors import ServiceUnavailableError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from libs.errors import NotFound
+from libs.errors import NotFound, Unavailable
 from libs.eventstore import ConcurrencyConflict
 from libs.platform.errors import ErrorMapper
-from libs.platform.unavailable import DEPENDENCY_DOWN, Unavailable, unavailable_on_failure
+from libs.platform.unavailable import DEPENDENCY_DOWN, unavailable_on_failure
 
 FAILURES = (
     nats.errors.TimeoutError(),

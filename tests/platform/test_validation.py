@@ -19,7 +19,8 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2
 from holdem.table.v1 import table_pb2
 
-from libs.platform.validation import ECHO_CHARS, INVALID_FIELD, RequestInvalid, echo
+from libs.errors import ECHO_CHARS, echo
+from libs.platform.validation import INVALID_FIELD, RequestInvalid
 from libs.platform.validator import validate, violations
 from tests.platform.validation_requests import (
     DECK_ID,

@@ -120,8 +120,12 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "BUY_IN_PENDING": S.UNAVAILABLE,
             "TABLE_UNAVAILABLE": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
-            "DEPENDENCY_DOWN": S.UNAVAILABLE,
             "AUDIT_UNAVAILABLE": S.UNAVAILABLE,
+            # limits per client address and username (retry hint in the trailers)
+            "TOO_MANY_LOGIN_FAILURES": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_HASHES": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_GUESTS": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_ACCOUNTS": S.RESOURCE_EXHAUSTED,
         },
     ),
     "dealer": (
@@ -134,6 +138,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "POSITION_DEALT": PRECONDITION,
             "DECK_CLOSED": PRECONDITION,
             "DECK_NOT_FOUND": NOT_FOUND,
+            "DEPENDENCY_DOWN": S.UNAVAILABLE,  # the seed store (Redis) does not answer
         },
     ),
     "evaluator": (
@@ -162,6 +167,10 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "INVALID_PAGE_TOKEN": INVALID,
             # a WatchTable stream that fell behind: resume with from_sequence
             "FELL_BEHIND": S.ABORTED,
+            # limits per player or peer (retry hint in the trailers, but for streams)
+            "RATE_LIMITED": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_WATCHES": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_CALLS": S.RESOURCE_EXHAUSTED,
             **UNIMPLEMENTED,
         },
     ),

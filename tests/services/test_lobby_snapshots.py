@@ -9,8 +9,8 @@ import json
 from functools import partial
 
 from libs.eventstore.memory import InMemoryEventStore, InMemorySnapshotStore
-from libs.lobby import wallet
-from services.lobby.app import PLAYERS
+from libs.lobby import wallet, wallet_codec, wallet_decide
+from services.lobby.base import PLAYERS
 from services.lobby.store import Aggregates
 from tests.lobby.test_wallet_bounds import OLD_SNAPSHOT
 
@@ -27,7 +27,7 @@ async def _history(
     state = await players.execute(
         "p1",
         partial(
-            wallet.register,
+            wallet_decide.register,
             username="alice",
             display_name="Alice",
             guest=False,
@@ -40,7 +40,7 @@ async def _history(
     for i in tables:
         now, table, saga = 10.0 * i, f"t{i}", f"s{i}"
         reserve = partial(
-            wallet.reserve,
+            wallet_decide.reserve,
             saga=saga,
             kind=wallet.BUY_IN,
             table_id=table,
@@ -50,9 +50,9 @@ async def _history(
             now=now,
         )
         await players.execute("p1", reserve, f"reserve-{saga}")
-        confirm = partial(wallet.confirm, saga=saga, seat=0, stack=100, sequence=3, now=now)
+        confirm = partial(wallet_decide.confirm, saga=saga, seat=0, stack=100, sequence=3, now=now)
         await players.execute("p1", confirm, f"confirm-{saga}")
-        credit = partial(wallet.credit, table_id=table, sequence=9, amount=100, now=now)
+        credit = partial(wallet_decide.credit, table_id=table, sequence=9, amount=100, now=now)
         state = await players.execute("p1", credit, f"credit-{table}-9")
     return state
 
@@ -60,7 +60,7 @@ async def _history(
 def test_an_old_snapshot_loads_and_its_commits_follow() -> None:
     async def scenario() -> None:
         players, snapshots = _store()
-        old = wallet.decode_wallet(OLD_SNAPSHOT.encode())
+        old = wallet_codec.decode_wallet(OLD_SNAPSHOT.encode())
         # the stream's commits the old snapshot reflects, then one after it
         for sequence in range(1, 12):
             await players.repository.events.append(
@@ -69,7 +69,7 @@ def test_an_old_snapshot_loads_and_its_commits_follow() -> None:
         await snapshots.save("p1", 11, OLD_SNAPSHOT.encode())
         await players.repository.events.append(
             "p1",
-            wallet.encode(wallet.credit(old, "t2", 12, 100, 20.0)),
+            wallet_codec.encode(wallet_decide.credit(old, "t2", 12, 100, 20.0)),
             expected_last=11,
             msg_id="credit-t2-12",
         )
@@ -77,7 +77,7 @@ def test_an_old_snapshot_loads_and_its_commits_follow() -> None:
         assert (loaded.balance, loaded.on_tables, loaded.reserved) == (900, 0, 50)
         assert loaded.was_credited("t1", 9) and loaded.was_credited("t2", 12)
         after = await players.execute(
-            "p1", lambda w: wallet.credit(w, "t1", 9, 450, 21.0), "credit-t1-9-again"
+            "p1", lambda w: wallet_decide.credit(w, "t1", 9, 450, 21.0), "credit-t1-9-again"
         )
         assert after.balance == 900  # credited before the snapshot: not again
 
@@ -89,7 +89,7 @@ def test_a_snapshot_it_cannot_read_is_ignored() -> None:
         players, snapshots = _store()
         expected = await _history(players, range(30))
         sequence = await players.repository.events.last_sequence("p1")
-        future = json.loads(wallet.encode_wallet(expected)) | {"a_field_of_tomorrow": 1}
+        future = json.loads(wallet_codec.encode_wallet(expected)) | {"a_field_of_tomorrow": 1}
         for unreadable in (b"\x00not json", json.dumps(future).encode()):
             await snapshots.delete("p1")
             await snapshots.save("p1", sequence, unreadable)
