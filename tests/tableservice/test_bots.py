@@ -208,7 +208,7 @@ async def _round_trips(variant: Variant) -> None:
     while not (await app.state("w")).closed:
         if await app.drive("w") > 0:
             continue
-        if app._driving("w"):  # the background driver plays on: let it
+        if app.driver.driving("w"):  # the background driver plays on: let it
             await asyncio.sleep(0.01)
             continue
         try:  # everyone but one broke: nothing can start
