@@ -20,7 +20,8 @@ from libs.eventstore import jetstream as jetstream_module
 from libs.eventstore import natsraw as natsraw_module
 from libs.eventstore.natsheaders import headers_of_block, use_fast_headers
 from libs.eventstore.natsraw import raw_handlers, stream_sequence
-from tests.eventstore.test_contracts import EventStoreContract, jetstream_store
+from tests.eventstore.backends import jetstream_store
+from tests.eventstore.test_contracts import EventStoreContract
 
 REPLIES = [
     b"$JS.ACK.HOLDEM_TABLES.cons1.1.4757.12.1764585600000000000.0",
