@@ -19,9 +19,10 @@ from collections.abc import Callable
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError
+from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from libs.eventstore.kv import open_bucket
 from libs.platform.tasks import stop_tasks
 
 from .tokens import TokenClaims
@@ -35,18 +36,14 @@ async def revoked_bucket(
     """The bucket (created when missing; its age limit raised when shorter than
     ``max_token_seconds``, so no revocation ages out before its token)."""
     js = nc.jetstream()
-    try:
-        kv = await js.key_value(bucket)
-    except BucketNotFoundError:
-        return await js.create_key_value(
-            KeyValueConfig(
-                bucket=bucket,
-                ttl=float(max_token_seconds),
-                history=1,
-                storage=StorageType.FILE,
-                replicas=replicas,
-            )
-        )
+    wanted = KeyValueConfig(
+        bucket=bucket,
+        ttl=float(max_token_seconds),
+        history=1,
+        storage=StorageType.FILE,
+        replicas=replicas,
+    )
+    kv = await open_bucket(js, wanted)
     status = await kv.status()
     if status.ttl is not None and 0 < status.ttl < max_token_seconds:
         config = status.stream_info.config
