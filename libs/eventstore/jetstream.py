@@ -19,8 +19,9 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
+from .jspublish import JetStreamPublisher
 from .natsheaders import headers_of_block, use_fast_headers
-from .natsraw import JetStreamPublisher, raw_handlers, stream_sequence
+from .natsraw import raw_handlers, stream_sequence
 from .pull import position_of, pull_read
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 

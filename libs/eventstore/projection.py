@@ -41,8 +41,8 @@ from nats.js.api import (
 from nats.js.errors import BadRequestError, NotFoundError
 
 from .jetstream import WRONG_LAST_SEQUENCE_CODES
+from .jspublish import JetStreamPublisher
 from .natsheaders import use_fast_headers
-from .natsraw import JetStreamPublisher
 from .pull import position_of, pull_read
 from .store import StoreError
 
