@@ -5,6 +5,7 @@ tested in test_table_automation.py, the public projection in test_table_projecti
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from dataclasses import replace
 
@@ -87,8 +88,11 @@ class CommitsContract(TableAppContract):
             first = await app.execute("w1", sixth, "seat-5")  # the game starts: bots play on
             while len(await events.read("w1", after=first.sequence)) < 600:
                 # bots that bust each other end the game: then no step is due and the loop
-                # must not spin (it did, and waited out CI)
-                assert await app.drive("w1", limit=100) > 0, "the bots stopped playing"
+                # must not spin (it did, and waited out CI); a drive that commits nothing
+                # while the background driver takes the steps proves nothing (test_bots.py)
+                if await app.drive("w1", limit=100) == 0:
+                    assert app.driver.driving("w1"), "the bots stopped playing"
+                    await asyncio.sleep(0.01)
             await app.stop()
             played = len(await events.read("w1"))
             assert played > 600
