@@ -142,8 +142,12 @@ class TableApp:
             raise
         table = self.tables.get(table_id)
         if table is None:
-            table = self.tables[table_id] = await self.stream.load(table_id)
-            if table.state.closed:  # its closing is public now (the load published it)
+            loaded = await self.stream.load(table_id)
+            # Loads of one table may run at once (a drive and a command after the table was
+            # taken back): the first to finish is the table, and its holders may have
+            # committed on it already; a slower load, older, must not replace it.
+            table = self.tables.setdefault(table_id, loaded)
+            if table is loaded and table.state.closed:  # its closing is public now
                 await self.ownership.closed(table_id)
         return table
 

@@ -11,10 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from libs.eventstore import (
-    EventStore,
-    SnapshotStore,
-)
+from libs.eventstore import Commit, EventStore, InMemoryEventStore, SnapshotStore
 from libs.poker import HandEnded, IllegalAction
 from libs.table import codec
 from libs.table import commands as tc
@@ -220,6 +217,53 @@ class CommitsContract(TableAppContract):
             assert live == from_snapshot == full_replay
 
         self.run(body)
+
+
+class LateRead(InMemoryEventStore):
+    """An event store whose next read, once ``hold`` is called, answers only when ``go`` is
+    set, with the commits the stream held when it was asked (``asked``: it was)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = False
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    def hold(self) -> None:
+        self.held = True
+
+    async def read(self, stream_id: str, after: int = 0) -> list[Commit]:
+        commits = await super().read(stream_id, after)
+        if self.held:
+            self.held = False
+            self.asked.set()
+            await self.go.wait()
+        return commits
+
+
+def test_a_commit_made_while_another_load_of_the_table_runs_is_kept() -> None:
+    """A replica that takes a table (back) loads it for its drive while a player's command
+    loads it too: the command commits on the first load to finish, and the slower load, older,
+    must not replace it (it did: the replica kept the table at the sequence before the
+    player's move and waited for that move for good, a stall seen in the e2e test)."""
+
+    async def main() -> None:
+        events = LateRead()
+        before = TableApp(events, None, LocalDealer(), auto_start=False)
+        await before.execute("t", tc.OpenTable("t", CONFIG, 0.0), "open")
+        await before.execute("t", tc.SitDown("a", 0, 100), "sit-a")
+        app = TableApp(events, None, LocalDealer(), auto_start=False)  # took the table over
+        events.hold()
+        slow = asyncio.create_task(app.state("t"))
+        await events.asked.wait()  # the first load read the stream and is not back yet
+        outcome = await app.execute("t", tc.SitDown("b", 1, 100), "sit-b")
+        events.go.set()
+        await slow
+        table = await app.table("t")
+        assert table.sequence == outcome.sequence == await events.last_sequence("t")
+        assert {seat.player_id for seat in table.state.seats.values()} == {"a", "b"}
+
+    asyncio.run(main())
 
 
 class TestInMemory(InMemoryStores, CommitsContract):
