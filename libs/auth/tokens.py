@@ -11,7 +11,7 @@ signed with HMAC-SHA256 by the key ring's signing key:
 :func:`verify` accepts a token only if every part is exactly that shape, its key id is in the
 ring, the signature matches (compared in constant time), and ``iat <= now < exp`` (``leeway``
 seconds of clock skew allowed on both). Whether the ``jti`` was revoked (logout) is the caller's
-second question (:mod:`libs.auth.revocation`). Errors never repeat the token.
+second question (:mod:`libs.eventstore.revoked`). Errors never repeat the token.
 """
 
 from __future__ import annotations

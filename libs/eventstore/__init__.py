@@ -7,7 +7,8 @@ Stores deal in opaque commit payloads (bytes): what a commit holds is the caller
 """
 
 from .memory import InMemoryEventStore, InMemoryProjection, InMemorySnapshotStore
-from .projection import Projectable, Projected, Projection, ProjectionConflict, Projector
+from .projection import Projected, Projection, ProjectionConflict
+from .projector import Projectable, Projector
 from .repository import Loaded, Repository
 from .snapshot_cache import SnapshotCache
 from .store import (

@@ -19,12 +19,13 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
+from .jspublish import JetStreamPublisher
 from .natsheaders import headers_of_block, use_fast_headers
-from .natsraw import JetStreamPublisher, raw_handlers, stream_sequence
+from .natsraw import raw_handlers, stream_sequence
+from .pull import position_of, pull_read
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 
 WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
-_READ_BATCH = 512
 
 
 class JetStreamEventStore:
@@ -228,23 +229,12 @@ class JetStreamEventStore:
             inactive_threshold=30.0,
             mem_storage=True,
         )
-        sub = await self._js.pull_subscribe(
-            self.subject(stream_id), stream=self.stream, config=config
+        messages = await pull_read(
+            self._js, self.subject(stream_id), stream=self.stream, config=config, through=last
         )
-        commits: list[Commit] = []
-        try:
-            while not commits or commits[-1].sequence < last:
-                for msg in await sub.fetch(_READ_BATCH, timeout=5.0):
-                    headers = dict(msg.headers or {})
-                    commits.append(
-                        Commit(
-                            stream_id,
-                            msg.metadata.sequence.stream,
-                            self._unscoped(stream_id, headers.get("Nats-Msg-Id", "")),
-                            msg.data,
-                            headers,
-                        )
-                    )
-        finally:
-            await sub.unsubscribe()
-        return [c for c in commits if c.sequence <= last]
+        commits = []
+        for msg in messages:
+            headers = dict(msg.headers or {})
+            msg_id = self._unscoped(stream_id, headers.get("Nats-Msg-Id", ""))
+            commits.append(Commit(stream_id, position_of(msg), msg_id, msg.data, headers))
+        return commits

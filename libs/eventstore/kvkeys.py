@@ -4,8 +4,8 @@ nats-py's ``KeyValue.keys()`` watches the bucket with a push consumer and decide
 when the consumer's info shows nothing pending and nothing has arrived yet. On a replicated
 bucket (R3) the first entry is often on its way by then, so ``keys()`` says "no keys" for a
 bucket that has some, again and again: a replica then saw no open tables and never took over
-a table whose lease it had lost. A pull consumer delivers nothing until asked, so what it
-holds is known before the first message moves.
+a table whose lease it had lost. A pull consumer (``libs.eventstore.pull``) delivers nothing
+until asked, so what it holds is known before the first message moves.
 """
 
 from __future__ import annotations
@@ -20,12 +20,19 @@ from nats.errors import NoRespondersError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import ServiceUnavailableError
 
+from .pull import fetch_until, pull_consumer
+
 _BATCH = 1024
 _RETRY_PAUSE = 0.1  # between tries while the stream answers "unavailable" (503)
 _RECHECKS = 3  # rounds of "the consumer still holds some": keys written meanwhile join them
 # a key whose last entry is one of these is gone (deleted, purged, or aged out on 2.11+)
 _GONE_OPERATIONS = {"DEL", "PURGE"}
 _GONE_MARKERS = {"MaxAge", "Purge", "Remove"}
+
+
+def _none_pending(msg: Msg) -> bool:
+    """The consumer held nothing more when ``msg`` was delivered."""
+    return msg.metadata.num_pending <= 0
 
 
 def _live(msg: Msg) -> bool:
@@ -63,26 +70,25 @@ async def _all_keys_once(nc: NATS, bucket: str, timeout: float) -> list[str]:
         num_replicas=1,
         inactive_threshold=max(timeout * 2, 10.0),  # the server drops it if we never can
     )
-    sub = await js.pull_subscribe(f"{prefix}>", stream=stream, config=config)
-    name = ""
-    try:
-        info = await sub.consumer_info()
-        name, pending = info.name or "", info.num_pending or 0
-        keys: set[str] = set()
-        for _ in range(_RECHECKS):
-            while pending > 0:
-                for msg in await sub.fetch(min(pending, _BATCH), timeout=timeout):
-                    pending = msg.metadata.num_pending
-                    if _live(msg):
-                        keys.add(msg.subject[len(prefix) :])
-            # the consumer's own count, not the last message's, says whether it is all
-            pending = (await sub.consumer_info()).num_pending or 0
-            if pending <= 0:
-                break
-        return sorted(keys)
-    finally:
-        with contextlib.suppress(Exception):
-            await sub.unsubscribe()
-        if name:
-            with contextlib.suppress(Exception):
-                await js.delete_consumer(stream, name)
+    async with pull_consumer(js, f"{prefix}>", stream=stream, config=config) as sub:
+        name = ""
+        try:
+            info = await sub.consumer_info()
+            name, pending = info.name or "", info.num_pending or 0
+            keys: set[str] = set()
+            for _ in range(_RECHECKS):
+                if pending > 0:
+                    for msg in await fetch_until(
+                        sub, _none_pending, batch=min(pending, _BATCH), timeout=timeout
+                    ):
+                        if _live(msg):
+                            keys.add(msg.subject[len(prefix) :])
+                # the consumer's own count, not the last message's, says whether it is all
+                pending = (await sub.consumer_info()).num_pending or 0
+                if pending <= 0:
+                    break
+            return sorted(keys)
+        finally:
+            if name:
+                with contextlib.suppress(Exception):
+                    await js.delete_consumer(stream, name)

@@ -16,13 +16,13 @@ import time
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
-    BucketNotFoundError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
     NoStreamResponseError,
 )
 from nats.js.kv import KeyValue
 
+from libs.eventstore.kv import open_bucket
 from libs.eventstore.kvkeys import all_keys
 
 
@@ -54,19 +54,14 @@ class Leases:
         self._members = await self._bucket(f"{self.bucket}_members")
 
     async def _bucket(self, name: str) -> KeyValue:
-        js = self._nc.jetstream()
-        try:
-            return await js.key_value(name)
-        except BucketNotFoundError:
-            return await js.create_key_value(
-                KeyValueConfig(
-                    bucket=name,
-                    ttl=self.ttl,
-                    history=1,
-                    storage=StorageType.MEMORY,
-                    replicas=self.replicas,
-                )
-            )
+        config = KeyValueConfig(
+            bucket=name,
+            ttl=self.ttl,
+            history=1,
+            storage=StorageType.MEMORY,
+            replicas=self.replicas,
+        )
+        return await open_bucket(self._nc.jetstream(), config)
 
     async def _gone(self, exc: Exception) -> None:
         """A bucket did not answer because it is gone: the buckets are in memory, and a NATS

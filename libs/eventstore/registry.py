@@ -7,9 +7,10 @@ import contextlib
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError
+from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from libs.eventstore.kv import open_bucket
 from libs.eventstore.kvkeys import all_keys
 
 
@@ -21,18 +22,12 @@ class Registry:
         self._kv: KeyValue | None = None
 
     async def start(self) -> None:
-        js = self._nc.jetstream()
-        try:
-            self._kv = await js.key_value(self.bucket)
-        except BucketNotFoundError:
-            self._kv = await js.create_key_value(
-                KeyValueConfig(
-                    bucket=self.bucket,
-                    history=1,
-                    storage=StorageType.FILE,
-                    replicas=self.replicas,
-                )
-            )
+        self._kv = await open_bucket(
+            self._nc.jetstream(),
+            KeyValueConfig(
+                bucket=self.bucket, history=1, storage=StorageType.FILE, replicas=self.replicas
+            ),
+        )
 
     @property
     def kv(self) -> KeyValue:

@@ -1,5 +1,5 @@
 """Logged-out tokens at this gateway: the NATS KV bucket ``holdem_revoked``, which the lobby
-writes (libs.auth.revocation).
+writes (libs.eventstore.revoked).
 
 Normally a watch of the bucket keeps every revoked token id in memory (``RevokedTokens``: it
 knows every entry once its ``start`` returns, and forgets each once its token has expired
@@ -25,7 +25,7 @@ from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
 from libs.auth import TokenClaims
-from libs.auth.revocation import REVOKED_BUCKET, Revocations
+from libs.eventstore.revoked import REVOKED_BUCKET, Revocations
 from libs.platform.tasks import honour_cancel, stop_tasks
 
 log = structlog.get_logger("gateway")

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from libs.auth import KeyRing
-from libs.auth.revocation import Revocations
 from libs.errors import INVALID_PAGE_TOKEN, InvalidArgument, NotFound, echo
+from libs.eventstore.revoked import Revocations
 from libs.lobby import account, catalogue, wallet, wallet_codec
 from libs.lobby.account import Account, AccountOpened
 from libs.lobby.catalogue import Listing

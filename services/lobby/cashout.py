@@ -21,9 +21,9 @@ import grpc
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import TimeoutError as NatsTimeout
+from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import FetchTimeoutError, NotFoundError
+from nats.js.errors import NotFoundError
 
 from libs.eventstore.projection import (
     PREVIOUS_HEADER,
@@ -33,6 +33,7 @@ from libs.eventstore.projection import (
     Projected,
     read_public,
 )
+from libs.eventstore.pull import pull_messages, pull_read
 from libs.lobby import wallet, wallet_decide
 from libs.lobby.cashouts import Money, money_of
 from libs.table.events import ChipsAdded, PlayerSeated
@@ -84,7 +85,7 @@ class CashOuts:
         self.gate = gate
         self.applied = 0  # public commits applied by this process
 
-    async def _subscription(self) -> object:
+    async def _subscription(self) -> JetStreamContext.PullSubscription:
         """The one durable consumer every replica pulls from: JetStream hands each public
         commit to one of them at a time (``max_ack_pending`` 1), and again to whichever pulls
         next when it is not acknowledged (a nak, or its replica died)."""
@@ -109,13 +110,8 @@ class CashOuts:
         while True:
             try:
                 sub = await self._subscription()
-                while True:
-                    try:
-                        messages = await sub.fetch(1, timeout=1.0)  # type: ignore[attr-defined]
-                    except (TimeoutError, FetchTimeoutError, NatsTimeout):
-                        continue
-                    for msg in messages:
-                        await self.handle(msg)
+                async for msg in pull_messages(sub, batch=1, timeout=1.0):
+                    await self.handle(msg)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -251,26 +247,16 @@ class CashOuts:
             mem_storage=True,
             filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
         )
-        sub = await self.js.pull_subscribe(
-            f"{PUBLIC_SUBJECT_PREFIX}.>", stream=PUBLIC_STREAM, config=config
+        messages = await pull_read(
+            self.js,
+            f"{PUBLIC_SUBJECT_PREFIX}.>",
+            stream=PUBLIC_STREAM,
+            config=config,
+            through=last,
+            timeout=2.0,
+            end_when_quiet=True,
         )
-        found: list[PublicCommit] = []
-        position = floor
-        try:
-            while position < last:
-                try:
-                    batch = await sub.fetch(512, timeout=2.0)
-                except (TimeoutError, FetchTimeoutError, NatsTimeout):
-                    break
-                for msg in batch:
-                    projected = _projected(msg)
-                    position = max(position, projected.position)
-                    if projected.position <= last:
-                        found.append(decode_public(projected))
-        finally:
-            with contextlib.suppress(Exception):
-                await sub.unsubscribe()
-        return found
+        return [decode_public(_projected(msg)) for msg in messages]
 
     async def seated_by(self, table_id: str, causation_ids: set[str]) -> dict[str, int]:
         """Of ``causation_ids`` (sagas), those whose command seated someone or added chips at

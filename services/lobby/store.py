@@ -26,11 +26,12 @@ from typing import Generic, TypeVar
 import structlog
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, NotFoundError
+from nats.js.errors import KeyNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 
 from libs.eventstore import ConcurrencyConflict, EventStore, Repository, SnapshotStore
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.kv import open_bucket
 from libs.eventstore.kvkeys import all_keys
 from libs.eventstore.store import Commit
 from libs.lobby.codec import CodecError
@@ -210,13 +211,10 @@ class Index:
         self._kv: KeyValue | None = None
 
     async def start(self) -> None:
-        js = self._nc.jetstream()
-        try:
-            self._kv = await js.key_value(self.bucket)
-        except BucketNotFoundError:
-            self._kv = await js.create_key_value(
-                KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE)
-            )
+        self._kv = await open_bucket(
+            self._nc.jetstream(),
+            KeyValueConfig(bucket=self.bucket, history=1, storage=StorageType.FILE),
+        )
 
     @property
     def kv(self) -> KeyValue:

@@ -23,9 +23,9 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from libs.auth import KeyRing
-from libs.auth.revocation import Revocations, revoked_bucket
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.eventstore.revoked import Revocations, revoked_bucket
 from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.platform.callers import LOBBY_CALLERS
 from libs.platform.clients import connect_peer

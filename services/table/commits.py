@@ -1,51 +1,58 @@
 """A table's commits: loading it (the latest Redis snapshot plus the JetStream commits after it,
-through libs.eventstore's ``Repository``), appending one command's events as one guarded commit,
-snapshotting, and publishing the public projection (``HOLDEM_PUBLIC``, one message per commit,
-through libs.eventstore's ``Projector``: in order, each exactly once; a load first projects the
-commits a dead owner appended but never published).
+through libs.eventstore's ``Repository``), and ``commit``, the one call that makes a decided
+command the table's: append its events as ONE guarded commit, make the new state the table's,
+keep the registry of open tables, publish the public projection (``HOLDEM_PUBLIC``, one message
+per commit, through libs.eventstore's ``Projector``: in order, each exactly once; a load first
+projects the commits a dead owner appended but never published) and snapshot when due.
 
 Appends carry the expected last sequence (the one the cached state was built from) and the
 command's idempotency key as message id: a ``ConcurrencyConflict`` means another writer got
-there first (a replica that took the table over, or a dying owner's last append), and the
-caller reloads with ``refresh`` before deciding again.
+there first (a replica that took the table over, or a dying owner's last append); ``commit``
+then reloads the table before raising it, and the caller decides again or drops the step.
+How a load folds the stream into a table is ``folding``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import structlog
 
 from libs.eventstore import (
     AppendResult,
-    Commit,
+    ConcurrencyConflict,
     EventStore,
-    Projectable,
     Projection,
     Projector,
     Repository,
     SnapshotStore,
 )
+from libs.eventstore.store import CONCURRENCY_CONFLICT
 from libs.platform.metrics import table as metrics
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import commands as tc
 from libs.table.events import Event
-from libs.table.settling import Replay
-from libs.tableproto.envelope import (
-    Record,
-    encode_commit,
-    encode_public,
-    encode_records,
-    public_of_stored,
-    split_stored,
-)
+from libs.tableproto.envelope import Record, encode_commit, encode_public, encode_records
+from services.table.folding import Folded, TableCodec, public_projection
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
 
 log = structlog.get_logger("table")
+
+
+class Conflict(Exception):
+    """The table kept moving under a player's command (answered ABORTED: retry)."""
+
+    code = CONCURRENCY_CONFLICT
+    kind = "aborted"
+
+    def __init__(self, table_id: str) -> None:
+        self.message = f"table {table_id} kept changing under this command: retry"
+        super().__init__(self.message)
 
 
 @dataclass
@@ -59,7 +66,7 @@ class LoadedTable:
     recent: RecentCommits = field(default_factory=RecentCommits)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # the next automatic step, worked out on the state a commit in flight proposes (``state``
-    # once it lands): ``TableApp`` takes it when that state is the table's, else drops it
+    # once it lands): taken when that state is the table's, else dropped (``ahead``)
     ahead: Ahead | None = None
 
 
@@ -74,60 +81,54 @@ class Ahead:
 
 #: A command and what deciding it gave: (command, (state, events)).
 Stepped = tuple[tc.TableCommand, tuple[TableState, list[Event]]]
+#: A command decided already: the state it was decided on, and what deciding it gave.
+Decided = tuple[TableState, tuple[TableState, list[Event]]]
 
 
-@dataclass
-class _Folded:
-    """What the repository rebuilds: the state and the window of keys seen on the way."""
+@dataclass(frozen=True)
+class Proposal:
+    """A command decided: the table's next ``state`` and the ``events`` that make it so, to be
+    committed under the command's idempotency ``key`` at ``at`` (the table clock's time).
+    ``automatic``: a step no player decided (its key is not kept in the window)."""
 
+    key: str
+    command_type: str
     state: TableState
-    recent: RecentCommits
+    events: list[Event]
+    at: float
+    automatic: bool = False
 
 
-class _Codec:
-    """How the repository starts, folds and (de)serializes a table with its idempotency window
-    (``window`` seconds of client keys)."""
+@dataclass(frozen=True)
+class _Appended:
+    """A commit the store took, with what its public projection is made from: the records of
+    its events and the stored payload (the projection reuses both rather than encode again)."""
 
-    def __init__(self, window: float) -> None:
-        self.window = window
-
-    def initial(self, table_id: str) -> _Folded:
-        return _Folded(TableState(), RecentCommits(self.window))
-
-    def fold(self, folded: _Folded, commit: Commit) -> _Folded:
-        """One commit: every event applied (a run of one settles no hand)."""
-        return self.fold_many(folded, [commit])
-
-    def fold_many(self, folded: _Folded, commits: list[Commit]) -> _Folded:
-        """Each commit in turn, in place (the folded state is ours alone), settling the hands
-        that are over (libs/table/settling.py): a client's command keeps its events (the answer
-        to its retry), the table's own steps only their time."""
-        split = [split_stored(commit.data) for commit in commits]
-        replay = Replay(folded.state, [kinds for _, _, kinds, _, _ in split])
-        recent = folded.recent
-        for index, (commit, (at, automatic, kinds, versions, datas)) in enumerate(
-            zip(commits, split, strict=True)
-        ):
-            events = replay.commit(index, kinds, versions, datas, keep=not automatic)
-            if automatic:
-                recent.passed(at)
-            else:
-                recent.record(commit.msg_id, Outcome(commit.sequence, events), at)
-        return folded
-
-    def encode(self, folded: _Folded) -> bytes:
-        return codec.snapshot_dumps(folded.state, folded.recent.snapshot_keys())
-
-    def decode(self, payload: bytes) -> _Folded:
-        state, keys = codec.snapshot_loads(payload)
-        return _Folded(state, RecentCommits.from_snapshot_keys(keys, self.window))
+    result: AppendResult
+    records: list[Record]
+    payload: bytes
 
 
-def _public(seeds: bool) -> Callable[[Commit], Projectable]:
-    def project(commit: Commit) -> Projectable:
-        return Projectable(*public_of_stored(commit.data, commit.sequence, seeds))
+class OpenTables(Protocol):
+    """The registry of open tables as commits change it (``ownership.Ownership``)."""
 
-    return project
+    async def note_commit(self, table_id: str, events: Iterable[Event]) -> None:
+        """A commit landed (a table that opened joins the registry)."""
+        ...
+
+    async def closed(self, table_id: str) -> None:
+        """The table's closing commit is public: it leaves the registry."""
+        ...
+
+
+def count_commit(events: list[Event]) -> None:
+    """The metrics of one commit: the commit, and the hand it ended or voided."""
+    metrics.COMMITS.inc()
+    for event in events:
+        if isinstance(event, HandEnded):
+            metrics.HANDS_COMPLETED.inc()
+        elif isinstance(event, HandVoided):
+            metrics.HANDS_VOIDED.inc()
 
 
 class TableStream:
@@ -135,6 +136,7 @@ class TableStream:
         self,
         events: EventStore,
         snapshots: SnapshotStore | None,
+        open_tables: OpenTables,
         *,
         snapshot_every: int,
         projection: Projection | None,
@@ -145,8 +147,10 @@ class TableStream:
         """``public_seeds``: a revealed seed goes out in the public projection at the hand's
         end (else it is public later, by ``GetDecks``)."""
         self.public_seeds = public_seeds
-        folding = _Codec(idempotency_window)
-        self.repository: Repository[_Folded] = Repository(
+        self.open_tables = open_tables
+        self.commits = 0  # commits this process appended
+        folding = TableCodec(idempotency_window)
+        self.repository: Repository[Folded] = Repository(
             events,
             snapshots,
             initial=folding.initial,
@@ -159,11 +163,11 @@ class TableStream:
         self.projector = (
             None
             if projection is None
-            else Projector(events, projection, _public(public_seeds), max_age=public_max_age)
+            else Projector(
+                events, projection, public_projection(public_seeds), max_age=public_max_age
+            )
         )
         self._snapshot_due: dict[str, tuple[TableState, list[codec.SnapshotKey], int]] = {}
-        # each table's last appended events with their records, for its public projection
-        self._appended: dict[str, tuple[list[Event], list[Record], bytes]] = {}
         self._snapshot_writers: dict[str, asyncio.Task[None]] = {}
 
     async def load(self, table_id: str) -> LoadedTable:
@@ -185,40 +189,71 @@ class TableStream:
         table.since_snapshot = fresh.since_snapshot
         table.recent.merge(fresh.recent)
 
-    async def append(
-        self,
-        table_id: str,
-        table: LoadedTable,
-        key: str,
-        command_type: str,
-        events: list[Event],
-        now: float,
-        automatic: bool = False,
-    ) -> AppendResult:
-        """Append ``events`` as one commit on top of ``table.sequence``; raises
+    async def commit(self, table_id: str, table: LoadedTable, proposal: Proposal) -> Outcome:
+        """Append ``proposal`` as one commit on top of ``table.sequence`` and make it the
+        table's: its state, its key in the window, the registry of open tables, the public
+        projection queued (a closed table leaves the registry once its closing is public), a
+        snapshot when due. The command's outcome; the first outcome when this very commit had
+        landed before (its key was in the stream: ``table`` reloaded). ``ConcurrencyConflict``,
+        with ``table`` reloaded, when another writer got there first."""
+        previous = table.sequence
+        try:
+            appended = await self._append(table_id, previous, proposal)
+        except ConcurrencyConflict:
+            # Another writer got there first (e.g. a dying owner's last append landed).
+            metrics.CONFLICTS.inc()
+            await self.refresh(table_id, table)
+            raise
+        if appended.result.duplicate:  # this very commit landed before: its key is in the stream
+            await self.refresh(table_id, table)
+            first = table.recent.first_outcome(proposal.key)
+            return first or Outcome(appended.result.sequence, [], duplicate=True)
+        outcome = Outcome(appended.result.sequence, proposal.events)
+        self._record(table, proposal, outcome)
+        self.commits += 1
+        count_commit(proposal.events)
+        await self.open_tables.note_commit(table_id, proposal.events)
+        # A closed table leaves the registry of open tables only once its closing is public:
+        # if this process dies first, the replica that adopts it publishes it.
+        closing = self._closed(table_id) if proposal.state.closed else None
+        queued = self._publish(table_id, previous, proposal, outcome, appended, then=closing)
+        if closing is not None and not queued:
+            await closing()
+        self._snapshot_if_due(table_id, table, proposal.events)
+        return outcome
+
+    async def _append(self, table_id: str, previous: int, proposal: Proposal) -> _Appended:
+        """Append ``proposal``'s events as one commit on top of ``previous``; raises
         ``ConcurrencyConflict`` when the stream moved on."""
-        records = encode_records(events)
-        payload = encode_commit(table_id, events, key, command_type, now, automatic, records)
-        self._appended[table_id] = (events, records, payload)
-        return await self.repository.append(
-            table_id, payload, expected_last=table.sequence, msg_id=key
+        records = encode_records(proposal.events)
+        payload = encode_commit(
+            table_id,
+            proposal.events,
+            proposal.key,
+            proposal.command_type,
+            proposal.at,
+            proposal.automatic,
+            records,
         )
+        result = await self.repository.append(
+            table_id, payload, expected_last=previous, msg_id=proposal.key
+        )
+        return _Appended(result, records, payload)
 
-    def record(
-        self,
-        table: LoadedTable,
-        key: str,
-        state: TableState,
-        outcome: Outcome,
-        at: float,
-        automatic: bool = False,
-    ) -> None:
-        """The commit of ``key`` (made at ``at``) landed: ``state`` is the table now."""
-        table.state, table.sequence = state, outcome.sequence
+    @staticmethod
+    def _record(table: LoadedTable, proposal: Proposal, outcome: Outcome) -> None:
+        """The commit of ``proposal`` landed: its state is the table now."""
+        table.state, table.sequence = proposal.state, outcome.sequence
         table.since_snapshot += 1
-        table.recent.record(key, outcome, at, automatic)
+        table.recent.record(proposal.key, outcome, proposal.at, proposal.automatic)
 
-    async def snapshot_if_due(self, table_id: str, table: LoadedTable, events: list[Event]) -> None:
+    def _closed(self, table_id: str) -> Callable[[], Awaitable[None]]:
+        async def closed() -> None:
+            await self.open_tables.closed(table_id)
+
+        return closed
+
+    def _snapshot_if_due(self, table_id: str, table: LoadedTable, events: list[Event]) -> None:
         """Snapshot every ``snapshot_every`` commits and at every hand end: in the background
         (the command does not wait for Redis; ``flush_snapshots`` does), the latest one only
         when several are due before the first is written. A state is never changed once
@@ -257,39 +292,30 @@ class TableStream:
             if writer is not None:
                 await asyncio.shield(writer)
 
-    def publish_public(
+    def _publish(
         self,
         table_id: str,
-        outcome: Outcome,
         previous: int,
-        key: str,
-        command_type: str,
-        now: float,
+        proposal: Proposal,
+        outcome: Outcome,
+        appended: _Appended,
         then: Callable[[], Awaitable[None]] | None = None,
-        automatic: bool = False,
     ) -> bool:
         """Queue the commit's public projection (no hidden cards) for clients; ``previous`` is
         the sequence it was appended on; ``then`` runs once it is public. False when there is
         no projection (``then`` was not taken)."""
         if self.projector is None:
             return False
-        appended = self._appended.pop(table_id, None)
-        # the records and payload of the commit just appended, when these are its events
-        records, stored = (
-            (appended[1], appended[2])
-            if appended is not None and appended[0] is outcome.events
-            else (None, None)
-        )
         payload = encode_public(
             table_id,
             outcome.sequence,
             outcome.events,
-            key,
-            command_type,
-            now,
-            automatic,
-            records,
-            stored,
+            proposal.key,
+            proposal.command_type,
+            proposal.at,
+            proposal.automatic,
+            appended.records,
+            appended.payload,
             seeds=self.public_seeds,
         )
         self.projector.submit(table_id, outcome.sequence, previous, payload, then=then)
@@ -297,7 +323,6 @@ class TableStream:
 
     def forget(self, table_id: str) -> None:
         """This process no longer serves ``table_id``: stop projecting it."""
-        self._appended.pop(table_id, None)
         if self.projector is not None:
             self.projector.forget(table_id)
 

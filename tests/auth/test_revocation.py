@@ -1,4 +1,4 @@
-"""libs.auth.revocation on a real NATS: a revoked jti is seen by the lobby's check and by the
+"""libs.eventstore.revoked on a real NATS: a revoked jti is seen by the lobby's check and by the
 gateway's watched copy (services/gateway/revocations.py: entries existing before it started,
 and new ones as they come)."""
 
@@ -10,7 +10,7 @@ import uuid
 import nats
 
 from libs.auth import KeyRing, SigningKey, issue
-from libs.auth.revocation import Revocations, revoked_bucket
+from libs.eventstore.revoked import Revocations, revoked_bucket
 from services.gateway.revocations import RevokedTokens
 from tests.conditions import wait_until
 

@@ -21,12 +21,12 @@ import pytest
 import redis
 from nats.aio.client import Client as NATS
 
-from libs.auth.revocation import REVOKED_BUCKET, revoked_bucket
 from libs.devstack import NatsServer, RedisServer
 from libs.devstack.access import NATS_PERMISSIONS, StackAccess
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
+from libs.eventstore.revoked import REVOKED_BUCKET, revoked_bucket
 from libs.platform.configvars import redact_url, url
 from libs.platform.natsconn import connect_nats
 

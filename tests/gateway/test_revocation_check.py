@@ -13,7 +13,7 @@ import nats.errors
 import pytest
 
 from libs.auth import KeyRing, TokenClaims, issue
-from libs.auth.revocation import Revocations, revoked_bucket
+from libs.eventstore.revoked import Revocations, revoked_bucket
 from libs.platform.natsconn import connect_nats
 from libs.platform.unavailable import dependency_failure
 from services.gateway.revocations import RevocationCheck

@@ -12,8 +12,8 @@ import grpc
 from holdem.common.v1 import common_pb2
 
 from libs.auth import KeyRing
-from libs.auth.revocation import Revocations
 from libs.eventstore.memory import InMemoryEventStore
+from libs.eventstore.revoked import Revocations
 from libs.lobby.catalogue import Listing
 from libs.lobby.wallet import Wallet
 from services.lobby import wire

@@ -133,9 +133,9 @@ MUTATIONS = [
     ),
     Mutation(
         "commit: a retry's landed commit is decided again instead of reloaded",
-        "services/table/app.py",
-        "                if result.duplicate:  # this very commit landed before",
-        "                if False:  # this very commit landed before",
+        "services/table/commits.py",
+        "        if appended.result.duplicate:  # this very commit landed before",
+        "        if False:  # this very commit landed before",
     ),
     Mutation(
         "commit: an automatic step decided on a stale state is not dropped",

@@ -121,6 +121,22 @@ def test_the_clock_rule_checks_when_checking_is_free() -> None:
     assert act.action is PlayerAction.CHECK
 
 
+async def play_out(app: TableApp, table_id: str, reason: str) -> None:
+    """Drive ``table_id`` until it has closed: by its hand limit, or here, with ``reason``, once
+    it stands open with nothing due and nothing driving it (bots went broke: no hand can start).
+    A drive that commits nothing proves little while the background driver plays on (it took
+    the steps, and may close the table by its limit meanwhile: a CloseTable sent then was
+    refused TABLE_CLOSED), so the table is settled first and looked at again."""
+    while not (await app.state(table_id)).closed:
+        if await app.drive(table_id) > 0:
+            continue
+        if app.driver.driving(table_id):  # the background driver plays on: let it
+            await asyncio.sleep(0.01)
+            continue
+        if not (await app.state(table_id)).closed:  # settled, open, and nothing is due
+            await app.execute(table_id, tc.CloseTable(reason), "close")
+
+
 def test_a_table_of_bots_at_every_level_plays_in_process() -> None:
     asyncio.run(_a_table_of_bots())
 
@@ -137,9 +153,7 @@ async def _a_table_of_bots() -> None:
     for i, level in enumerate(BotDifficulty):
         command = tc.SitDown(f"bot{i}", i, 10_000, is_bot=True, bot_difficulty=level)
         await app.execute("b", command, f"seat-{i}")
-    while not (await app.state("b")).closed:
-        if await app.drive("b") == 0:  # a bot went broke: no hand can start
-            await app.execute("b", tc.CloseTable("a bot is broke"), "close")
+    await play_out(app, "b", "a bot is broke")
     state = await app.state("b")
     assert state.hands_started >= 1 and app.ai_fallbacks == 0
     assert state.total_chips() == 0  # every stack went back with the closing (TableClosed)
@@ -206,15 +220,6 @@ async def _round_trips(variant: Variant) -> None:
         except IllegalAction as refused:  # the first bots played all 40 hands meanwhile
             assert refused.code == "TABLE_CLOSED", refused
             break
-    while not (await app.state("w")).closed:
-        if await app.drive("w") > 0:
-            continue
-        if app._driving("w"):  # the background driver plays on: let it
-            await asyncio.sleep(0.01)
-            continue
-        try:  # everyone but one broke: nothing can start
-            await app.execute("w", tc.CloseTable("done"), "close")
-        except IllegalAction as refused:  # closed by its hand limit meanwhile
-            assert refused.code == "TABLE_CLOSED", refused
+    await play_out(app, "w", "everyone but one is broke")
     assert decider.requests >= 20 and app.ai_fallbacks == 0
     await app.stop()

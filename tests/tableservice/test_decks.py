@@ -19,7 +19,7 @@ from libs.tableproto.envelope import decode_commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 from services.table.server import TableServiceServicer
-from tests.tableservice.test_table_app import SteppingClock, bots_table, setup
+from tests.tableservice.harness import SteppingClock, bots_table, setup
 
 
 async def _played(disclosure: float, clock: SteppingClock) -> tuple[TableApp, InMemoryProjection]:

@@ -15,7 +15,7 @@ from libs.eventstore.store import Commit
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 from services.table.server import TableServiceServicer
-from tests.tableservice.test_table_app import bots_table, setup
+from tests.tableservice.harness import bots_table, setup
 
 
 class CountedReads(InMemoryEventStore):

@@ -21,8 +21,8 @@ from libs.table import commands as tc
 from libs.table import state as table_state
 from libs.table.commands import PlayerAction
 from services.table.app import TableApp
-from services.table.commits import _Codec
 from services.table.dealing import LocalDealer
+from services.table.folding import TableCodec
 
 GAMES = [
     (Variant.HOLDEM, BettingStructure.NO_LIMIT),
@@ -92,7 +92,7 @@ async def _random_table(seed: int, variant: Variant, structure: BettingStructure
     return await store.read("t")
 
 
-def _one_by_one(codec_: _Codec, commits: list[Commit]) -> tuple[bytes, list[object]]:
+def _one_by_one(codec_: TableCodec, commits: list[Commit]) -> tuple[bytes, list[object]]:
     folded = codec_.initial("t")
     for commit in commits:
         folded = codec_.fold(folded, commit)
@@ -121,7 +121,7 @@ def test_settling_replay_equals_folding_every_commit_from_every_start(
     assert counts.get("HandStarted", 0) >= 10, counts
     for kind in ("PlayerTimedOut", "HandShown", "ActionTaken", "PlayerLeft", "PlayerSatOut"):
         assert counts.get(kind, 0) > 0, (kind, counts)
-    codec_ = _Codec(window=1e9)  # every client key kept: all their outcomes compared
+    codec_ = TableCodec(window=1e9)  # every client key kept: all their outcomes compared
     expected = _one_by_one(codec_, commits)
     for start in range(0, len(commits), 7):
         folded = codec_.initial("t")
@@ -156,7 +156,7 @@ def test_hands_that_are_over_are_not_played_through_the_engine(
         real(hand, event)  # type: ignore[arg-type]
 
     monkeypatch.setattr(table_state, "apply_hand_event", counting)
-    codec_ = _Codec(window=300.0)
+    codec_ = TableCodec(window=300.0)
     codec_.fold_many(codec_.initial("t"), commits)
     settled = len(played)
     played.clear()

@@ -7,17 +7,20 @@ per-key TTL: the bucket's age limit stands in for "TTL = the token's remaining l
 
 The gateway checks tokens without a round trip: it watches the bucket and keeps the revoked ids
 in memory (services/gateway/revocations.py ``RevokedTokens``, its one reader of the bucket's
-changes).
+changes). The bucket is storage like the other KV buckets, so it is opened here, the one way
+(``open_bucket``); libs/auth keeps the tokens themselves and imports no storage.
 """
 
 from __future__ import annotations
 
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError
+from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
-from .tokens import TokenClaims
+from libs.auth.tokens import TokenClaims
+
+from .kv import open_bucket
 
 REVOKED_BUCKET = "holdem_revoked"
 
@@ -28,18 +31,14 @@ async def revoked_bucket(
     """The bucket (created when missing; its age limit raised when shorter than
     ``max_token_seconds``, so no revocation ages out before its token)."""
     js = nc.jetstream()
-    try:
-        kv = await js.key_value(bucket)
-    except BucketNotFoundError:
-        return await js.create_key_value(
-            KeyValueConfig(
-                bucket=bucket,
-                ttl=float(max_token_seconds),
-                history=1,
-                storage=StorageType.FILE,
-                replicas=replicas,
-            )
-        )
+    wanted = KeyValueConfig(
+        bucket=bucket,
+        ttl=float(max_token_seconds),
+        history=1,
+        storage=StorageType.FILE,
+        replicas=replicas,
+    )
+    kv = await open_bucket(js, wanted)
     status = await kv.status()
     if status.ttl is not None and 0 < status.ttl < max_token_seconds:
         config = status.stream_info.config
