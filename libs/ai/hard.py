@@ -69,6 +69,7 @@ from .ranges import (
     open_width,
     uniform_ranges,
 )
+from .shortstack.play import push_or_fold
 from .strength import Floats, texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -231,6 +232,8 @@ def hard(
     settings: HardSettings | None = None,
 ) -> Decision:
     mix = random.Random(seed ^ 0x5EED)
+    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked heads-up: equilibrium
+        return chart
     if view.street == PREFLOP and not voluntarily_raised(view):
         return _open(view, mix)
     if budget < SAMPLING_NEEDS:
