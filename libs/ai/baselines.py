@@ -1,5 +1,6 @@
-"""Baselines a level must beat: a calling station, a uniformly random player, and an always-fold
-player (the floor: it loses its blinds)."""
+"""Baselines a level must beat: a calling station, a uniformly random player, an always-fold
+player (the floor: it loses its blinds), and the heads-up push-or-fold equilibrium (what short
+stacks are measured against)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 from libs.poker.events import ActionKind
 
 from .decision import Decision, legal
+from .shortstack.play import push_or_fold
 from .view import SeatView
 
 
@@ -38,3 +40,11 @@ def random_player(view: SeatView, rng: random.Random) -> Decision:
 def always_fold(view: SeatView) -> Decision:
     """Check when it is free, else fold."""
     return legal(view, ActionKind.FOLD, rationale="always fold")
+
+
+def push_fold_player(view: SeatView, rng: random.Random) -> Decision:
+    """Heads-up: push or fold as the equilibrium charts say at any depth (the charts stop at 30
+    big blinds: deeper plays the 30 big blind chart); anywhere else (a limp to it, a later
+    street, more players) check when it is free, else fold."""
+    chart = push_or_fold(view, rng, max_stack=float("inf"))
+    return chart or legal(view, ActionKind.CHECK, rationale="push/fold: check or fold")

@@ -60,6 +60,7 @@ from .play import (
 from .preflop import preflop_percentile
 from .range_equity import EquityEstimate, equity_vs_ranges
 from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
+from .shortstack.play import push_or_fold
 from .strength import Floats, texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -222,6 +223,8 @@ def hard(
     settings: HardSettings | None = None,
 ) -> Decision:
     mix = random.Random(seed ^ 0x5EED)
+    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked heads-up: equilibrium
+        return chart
     if view.street == PREFLOP and not voluntarily_raised(view):
         return _open(view, mix)
     if budget < SAMPLING_NEEDS:

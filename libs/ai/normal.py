@@ -39,6 +39,7 @@ from .play import (
 from .preflop import preflop_percentile
 from .range_equity import equity_vs_ranges
 from .ranges import candidates, preflop_ranges
+from .shortstack.play import push_or_fold
 from .strength import texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -85,6 +86,9 @@ def _preflop(view: SeatView, rng: random.Random) -> Decision:
 
 def normal(view: SeatView, seed: int) -> Decision:
     rng = random.Random(seed)
+    # Short-stacked heads-up: the equilibrium charts, read at a depth off by up to a third.
+    if (chart := push_or_fold(view, rng, max_stack=12.0, misread=1 / 3)) is not None:
+        return chart
     if view.street == PREFLOP:
         return _preflop(view, rng)
     opponents = max(1, len(view.opponents))

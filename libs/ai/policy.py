@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from enum import StrEnum
 
-from .baselines import always_fold, calling_station, random_player
+from .baselines import always_fold, calling_station, push_fold_player, random_player
 from .decision import Decision
 from .easy import easy
 from .hard import HardSettings, hard
@@ -31,10 +31,11 @@ class Level(StrEnum):
     CALL = "call"  # calling station (baseline)
     RANDOM = "random"  # uniform over legal action kinds (baseline)
     FOLD = "fold"  # check or fold (floor)
+    PUSHFOLD = "pushfold"  # heads-up push-or-fold equilibrium (baseline for short stacks)
 
     @property
     def is_baseline(self) -> bool:
-        return self in (Level.CALL, Level.RANDOM, Level.FOLD)
+        return self in (Level.CALL, Level.RANDOM, Level.FOLD, Level.PUSHFOLD)
 
 
 def decide(
@@ -56,6 +57,8 @@ def decide(
         return calling_station(view)
     if level is Level.RANDOM:
         return random_player(view, random.Random(seed))
+    if level is Level.PUSHFOLD:
+        return push_fold_player(view, random.Random(seed))
     return always_fold(view)
 
 

@@ -16,12 +16,6 @@ MAX_LINES = 400
 
 STILL_SPLITTING = frozenset(
     {
-        # removed when house-table lands
-        "services/table/app.py",
-        "libs/eventstore/natsraw.py",
-        "libs/eventstore/projection.py",
-        "tests/eventstore/test_contracts.py",
-        "tests/tableservice/test_table_app.py",
         # removed when containers lands (issue 23 owns tests/deploy)
         "tests/deploy/test_k8s.py",
     }

@@ -1,0 +1,36 @@
+"""Making the short-stack solver's data again: the class-vs-class equity table
+(``python -m libs.cli.shortstack equities``, a few minutes) and the heads-up push-or-fold charts
+solved from it (``python -m libs.cli.shortstack charts``, about a minute), written beside
+libs/ai/shortstack's modules, which read them."""
+
+from __future__ import annotations
+
+import argparse
+from importlib import resources
+
+import numpy as np
+
+from libs.ai.shortstack import charts, equities
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["equities", "charts"])
+    parser.add_argument("--samples", type=int, default=equities.GENERATED_WITH["samples"])
+    parser.add_argument("--seed", type=int, default=equities.GENERATED_WITH["seed"])
+    parser.add_argument("--iterations", type=int, default=charts.GENERATED_WITH["iterations"])
+    args = parser.parse_args(argv)
+    folder = resources.files("libs.ai.shortstack")
+    if args.what == "equities":
+        table = equities.estimate(args.samples, args.seed)
+        np.save(
+            str(folder.joinpath(equities.DATA)), np.rint(table * equities.SCALE).astype(np.uint16)
+        )
+    else:
+        solved = charts.solve_all(args.iterations)
+        np.save(str(folder.joinpath(charts.DATA)), np.rint(solved * 255).astype(np.uint8))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
