@@ -26,6 +26,7 @@ from pathlib import Path
 from benchmarks import Result
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
+from libs.eventstore.jetstream import TABLE_STREAM
 
 NAME = "bots"
 DESCRIPTION = "hands/s of a 6-max table of bots through the table and ai services"
@@ -201,7 +202,7 @@ async def _play(
             await asyncio.sleep(0.1)
     nc = await nats.connect(nats_url)
     try:
-        commits = await JetStreamEventStore(nc, stream="HOLDEM_TABLES").read(table_id)
+        commits = await JetStreamEventStore(nc, stream=TABLE_STREAM).read(table_id)
     finally:
         await nc.close()
     first = last = 0.0

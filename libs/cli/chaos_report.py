@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform.natsconn import connect_nats
 from libs.poker.events import HandEnded, HandVoided
@@ -19,7 +19,7 @@ from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
 
 TABLE_ID = "chaos"
-STREAM = "HOLDEM_TABLES"
+STREAM = TABLE_STREAM
 
 
 @dataclass

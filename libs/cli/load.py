@@ -45,13 +45,14 @@ from libs.cli.arguments import number, whole_number
 from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.tablestub import aio_table_stub
+from libs.eventstore.jetstream import TABLE_STREAM
 from libs.platform.natsconn import connect_nats
 
 SEATS = 6
 BUY_IN = 10_000
 MAX_TABLES = 1000
 MAX_DURATION = 3600.0
-STREAM = "HOLDEM_TABLES"  # the table service's default stream (``HOLDEM_TABLE_STREAM``)
+STREAM = TABLE_STREAM
 CONFIG = common_pb2.TableConfig(
     variant=common_pb2.VARIANT_HOLDEM,
     betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,

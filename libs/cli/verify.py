@@ -17,16 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from libs.devstack.identity import cli_tls
-from libs.eventstore.jetstream import JetStreamEventStore
-from libs.fairdeck.audit import Outcome
-from libs.fairdeck.audit import outcomes_from_stream as outcomes_from_stream
+from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
+from libs.fairdeck.audit import Outcome, outcomes_from_stream
 from libs.fairdeck.histories import verify_text
 from libs.platform.natsconn import connect_nats
 from libs.platform.tls import TlsFiles
 from libs.tableproto.envelope import decode_commit
-
-# ``outcomes_from_stream`` is re-exported for callers that still import it from here
-# (tests/tableservice/test_verify_stream.py); its home is libs.fairdeck.audit.
 
 
 async def read_table_events(
@@ -113,7 +109,7 @@ def register(subparsers: Any) -> None:
         "--nats", default="nats://127.0.0.1:4222", help="with --table: the NATS server URL"
     )
     parser.add_argument(
-        "--stream", default="HOLDEM_TABLES", help="with --table: the JetStream stream"
+        "--stream", default=TABLE_STREAM, help="with --table: the JetStream stream"
     )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import grpc
 
-ERROR_CODE_HEADER = "x-error-code"
+from libs.platform.errors import error_code_of
 
 
 class GatewayError(Exception):
@@ -19,11 +19,7 @@ class GatewayError(Exception):
 
     @classmethod
     def from_rpc(cls, error: grpc.aio.AioRpcError) -> GatewayError:
-        code = None
-        for key, value in error.trailing_metadata() or ():
-            if key == ERROR_CODE_HEADER:
-                code = value if isinstance(value, str) else value.decode()
-        return cls(error.code(), error.details() or "", code)
+        return cls(error.code(), error.details() or "", error_code_of(error))
 
     def __str__(self) -> str:
         prefix = f"{self.status.name}"

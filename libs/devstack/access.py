@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from libs.eventstore.jetstream import TABLE_STREAM
 from libs.platform.natsconn import inbox_prefix
 
 __all__ = [
@@ -100,7 +101,7 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
         publish=(
             "holdem.table.>",
             "holdem.public.table.>",
-            *_stream_api("HOLDEM_TABLES", write=True),
+            *_stream_api(TABLE_STREAM, write=True),
             *_stream_api("HOLDEM_PUBLIC", write=True),
             *_bucket("holdem_tables"),
             *_bucket("holdem_table_leases"),

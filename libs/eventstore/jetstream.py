@@ -28,13 +28,18 @@ from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
 
 
+#: The stream that holds every table's commits by default (the table service's
+#: ``HOLDEM_TABLE_STREAM``; subjects ``holdem.table.<id>``).
+TABLE_STREAM = "HOLDEM_TABLES"
+
+
 class JetStreamEventStore:
     """Commits of stream ``X`` live on subject ``<prefix>.X`` of JetStream stream ``stream``."""
 
     def __init__(
         self,
         nc: NATS,
-        stream: str = "HOLDEM_TABLES",
+        stream: str = TABLE_STREAM,
         subject_prefix: str = "holdem.table",
         timeout: float = 5.0,
     ) -> None:

@@ -17,6 +17,9 @@ import grpc
 
 from libs.errors import KIND_ALIASES, ErrorKind
 
+#: The trailing metadata key that carries a refusal's stable code beside its status.
+ERROR_CODE_HEADER = "x-error-code"
+
 STATUS_OF_KIND: Mapping[ErrorKind, grpc.StatusCode] = {
     ErrorKind.INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
     ErrorKind.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
@@ -161,6 +164,6 @@ def error_code_of(exc: grpc.aio.AioRpcError) -> str | None:
     through keeps it (a client tells TABLE_CLOSED from other preconditions by it), and a caller
     tells one refusal from another by it."""
     for key, value in exc.trailing_metadata() or ():
-        if key == "x-error-code" and isinstance(value, str) and value:
-            return value
+        if key == ERROR_CODE_HEADER and value:
+            return value if isinstance(value, str) else value.decode()
     return None

@@ -29,7 +29,7 @@ from libs.platform.callers import (
     caller_of,
     peer_address,
 )
-from libs.platform.errors import ErrorMapper
+from libs.platform.errors import ERROR_CODE_HEADER, ErrorMapper
 from libs.platform.identity import SERVICE_TOKEN_HEADER, ServiceVerifier
 from libs.platform.limits import RETRY_AFTER_HEADER, CallerLimiter
 from libs.platform.logging import REQUEST_ID_HEADER, get_logger, request_id_from_metadata
@@ -46,7 +46,6 @@ from libs.platform.wrapping import (
     wrap_behaviour,
 )
 
-ERROR_CODE_HEADER = "x-error-code"
 HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 # Probes and reflection are frequent and uninteresting: logged at debug only, never limited.
 QUIET_PREFIXES = (f"/{HEALTH_SERVICE}/", f"/{reflection.SERVICE_NAME}/")

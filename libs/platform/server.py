@@ -35,7 +35,6 @@ from libs.platform.configdoc import documentation, markdown_table
 from libs.platform.configvars import ConfigError, Var
 from libs.platform.errors import ErrorMapper
 from libs.platform.identity import ServiceVerifier
-from libs.platform.layers import ERROR_CODE_HEADER as ERROR_CODE_HEADER  # services use it here
 from libs.platform.layers import HEALTH_SERVICE, standard_layers
 from libs.platform.logging import configure_logging, get_logger
 from libs.platform.metrics import service as metrics

@@ -10,7 +10,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
 from libs.errors import ErrorKind
-from libs.platform.server import ERROR_CODE_HEADER
+from libs.platform.errors import error_code_of
 from services.lobby.configs import decode_config
 
 #: A house AI's level (libs.lobby.wallet.Wallet.bot_level) as the table's bot difficulty.
@@ -78,10 +78,7 @@ class TableState:
 
 
 def _refusal(error: grpc.aio.AioRpcError) -> TableRefusal:
-    code = ""
-    for key, value in error.trailing_metadata() or ():
-        if key == ERROR_CODE_HEADER:
-            code = str(value)
+    code = error_code_of(error)
     return TableRefusal(error.code(), code or error.code().name, error.details() or "")
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from libs.eventstore.jetstream import TABLE_STREAM
 from libs.platform.config import PlatformConfig, load_platform_config
 from libs.platform.configvars import STRING, Var, choice, integer, number
 
@@ -54,7 +55,7 @@ AI_TIMEOUT_MS = Var(
 STREAM = Var(
     "HOLDEM_TABLE_STREAM",
     STRING,
-    "HOLDEM_TABLES",
+    TABLE_STREAM,
     "JetStream stream holding every table's commits (subjects holdem.table.<id>)",
 )
 PUBLIC_MAX_AGE_SECONDS = Var(

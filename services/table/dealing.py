@@ -12,6 +12,7 @@ import grpc
 
 from libs.fairdeck import ALGORITHM, commitment, deck_from_seed, new_seed
 from libs.fairdeck.errors import DECK_CLOSED
+from libs.platform.errors import error_code_of
 
 
 class DeckLost(Exception):
@@ -23,16 +24,6 @@ class DeckLost(Exception):
     writer got there first), the step is decided again, and a bot's or the clock's new decision
     may keep the hand going. The dealer refuses to deal from a deck whose seed is out
     (``DECK_CLOSED``), so the hand is voided rather than left waiting for cards for good."""
-
-
-ERROR_CODE_HEADER = "x-error-code"
-
-
-def _error_code(exc: grpc.aio.AioRpcError) -> str | None:
-    for key, value in exc.trailing_metadata() or ():
-        if key == ERROR_CODE_HEADER:
-            return value if isinstance(value, str) else value.decode()
-    return None
 
 
 class DealerPort(Protocol):
@@ -117,7 +108,7 @@ class GrpcDealer:
                 raise DeckLost(deck_id) from exc
             if (
                 exc.code() == grpc.StatusCode.FAILED_PRECONDITION
-                and _error_code(exc) == DECK_CLOSED
+                and error_code_of(exc) == DECK_CLOSED
             ):
                 raise DeckLost(f"{deck_id} was revealed") from exc
             raise

@@ -21,9 +21,9 @@ from libs.errors import (
     PreconditionFailed,
     Unauthenticated,
 )
-from libs.platform.errors import INTERNAL_MESSAGE, ErrorMapper
+from libs.platform.errors import ERROR_CODE_HEADER, INTERNAL_MESSAGE, ErrorMapper
 from libs.platform.logging import REQUEST_ID_HEADER
-from libs.platform.server import ERROR_CODE_HEADER, Endpoint, start_server
+from libs.platform.server import Endpoint, start_server
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -21,8 +21,9 @@ from libs.platform.callers import (
     caller_of,
     peer_address,
 )
+from libs.platform.errors import ERROR_CODE_HEADER
 from libs.platform.limits import RETRY_AFTER_HEADER, TOO_MANY_CALLS, CallerLimiter
-from libs.platform.server import ERROR_CODE_HEADER, Endpoint, start_server
+from libs.platform.server import Endpoint, start_server
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -33,8 +33,8 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from libs.devstack.identity import channel_as
 from libs.devstack.services import DEV_SERVICE_KEYS
 from libs.platform.callers import CALLER_NOT_ALLOWED, CLIENT_ADDRESS_HEADER
+from libs.platform.errors import ERROR_CODE_HEADER
 from libs.platform.identity import IDENTITIES, SERVICE_TOKEN_HEADER, ServiceKey, sign
-from libs.platform.server import ERROR_CODE_HEADER
 from tests.services.conftest import ROOT, ServiceProcess, clean_env, start_service, stop_all
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]

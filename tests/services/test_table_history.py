@@ -17,7 +17,7 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from libs.devstack.identity import channel_as
 from libs.eventstore.store import Commit
 from libs.history import history_page
-from libs.platform.server import ERROR_CODE_HEADER
+from libs.platform.errors import ERROR_CODE_HEADER
 from libs.poker.cards import format_cards
 from libs.poker.events import HandShown, HoleCardsDealt
 from libs.table.events import HandBegan

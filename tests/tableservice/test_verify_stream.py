@@ -11,7 +11,7 @@ import pytest
 
 from libs.ai import Level
 from libs.cli.main import main as holdem
-from libs.cli.verify import outcomes_from_stream
+from libs.fairdeck.audit import outcomes_from_stream
 from libs.poker.cards import DECK
 from libs.poker.events import StreetDealt
 from libs.table import TableConfig
