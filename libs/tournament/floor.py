@@ -81,17 +81,25 @@ def next_step(s: TournamentState, now: float) -> list[E.Event]:
 
 
 def _place_busts(s: TournamentState, now: float) -> list[E.Event]:
+    """Busts are placed in the order they happened: those ready (no rebuy decision pending, no
+    hand-for-hand round to wait for, not moving) and earlier than every bust still waiting,
+    together. A bust of the same hand as one still deciding waits for it, so they are ranked
+    by their stacks, and taking time over a rebuy never buys a better place."""
     moving = {m.player_id for m in s.moves.values()}
-    ready = []
+    ready, waiting = [], []
     for entrant in still_in(s):
         bust = entrant.bust
-        if bust is None or entrant.player_id in moving:
+        if bust is None:
             continue
-        if bust.rebuy_until is not None and now < bust.rebuy_until and rebuy_open(s):
-            continue  # may still rebuy
-        if bust.in_round and s.round_tables:
-            continue  # ranked with the rest of the hand-for-hand round
-        ready.append(entrant)
+        deciding = bust.rebuy_until is not None and now < bust.rebuy_until and rebuy_open(s)
+        in_round = bust.in_round and bool(s.round_tables)
+        if deciding or in_round or entrant.player_id in moving:
+            waiting.append(bust.order)
+        else:
+            ready.append(entrant)
+    first_waiting = min(waiting, default=None)
+    if first_waiting is not None:
+        ready = [e for e in ready if e.bust is not None and e.bust.order < first_waiting]
     if not ready:
         return []
     return [E.PlayersPlaced(rank(ready, players_left(s)), now)]
@@ -123,8 +131,8 @@ def _hand_for_hand(s: TournamentState, now: float) -> list[E.Event]:
     return []
 
 
-def _by_size(tables: list[Table]) -> list[Table]:
-    return sorted(tables, key=lambda t: (size(t), t.number))
+def _by_size(s: TournamentState, tables: list[Table]) -> list[Table]:
+    return sorted(tables, key=lambda t: (size(s, t), t.number))
 
 
 def _seat_late_entrant(s: TournamentState) -> list[E.Event]:
@@ -133,10 +141,10 @@ def _seat_late_entrant(s: TournamentState) -> list[E.Event]:
     entrant = next((e for e in still_in(s) if not e.table_id and e.bust is None), None)
     if entrant is None:
         return []
-    breaking = sum(size(t) for t in s.tables.values() if t.breaking)
+    breaking = sum(len(t.seats) for t in s.tables.values() if t.breaking)
     open_tables = [t for t in s.tables.values() if not t.breaking]
     room = sum(len(free_seats(s, t)) for t in open_tables)
-    candidates = [t for t in _by_size(open_tables) if free_seats(s, t)]
+    candidates = [t for t in _by_size(s, open_tables) if free_seats(s, t)]
     events: list[E.Event] = []
     if candidates and room > breaking:
         table = candidates[0]
@@ -166,7 +174,7 @@ def _close_or_break(s: TournamentState) -> list[E.Event]:
     needed = -(-players_left(s) // s.cfg.seats_per_table)
     if len(s.tables) <= needed:
         return []
-    fewest = min(s.tables.values(), key=lambda t: (size(t), -t.number))
+    fewest = min(s.tables.values(), key=lambda t: (size(s, t), -t.number))
     return [E.TableBreaking(fewest.table_id)]
 
 
@@ -175,23 +183,27 @@ def _idle(s: TournamentState, table: Table) -> bool:
 
 
 def _balance_pair(s: TournamentState) -> tuple[Table, Table] | None:
-    """The tables a balancing move would join (the largest, the smallest; idle ones first,
-    then by number), if their sizes differ by two or more."""
+    """The tables a balancing move would join (the largest, the smallest with a free seat;
+    idle ones first, then by number), if they differ by two players in play or more."""
     playing = [t for t in s.tables.values() if not t.breaking]
-    if len(playing) < 2:
+    takers = [t for t in playing if free_seats(s, t)]
+    if len(playing) < 2 or not takers:
         return None
-    sizes = [size(t) for t in playing]
-    low, high = min(sizes), max(sizes)
+    high = max(size(s, t) for t in playing)
+    low = min(size(s, t) for t in takers)
     if high - low < 2:
         return None
-    giver = min((t for t in playing if size(t) == high), key=lambda t: (not _idle(s, t), t.number))
-    taker = min((t for t in playing if size(t) == low), key=lambda t: (not _idle(s, t), t.number))
+    giver = min(
+        (t for t in playing if size(s, t) == high), key=lambda t: (not _idle(s, t), t.number)
+    )
+    taker = min((t for t in takers if size(s, t) == low), key=lambda t: (not _idle(s, t), t.number))
     return giver, taker
 
 
 def _out_of_balance(s: TournamentState, table: Table) -> bool:
-    playing = [size(t) for t in s.tables.values() if not t.breaking]
-    return bool(playing) and (size(table) >= min(playing) + 2 or size(table) <= max(playing) - 2)
+    playing = [size(s, t) for t in s.tables.values() if not t.breaking]
+    mine = size(s, table)
+    return bool(playing) and (mine >= min(playing) + 2 or mine <= max(playing) - 2)
 
 
 def _order_move(s: TournamentState, giver: Table, taker: Table, reason: str) -> list[E.Event]:
@@ -217,10 +229,10 @@ def _move(s: TournamentState) -> list[E.Event]:
     if s.moves:
         return []
     for table in s.tables.values():
-        if table.breaking and table.seats:
+        if table.breaking and with_chips(s, table):
             if table.in_hand:
                 return []
-            takers = [t for t in _by_size(list(s.tables.values())) if not t.breaking]
+            takers = [t for t in _by_size(s, list(s.tables.values())) if not t.breaking]
             takers = [t for t in takers if free_seats(s, t)]
             if not takers or not _idle(s, takers[0]):
                 return []  # the smallest table takes the player once its hand is over

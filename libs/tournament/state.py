@@ -147,8 +147,10 @@ def chips_in_play(s: TournamentState) -> int:
     return sum(e.stack for e in s.entrants.values())
 
 
-def size(table: Table) -> int:
-    return len(table.seats)
+def size(s: TournamentState, table: Table) -> int:
+    """The players in play at ``table``, what balancing counts: a bust waiting on a rebuy
+    decision holds a seat but is not counted until they have chips again."""
+    return sum(1 for pid in table.seats.values() if s.entrants[pid].bust is None)
 
 
 def with_chips(s: TournamentState, table: Table) -> list[int]:

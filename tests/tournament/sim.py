@@ -86,8 +86,8 @@ class Sim:
 
     def _carry_out(self, s: TournamentState, event: E.Event) -> None:
         if isinstance(event, E.HandReleased):
-            sizes = [size(t) for t in s.tables.values() if not t.breaking]
-            mine = size(s.tables[event.table_id])
+            sizes = [size(s, t) for t in s.tables.values() if not t.breaking]
+            mine = size(s, s.tables[event.table_id])
             assert max(sizes) - mine <= 1 and mine - min(sizes) <= 1, "released out of balance"
             if s.hand_for_hand:
                 others = [w.batch for t, w in self.tables.items() if w.hand and t != event.table_id]
@@ -179,8 +179,9 @@ class Sim:
             stack = table.seats[seat].stack + self.pending_chips.get(entrant.player_id, 0)
             assert stack == entrant.stack, f"{entrant.player_id}: {stack} != {entrant.stack}"
         quiet = not s.moves and not any(t.in_hand for t in s.tables.values())
-        if quiet and s.running:
-            playing = [size(t) for t in s.tables.values() if not t.breaking]
+        deciding = any(e.bust for e in still_in(s))  # a seat held by a rebuy decision
+        if quiet and s.running and not deciding:
+            playing = [size(s, t) for t in s.tables.values() if not t.breaking]
             assert not playing or max(playing) - min(playing) <= 1, "left out of balance"
         assert not (moving_tables(s) - set(s.tables)), "a move between closed tables"
 

@@ -153,16 +153,30 @@ def test_a_bust_in_the_rebuy_period_waits_for_the_decision_and_a_rebuy_plays_on(
     assert placed.placings == (E.Placing(loser, 5),)
 
 
-def test_a_declined_or_expired_rebuy_eliminates() -> None:
+def test_a_declined_or_expired_rebuy_eliminates_in_the_order_of_the_busts() -> None:
     sim, table = started(REBUYS)
     seats = sorted(sim.s.tables[table].seats)
     one, two = at(sim, table, seats[0]), at(sim, table, seats[1])
-    bust(sim, table, [one, two])
-    (placed,) = of(sim.run(C.DeclineRebuy(one, sim.now)), E.PlayersPlaced)
-    assert placed.placings == (E.Placing(one, 5),)
+    bust(sim, table, [one, two])  # equal stacks: they tie whoever decides first
+    assert not of(sim.run(C.DeclineRebuy(one, sim.now)), E.PlayersPlaced)  # waits for two
     assert sim.run(C.Tick(sim.now + 29.0)) == []
     (placed,) = of(sim.run(C.Tick(sim.now + 30.0)), E.PlayersPlaced)
-    assert placed.placings == (E.Placing(two, 4),)
+    assert placed.placings == (E.Placing(one, 4, 2), E.Placing(two, 4, 2))
+
+
+def test_a_later_bust_waits_for_an_earlier_one_still_deciding() -> None:
+    rule = RebuyRule(chips=1000, cost=50, last_level=3, max_rebuys=1, decision_seconds=30.0)
+    sim, table = started(replace(REBUYS, rebuy=rule))
+    seats = sorted(sim.s.tables[table].seats)
+    early, late = at(sim, table, seats[0]), at(sim, table, seats[1])
+    bust(sim, table, [early])
+    sim.run(C.Rebuy(late, "r-late", sim.now))  # at 1500: allowed; the last one they have
+    sim.report(table)
+    events = bust(sim, table, [late])  # late has no rebuy left: out, but after early
+    assert of(events, E.PlayerBusted)[0].rebuy_until is None
+    assert not of(events, E.PlayersPlaced)
+    (placed,) = of(sim.run(C.DeclineRebuy(early, sim.now)), E.PlayersPlaced)
+    assert placed.placings == (E.Placing(early, 5), E.Placing(late, 4))
 
 
 def test_rebuys_outside_their_period_or_above_the_threshold_are_refused() -> None:
