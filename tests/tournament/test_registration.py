@@ -207,3 +207,15 @@ def test_a_refused_command_changes_nothing() -> None:
         with pytest.raises(DomainError):
             decide(sim.s, command)
     assert sim.s is before and sim.s == before
+
+
+def test_a_late_entry_moves_everyone_already_out_one_place_down() -> None:
+    sim = registered(replace(MTT, seats_per_table=6), 6)
+    sim.run(C.Start("seed", 1000.0))
+    (table,) = sim.s.tables
+    start = sim.tables[table].start
+    loser, winner = sorted(start)[:2]
+    sim.report(table, {loser: 0, winner: start[winner] + start[loser]})
+    assert sim.s.entrants[loser].place == 6
+    sim.run(C.Register("late", "kl", 1001.0))
+    assert sim.s.entrants[loser].place == 7
