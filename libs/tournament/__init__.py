@@ -12,7 +12,8 @@ tournaments.md tells the design.
 - :mod:`.floor`, :mod:`.clock`, :mod:`.seating`, :mod:`.ranking`: what follows any command
   (levels and breaks, places, seats and moves, releases), the draw, places and prizes.
 - :mod:`.directives`: what the process manager does for each event (table commands, wallet
-  credits), and :mod:`.codec`: events and state as JSON.
+  credits), :mod:`.standings`: what a tournament shows (clock, field, standings), and
+  :mod:`.codec`: events and state as JSON.
 """
 
 from .decide import decide

@@ -98,6 +98,7 @@ def evolve(s: TournamentState, event: E.Event) -> TournamentState:
                 s,
                 tables={**s.tables, event.table_id: Table(event.table_id, event.number)},
                 tables_opened=max(s.tables_opened, event.number),
+                most_tables=max(s.most_tables, len(s.tables) + 1),
             )
         case E.PlayerSeated():
             seats = _seats(s.tables[event.table_id], sit=(event.seat, event.player_id))

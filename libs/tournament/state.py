@@ -92,6 +92,7 @@ class TournamentState:
     tables: dict[str, Table] = field(default_factory=dict)  # open tables
     closed: dict[str, int] = field(default_factory=dict)  # closed tables: their last hand
     tables_opened: int = 0
+    most_tables: int = 0  # the most tables open at once
     level: int = 0
     level_started_at: float = 0.0
     break_due: bool = False
