@@ -1,0 +1,1 @@
+"""Tournaments: the pure aggregate of libs/tournament (decide/evolve, the floor, payouts)."""
