@@ -8,7 +8,7 @@ director reports during play is decided in libs/tournament/play.py; what follows
 
 from __future__ import annotations
 
-from libs.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed
+from libs.errors import AlreadyExists, InvalidArgument, NotFound, PreconditionFailed, echo
 
 from . import commands as C
 from . import errors as TE
@@ -64,7 +64,7 @@ def create(s: TournamentState, c: C.CreateTournament) -> list[E.Event]:
     if s.status is not Status.NEW:
         if s.created_by == c.created_by and s.config == c.config:
             return []  # a retry
-        raise AlreadyExists(TE.ALREADY_CREATED, f"{TE.echo(c.tournament_id)} exists already")
+        raise AlreadyExists(TE.ALREADY_CREATED, f"{echo(c.tournament_id)} exists already")
     validate_config(c.config)
     return [E.TournamentCreated(c.tournament_id, c.config, c.created_by, c.now)]
 
@@ -81,7 +81,7 @@ def register(s: TournamentState, c: C.Register) -> list[E.Event]:
         return []
     require_not_over(s)
     if c.player_id in s.entrants:
-        raise AlreadyExists(TE.ALREADY_REGISTERED, f"{TE.echo(c.player_id)} is registered")
+        raise AlreadyExists(TE.ALREADY_REGISTERED, f"{echo(c.player_id)} is registered")
     if not registration_open(s):
         raise PreconditionFailed(TE.REGISTRATION_CLOSED, "registration is closed")
     if full(s):
@@ -115,7 +115,7 @@ def unregister(s: TournamentState, c: C.Unregister) -> list[E.Event]:
         )
     entrant = s.entrants.get(c.player_id)
     if entrant is None:
-        raise NotFound(TE.NOT_REGISTERED, f"{TE.echo(c.player_id)} is not registered")
+        raise NotFound(TE.NOT_REGISTERED, f"{echo(c.player_id)} is not registered")
     refund = None
     if entrant.paid > 0:
         refund = E.Payment(

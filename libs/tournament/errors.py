@@ -45,12 +45,3 @@ REBUY_NOT_ALLOWED = "REBUY_NOT_ALLOWED"  # the stack is above the threshold, or 
 NO_REBUY_PENDING = "NO_REBUY_PENDING"  # declining a rebuy nobody offered
 ADD_ON_CLOSED = "ADD_ON_CLOSED"
 ADD_ON_TAKEN = "ADD_ON_TAKEN"
-
-#: The most characters of a caller's id a refusal repeats (an id is the caller's text).
-ECHO_LIMIT = 32
-
-
-def echo(text: str) -> str:
-    """``text`` as a refusal may quote it: cut to ``ECHO_LIMIT`` characters, escaped."""
-    cut = text[:ECHO_LIMIT] + ("..." if len(text) > ECHO_LIMIT else "")
-    return repr(cut)

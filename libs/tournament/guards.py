@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from libs.errors import InvalidArgument, NotFound, PreconditionFailed
+from libs.errors import InvalidArgument, NotFound, PreconditionFailed, echo
 
 from . import errors as TE
 from .state import Status, TournamentState
@@ -25,7 +25,7 @@ def check_time(now: float) -> None:
 
 def require_created(s: TournamentState) -> None:
     if s.status is Status.NEW:
-        raise NotFound(TE.TOURNAMENT_NOT_FOUND, f"no tournament {TE.echo(s.tournament_id)}")
+        raise NotFound(TE.TOURNAMENT_NOT_FOUND, f"no tournament {echo(s.tournament_id)}")
 
 
 def require_not_over(s: TournamentState) -> None:

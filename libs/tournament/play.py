@@ -10,7 +10,7 @@ twice. A report of a hand already recorded decides nothing: the director may rep
 
 from __future__ import annotations
 
-from libs.errors import InvalidArgument, NotFound, PreconditionFailed
+from libs.errors import InvalidArgument, NotFound, PreconditionFailed, echo
 
 from . import commands as C
 from . import errors as TE
@@ -30,10 +30,10 @@ def _require_running(s: TournamentState) -> None:
 def _entrant(s: TournamentState, player_id: str) -> Entrant:
     entrant = s.entrants.get(player_id)
     if entrant is None:
-        raise NotFound(TE.NOT_REGISTERED, f"{TE.echo(player_id)} is not registered")
+        raise NotFound(TE.NOT_REGISTERED, f"{echo(player_id)} is not registered")
     if entrant.place:
         raise PreconditionFailed(
-            TE.PLAYER_ELIMINATED, f"{TE.echo(player_id)} finished in place {entrant.place}"
+            TE.PLAYER_ELIMINATED, f"{echo(player_id)} finished in place {entrant.place}"
         )
     return entrant
 
@@ -50,12 +50,12 @@ def report_hand(s: TournamentState, c: C.ReportHand) -> list[E.Event]:
     _require_running(s)
     table = s.tables.get(c.table_id)
     if table is None:
-        raise NotFound(TE.TABLE_NOT_FOUND, f"no table {TE.echo(c.table_id)} in this tournament")
+        raise NotFound(TE.TABLE_NOT_FOUND, f"no table {echo(c.table_id)} in this tournament")
     if not (table.in_hand and c.hand == table.hand):
         if 1 <= c.hand <= table.hand:
             return []  # recorded already
         raise PreconditionFailed(
-            TE.HAND_NOT_RELEASED, f"hand {c.hand} was not released at {TE.echo(c.table_id)}"
+            TE.HAND_NOT_RELEASED, f"hand {c.hand} was not released at {echo(c.table_id)}"
         )
     players = [r.player_id for r in c.results]
     if len(players) < 2 or len(set(players)) != len(players):
@@ -64,7 +64,7 @@ def report_hand(s: TournamentState, c: C.ReportHand) -> list[E.Event]:
         entrant = s.entrants.get(result.player_id)
         if entrant is None or entrant.place or entrant.table_id != c.table_id:
             raise InvalidArgument(
-                TE.NOT_AT_TABLE, f"{TE.echo(result.player_id)} is not seated at this table"
+                TE.NOT_AT_TABLE, f"{echo(result.player_id)} is not seated at this table"
             )
         if result.start < 1 or result.end < 0:
             raise _bad_result("a dealt player starts with chips and ends with 0 or more")
@@ -104,7 +104,7 @@ def complete_move(s: TournamentState, c: C.CompleteMove) -> list[E.Event]:
         number = c.move_id[len(prefix) :] if c.move_id.startswith(prefix) else ""
         if number.isdigit() and 1 <= int(number) <= s.moves_ordered:
             return []  # landed already (or the tournament was cancelled meanwhile)
-        raise NotFound(TE.MOVE_NOT_FOUND, f"no move {TE.echo(c.move_id)}")
+        raise NotFound(TE.MOVE_NOT_FOUND, f"no move {echo(c.move_id)}")
     if s.over:
         return []
     rec = Recorder(s)
@@ -184,5 +184,5 @@ def settle_payment(s: TournamentState, c: C.SettlePayment) -> list[E.Event]:
     if c.key in s.settled:
         return []
     if c.key not in s.payments:
-        raise NotFound(TE.PAYMENT_NOT_FOUND, f"no payment {TE.echo(c.key)} is owed")
+        raise NotFound(TE.PAYMENT_NOT_FOUND, f"no payment {echo(c.key)} is owed")
     return [E.PaymentSettled(c.key, c.now)]

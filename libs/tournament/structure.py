@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from libs.errors import InvalidArgument
+from libs.errors import InvalidArgument, echo
 from libs.table.config import MAX_CHIPS
 
-from .errors import INVALID_STRUCTURE, UNKNOWN_PRESET, echo
+from .errors import INVALID_STRUCTURE, UNKNOWN_PRESET
 
 MAX_LEVELS = 200
 MAX_LEVEL_MINUTES = 24 * 60
