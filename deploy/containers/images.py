@@ -246,13 +246,12 @@ def _debootstrap(tarball: Path, mirror: str) -> None:
         )
     debootstrap = shutil.which("debootstrap")
     if debootstrap is None:
-        result = subprocess.run(
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in (
+            ["apt-get", "update"],
             ["apt-get", "install", "-y", "--no-install-recommends", "debootstrap"],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-            check=False,
-        )
+        ):
+            result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         debootstrap = shutil.which("debootstrap")
         if debootstrap is None:
             raise ImageError(f"debootstrap is missing and could not be installed: {result.stderr}")
