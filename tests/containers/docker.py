@@ -35,11 +35,11 @@ def leftovers(project: str) -> dict[str, list[str]]:
 
 
 def remove_stale_projects(prefix: str) -> None:
-    """Take down the projects named ``prefix<pid>`` whose test run is gone (a run killed before
-    its teardown), so they hold no ports, memory or disk."""
+    """Take down the projects named ``prefix<pid>`` (or ``prefix<pid>-<what>``) whose test run
+    is gone (a run killed before its teardown), so they hold no ports, memory or disk."""
     names = docker("ps", "--all", "--format", f'{{{{.Label "{PROJECT_LABEL}"}}}}').split()
     for name in sorted(set(names)):
-        pid = name.removeprefix(prefix)
+        pid = name.removeprefix(prefix).split("-")[0]
         if name.startswith(prefix) and pid.isdigit() and not Path(f"/proc/{pid}").exists():
             compose.down(name, dict(os.environ))
 
