@@ -55,11 +55,18 @@ TLS_SERVERS = ("nats", "redis")
 SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
+PORT_ATTEMPTS = 3  # service ports chosen again when another process took one first
 
 
 def stack_token_secret() -> str:
     """A fresh random token-signing secret (base64, 32 bytes) for one run of a stack."""
     return base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def _lost_a_port(error: StackStartError) -> bool:
+    """The failing service could not listen where it was told (gRPC or its metrics port)."""
+    text = str(error).lower()
+    return "address already in use" in text or "failed to bind to address" in text
 
 
 class StackStartError(StartError):
@@ -148,8 +155,18 @@ class LocalStack:
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-stack-", dir=self.workdir_parent))
         self.started_at = time.time()
         self._start_servers()
-        self._start_services()
-        self.wait_serving(self.startup_timeout)
+        for attempt in range(PORT_ATTEMPTS):
+            self._start_services()
+            try:
+                self.wait_serving(self.startup_timeout)
+                break
+            except StackStartError as exc:
+                # Another process took a chosen port between choosing it and the bind: choose
+                # them all again (the services must know each other's addresses up front).
+                if not _lost_a_port(exc) or attempt + 1 == PORT_ATTEMPTS:
+                    raise
+                self._stop_services(SERVICE_STOP_TIMEOUT)
+                self.services = []
         self.supervisor = Supervisor(self._processes(), on_event=self.on_restart)
 
     def _data(self, name: str) -> Path | None:
@@ -274,12 +291,7 @@ class LocalStack:
     def stop(self, timeout: float = SERVICE_STOP_TIMEOUT) -> None:
         """Stop the services (all signalled at once, front to back), then redis and nats, then
         remove the temp directory unless ``keep_temp``. Safe to call more than once."""
-        for svc in self.services:
-            svc.send_stop()
-        # one deadline for all of them: a stuck service costs `timeout`, not six times it
-        deadline = time.monotonic() + timeout
-        for svc in self.services:
-            svc.stop(max(0.0, deadline - time.monotonic()))
+        self._stop_services(timeout)
         for server in (self.redis, self.nats):
             if server is not None:
                 server.stop(timeout)
@@ -287,6 +299,14 @@ class LocalStack:
             self.cluster.stop()
         if self.workdir is not None and not self.keep_temp:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _stop_services(self, timeout: float) -> None:
+        for svc in self.services:
+            svc.send_stop()
+        # one deadline for all of them: a stuck service costs `timeout`, not six times it
+        deadline = time.monotonic() + timeout
+        for svc in self.services:
+            svc.stop(max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> Self:
         return self.start()

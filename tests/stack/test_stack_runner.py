@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from typing import Any
 import pytest
 
 from libs.devstack import SERVICE_NAMES, LocalStack, StackStartError, pid_alive
+from libs.devstack import stack as stack_module
+from libs.devstack.processes import free_ports
 from libs.devstack.stackstate import describe, read_state
 from libs.platform import healthcheck
 from tests.stack.stackrun import (
@@ -219,3 +222,34 @@ def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
         assert len(pids) == 5  # three nodes, redis, the service
     assert [pid for pid in pids if pid_alive(pid)] == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_port_taken_before_its_service_binds_it_is_chosen_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ports are chosen before the services start (each must know its peers' addresses); when
+    another process binds one first, the stack chooses them all again instead of failing."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    real = free_ports
+    calls: list[int] = []
+
+    def first_one_taken(host: str, count: int) -> list[int]:
+        calls.append(count)
+        ports = real(host, count)
+        return [taken.getsockname()[1], *ports[1:]] if len(calls) == 1 else ports
+
+    monkeypatch.setattr(stack_module, "free_ports", first_one_taken)
+    stack = LocalStack(
+        services=("ai",),
+        service_argv=lambda name: [sys.executable, str(FAKE_SERVICE), name],
+        workdir_parent=tmp_path,
+        extra_env={"FAKE_PEERS": "ai"},
+    )
+    try:
+        with stack:
+            assert healthcheck.check(stack.address("ai")) == healthcheck.SERVING
+            assert len(calls) == 2
+    finally:
+        taken.close()
