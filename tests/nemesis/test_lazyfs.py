@@ -15,8 +15,8 @@ import nats.js.errors
 import pytest
 
 from libs.devstack.servers import NatsServer
-from libs.nemesis.lazyfs import PAGE, LazyStore
 from libs.nemesis.lazymount import LazyMount, require_fuse
+from libs.nemesis.lazystore import PAGE, LazyStore
 
 
 def _open(path: Path) -> tuple[int, int]:
