@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from libs.devstack.processes import ManagedProcess
+from libs.nemesis.packages import install_packages
 
 FUSE_PACKAGES = ("fuse3", "libfuse3-3")
 
@@ -35,16 +36,9 @@ def require_fuse() -> None:
     if not os.path.exists("/dev/fuse"):
         raise FuseUnavailable("/dev/fuse is missing: the kernel offers no FUSE here")
     if ctypes.util.find_library("fuse3") is None or shutil.which("fusermount3") is None:
-        if shutil.which("apt-get") is None:
-            raise FuseUnavailable("libfuse 3 is missing and there is no apt-get to install it")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for argv in (
-            ["apt-get", "update", "-q"],
-            ["apt-get", "install", "-y", "-q", *FUSE_PACKAGES],
-        ):
-            done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-            if done.returncode != 0:
-                raise FuseUnavailable(f"{' '.join(argv)} failed: {done.stderr.strip()[-300:]}")
+        why = install_packages(FUSE_PACKAGES)
+        if why is not None:
+            raise FuseUnavailable(f"libfuse 3 is missing: {why}")
 
 
 class LazyMount(ManagedProcess):

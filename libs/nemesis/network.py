@@ -21,14 +21,31 @@ import ipaddress
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from shutil import which
 from types import TracebackType
 from typing import Self
+
+from libs.nemesis.packages import install_packages
 
 TABLE = "nemesis"
 
 
 class NetworkError(RuntimeError):
     """An ip/nft command failed; the message holds the command and what it said."""
+
+
+#: the commands the network runs and the Debian package of each
+TOOLS = {"ip": "iproute2", "nft": "nftables"}
+
+
+def require_tools() -> None:
+    """Make sure ``ip`` and ``nft`` are here (installed with apt-get when missing, as root);
+    NetworkError says why when they cannot be had."""
+    missing = [package for tool, package in TOOLS.items() if which(tool) is None]
+    if missing:
+        why = install_packages(missing)
+        if why is not None:
+            raise NetworkError(f"the nemesis network needs {', '.join(missing)}: {why}")
 
 
 def run(argv: Sequence[str], check: bool = True) -> str:
@@ -73,6 +90,7 @@ class Network:
     # -- building -------------------------------------------------------------------------
 
     def create(self) -> Self:
+        require_tools()
         self.sweep(self.prefix)
         self._created = True
         run(["ip", "netns", "add", self.switch])
