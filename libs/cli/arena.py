@@ -41,7 +41,9 @@ from libs.poker.config import BettingStructure, Variant
 
 MAX_HANDS = 100_000_000
 PROGRESS_EVERY = 5.0  # seconds
-SPEC_HELP = "easy, normal, hard, call, random, fold or grpc://HOST:PORT[?difficulty=LEVEL]"
+SPEC_HELP = (
+    "easy, normal, hard, call, random, fold, pushfold or grpc://HOST:PORT[?difficulty=LEVEL]"
+)
 
 
 class RemoteFailure(RuntimeError):
