@@ -236,7 +236,8 @@ def _lbr(args: argparse.Namespace, base: MatchConfig, budget_ms: int) -> int:
             return
         last[0] = time.perf_counter()
         s = result.summary()
-        print(f"[arena] lbr vs {other}: {2 * s.n} hands, LBR {s.mean:+,.0f}", file=sys.stderr)
+        ci = f"[{s.ci95[0]:+,.0f}, {s.ci95[1]:+,.0f}]" if s.ci95 else "n/a"
+        print(f"[arena] lbr vs {other}: {2 * s.n} hands, LBR {s.mean:+,.0f} {ci}", file=sys.stderr)
 
     try:
         result = run_lbr(level, args.hands, base, budget_ms / 1000, progress)
