@@ -9,7 +9,7 @@ decisions after the flop it weighs, against that range:
 
 - check or call: its showdown equity against the range times the pot after calling, less the
   call (as if the hand were checked down: the paper's assumption);
-- a bet or raise to half the pot, the pot, or all in: for each holding the level's probability
+- a bet or raise to the pot or all in (the paper's sizes): for each holding the level's probability
   of folding to it (the policy asked on the state after the bet), times the pot, plus the
   rest times the equity against the holdings that continue (a re-raise counted as a call);
 - fold: 0 (chips already in are gone either way),
@@ -50,7 +50,7 @@ from .view import PREFLOP, SeatView, public_action, seat_view
 
 HOLDEM, NO_LIMIT = Variant.HOLDEM, BettingStructure.NO_LIMIT
 RUNOUTS = 96
-SIZES = (0.5, 1.0)  # pot fractions; all in is always weighed
+SIZES = (1.0,)  # pot fractions (the paper: a pot-size bet); all in is always weighed
 
 
 def equities(hole: tuple[int, int], board: tuple[int, ...], seed: int) -> np.ndarray:
