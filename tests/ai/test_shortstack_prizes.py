@@ -139,3 +139,10 @@ def test_an_all_in_call_after_the_flop_is_priced_by_the_prizes() -> None:
     assert bubble is not None and bubble.kind is ActionKind.FOLD
     alone = prize_call(_with(view, (100,)), 0.55, "")
     assert alone is not None and alone.kind is ActionKind.CALL
+
+
+def test_a_big_field_is_played_by_chips() -> None:
+    view = _facing_push("AsKd", 4, 10).view()
+    crowded = _with(view, (50, 30, 20), tuple([1000] * 7))  # 11 players left
+    assert prize_push_or_fold(crowded) is None
+    assert prize_push_or_fold(_with(view, (50, 30, 20), tuple([1000] * 6))) is not None

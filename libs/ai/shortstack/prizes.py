@@ -11,7 +11,8 @@ Facing the one push: calling is worth my equity against the pusher's chart range
 prize of winning plus the rest times the prize of losing (busting pays the place below everyone
 left); folding is worth the stack I keep. Near the bubble losing costs more than winning gains
 (a bubble factor above 1), so calls tighten; heads-up for the title the prizes are linear in
-chips and the answer is the chip equilibrium's.
+chips and the answer is the chip equilibrium's. With more than ``ICM_PLAYERS`` players left
+(a big field's early stages) the model's cost is too high per decision and Hard plays chips.
 """
 
 from __future__ import annotations
@@ -27,6 +28,17 @@ from ..view import Prizes, SeatView
 from .equities import heads_up_equities
 from .hands import class_index, pair_weights
 from .play import PUSH_FOLD_DEPTH, Spot, answer_with, find_spot
+
+#: Hard weighs prizes when at most this many players are left (the model's cost grows as 2^n):
+#: a final table or a sit-and-go; with more, it plays chips.
+ICM_PLAYERS = 10
+
+
+def _weighed(view: SeatView) -> Prizes | None:
+    prizes = view.prizes
+    if prizes is None or view.players + len(prizes.others) > ICM_PLAYERS:
+        return None
+    return prizes
 
 
 def _against(mine: int, weights: Floats) -> tuple[float, float]:
@@ -90,7 +102,7 @@ def call_value(view: SeatView, spot: Spot, prizes: Prizes) -> tuple[float, float
 def prize_push_or_fold(view: SeatView, max_stack: float = PUSH_FOLD_DEPTH) -> Decision | None:
     """The prize-equity answer in a push-or-fold spot of a tournament, or None (no prizes, or
     not such a spot)."""
-    prizes = view.prizes
+    prizes = _weighed(view)
     if prizes is None:
         return None
     spot = find_spot(view, max_stack)
@@ -111,7 +123,7 @@ def prize_call(view: SeatView, equity: float, note: str) -> Decision | None:
     """Facing a bet that puts me or my one opponent all in, in a tournament: call when my
     equity (Hard's estimate against the narrowed range) beats the prize-equity price, else
     fold; None when there are no prizes or this is not such a spot."""
-    prizes = view.prizes
+    prizes = _weighed(view)
     if prizes is None or view.to_call == 0 or len(view.opponents) != 1:
         return None
     villain = view.opponents[0]
