@@ -40,7 +40,7 @@ from libs.poker.state import HandState, Phase
 from .decision import Decision, clock_action, is_legal
 from .policy import DEFAULT_BUDGET, Level, decide
 from .stats import Summary, summarize
-from .view import PREFLOP, PublicAction, SeatView, public_action, seat_view
+from .view import PREFLOP, Prizes, PublicAction, SeatView, public_action, seat_view
 
 MIN_SEATS, MAX_SEATS = 2, 6
 EV_SAMPLES = 3_000
@@ -254,14 +254,17 @@ def play_hand(
     seed: int,
     tallies: dict[str, Tally],
     clock: Callable[[], float] = time.perf_counter,
+    stacks: Sequence[int] | None = None,
+    prizes: Prizes | None = None,
 ) -> tuple[tuple[float, ...], bool]:
     """Play one hand; ``seated[p]`` is position p's player and its tally key. Returns every
     position's net result in chips (expected, with all-in EV scoring) and whether all-in EV
-    was applied."""
+    was applied. ``stacks`` (default: ``config.stack`` each) and ``prizes`` (a tournament's,
+    shown in every view) are for tournaments (``sng.py``)."""
     n = config.seats
     hand_config = config.hand_config()
     k = hand_config.variant.hole_card_count
-    stacks = [config.stack] * n
+    stacks = list(stacks) if stacks is not None else [config.stack] * n
     opening = start_hand(hand_config, stacks)
     hand = _Hand(replay(opening), [])
     hand.record(opening)
@@ -280,7 +283,7 @@ def play_hand(
         if s.phase is Phase.BETTING and s.actor is not None:
             p = s.actor
             player, side = seated[p]
-            view = seat_view(s, p, hand.actions)
+            view = seat_view(s, p, hand.actions, prizes)
             tally = tallies[side]
             started = clock()
             answer = player.act(view, _mix(seed, decisions))

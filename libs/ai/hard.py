@@ -24,6 +24,10 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
   heads-up, the hands just below the price call with a mixed frequency (mostly on the river),
   toward the minimum defence frequency pot / (pot + bet). So neither always folding nor always
   calling beats it.
+- Short stacks (at most 15 big blinds, no-limit hold'em, two to six players) push or fold from
+  the solved charts (``shortstack``); in a tournament (``SeatView.prizes``) those spots and
+  every all-in call against one player are decided by prize equity instead (``icm``,
+  ``shortstack.prizes``).
 - Before the flop without a raise it opens a range by position (mixed at the edge); facing a
   raise it re-raises, calls or folds on its equity against the raiser's narrowed range.
 
@@ -61,6 +65,7 @@ from .preflop import preflop_percentile
 from .range_equity import EquityEstimate, equity_vs_ranges
 from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
 from .shortstack.play import push_or_fold
+from .shortstack.prizes import prize_call, prize_push_or_fold
 from .strength import Floats, texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -223,7 +228,9 @@ def hard(
     settings: HardSettings | None = None,
 ) -> Decision:
     mix = random.Random(seed ^ 0x5EED)
-    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked heads-up: equilibrium
+    if (prized := prize_push_or_fold(view)) is not None:  # a tournament: by prize equity
+        return prized
+    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked: the equilibrium
         return chart
     if view.street == PREFLOP and not voluntarily_raised(view):
         return _open(view, mix)
@@ -237,6 +244,9 @@ def hard(
 
     def act(kind: ActionKind, to: int = 0, why: str = "") -> Decision:
         return legal(view, kind, to, f"{note}: {why}", samples)
+
+    if (all_in_call := prize_call(view, equity, note)) is not None:
+        return all_in_call
 
     if view.street == PREFLOP:
         return _facing_preflop_raise(view, equity, mix, act)

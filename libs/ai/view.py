@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from libs.poker.cards import Card
 from libs.poker.config import BettingStructure, Variant
@@ -58,6 +59,23 @@ class Pot:
 
 
 @dataclass(frozen=True, slots=True)
+class Prizes:
+    """A tournament's prizes still to be won (first place first) and the chips of the players
+    alive at other tables: what the independent chip model needs besides this table's stacks."""
+
+    payouts: tuple[int, ...]
+    others: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.payouts or any(p < 0 for p in self.payouts):
+            raise ValueError(f"payouts are prizes, at least one, none negative: {self.payouts}")
+        if any(a < b for a, b in pairwise(self.payouts)):
+            raise ValueError(f"payouts run first place first, never rising: {self.payouts}")
+        if any(s <= 0 for s in self.others):
+            raise ValueError(f"other tables' stacks are players alive: above 0, {self.others}")
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """Everything the seat to act may know. Sequences are indexed by position."""
 
@@ -77,6 +95,7 @@ class SeatView:
     actions: tuple[PublicAction, ...]
     options: Options
     pots: tuple[Pot, ...] = ()  # main pot first, then side pots (their sum is ``pot``)
+    prizes: Prizes | None = None  # a tournament's (ICM); None in a cash game
 
     @property
     def players(self) -> int:
@@ -144,9 +163,15 @@ class SeatView:
         return all(i < self.me for i in self.opponents)
 
 
-def seat_view(state: HandState, position: int, actions: Sequence[PublicAction]) -> SeatView:
+def seat_view(
+    state: HandState,
+    position: int,
+    actions: Sequence[PublicAction],
+    prizes: Prizes | None = None,
+) -> SeatView:
     """The view of ``position``, which must be the position to act, built from the engine state
-    and the hand's public history. Only ``state.hole[position]`` is read of the hole cards."""
+    and the hand's public history (and a tournament's prizes). Only ``state.hole[position]`` is
+    read of the hole cards."""
     options = legal_actions(state)
     if state.phase is not Phase.BETTING or options is None:
         raise ValueError("nobody is to act: a seat view is built for the player to act")
@@ -172,6 +197,7 @@ def seat_view(state: HandState, position: int, actions: Sequence[PublicAction]) 
         pot=sum(p.amount for p in pots),
         actions=tuple(actions),
         pots=pots,
+        prizes=prizes,
         options=Options(
             can_fold=options.can_fold,
             can_check=options.can_check,
@@ -194,6 +220,7 @@ __all__ = [
     "Move",
     "Options",
     "Pot",
+    "Prizes",
     "PublicAction",
     "SeatView",
     "public_action",

@@ -11,7 +11,7 @@ from holdem.ai.v1 import ai_pb2
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.ai.policy import Level
-from libs.ai.view import BOARD_SIZE_BY_STREET, Options, Pot, PublicAction, SeatView
+from libs.ai.view import BOARD_SIZE_BY_STREET, Options, Pot, Prizes, PublicAction, SeatView
 from libs.poker.cards import Card
 from libs.poker.errors import DUPLICATE_CARD, NOT_YOUR_TURN
 
@@ -106,6 +106,15 @@ def _options(legal: pb.LegalActions, stack: int, bet: int) -> Options:
             AMOUNT_OUT_OF_RANGE, "raise bounds must be 0 when raising is not allowed"
         )
     return o
+
+
+def _prizes(request: ai_pb2.DecideRequest) -> Prizes:
+    """A tournament's payouts and the other tables' stacks, checked."""
+    payouts, others = tuple(request.prizes.payouts), tuple(request.prizes.other_stacks)
+    try:
+        return Prizes(payouts, others)
+    except ValueError as error:
+        raise InvalidRequest(AMOUNT_OUT_OF_RANGE, f"prizes: {error}") from None
 
 
 def read_request(request: ai_pb2.DecideRequest) -> Request:
@@ -219,6 +228,7 @@ def read_request(request: ai_pb2.DecideRequest) -> Request:
     if total < sum(bets):
         raise InvalidRequest(AMOUNT_OUT_OF_RANGE, f"the pots ({total}) hold less than the bets")
     big_bet = 2 * config.big_blind
+    prizes = _prizes(request) if request.HasField("prizes") else None
     return Request(
         view=SeatView(
             variant=variant,
@@ -237,6 +247,7 @@ def read_request(request: ai_pb2.DecideRequest) -> Request:
             actions=tuple(actions),
             options=options,
             pots=pots,
+            prizes=prizes,
         ),
         level=level,
         seed=request.seed,

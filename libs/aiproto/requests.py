@@ -53,7 +53,8 @@ def decide_request(
     time_budget_ms: int,
     table: TableContext | None = None,
 ) -> ai_pb2.DecideRequest:
-    """The request a table sends for the seat of ``view``: its ``PlayerView`` and legal actions."""
+    """The request a table sends for the seat of ``view``: its ``PlayerView`` and legal actions
+    (and, in a tournament, its prizes)."""
     n = view.players
     ctx = table or TableContext.numbered(n)
     if len(ctx.seats) != n:
@@ -123,13 +124,17 @@ def decide_request(
             to=action.to,
             all_in=action.all_in,
         )
-    return ai_pb2.DecideRequest(
+    request = ai_pb2.DecideRequest(
         view=out,
         legal_actions=legal,
         difficulty=level_to_proto(level),
         seed=seed,
         time_budget_ms=time_budget_ms,
     )
+    if view.prizes is not None:
+        request.prizes.payouts.extend(view.prizes.payouts)
+        request.prizes.other_stacks.extend(view.prizes.others)
+    return request
 
 
 def response_from_decision(decision: Decision) -> ai_pb2.DecideResponse:

@@ -7,7 +7,9 @@
 A takes one seat and B every other one; duplicate seating replays each deck with A in every
 seat (``libs.ai.arena``). SPEC is easy, normal, hard, call (calling station), random, fold, or
 ``grpc://HOST:PORT[?difficulty=easy|normal|hard]``: any process serving holdem.ai.v1.AiService,
-sent the request the table sends for its bot seats (``libs.aiproto``). Exit status: 0, or 2 for
+sent the request the table sends for its bot seats (``libs.aiproto``). ``--b lbr`` plays Local
+Best Response (``libs.ai.lbr``) against the in-process level of ``--a``, heads-up no-limit
+hold'em, each deck twice with the seats swapped. Exit status: 0, or 2 for
 bad arguments or an outside bot that cannot be reached; ``--ladder`` exits 1 unless every rung's
 interval is above zero.
 """
@@ -34,6 +36,7 @@ from libs.ai.arena import (
 )
 from libs.ai.decision import Decision
 from libs.ai.ladder import LADDER, LADDER_BUDGET, Rung, holds, markdown, run_ladder
+from libs.ai.lbr import LbrResult, run_lbr
 from libs.ai.policy import DEFAULT_BUDGET, Level, warm_up
 from libs.ai.view import SeatView
 from libs.cli.arguments import number, whole_number
@@ -41,7 +44,10 @@ from libs.poker.config import BettingStructure, Variant
 
 MAX_HANDS = 100_000_000
 PROGRESS_EVERY = 5.0  # seconds
-SPEC_HELP = "easy, normal, hard, call, random, fold or grpc://HOST:PORT[?difficulty=LEVEL]"
+SPEC_HELP = (
+    "easy, normal, hard, call, random, fold, pushfold, grpc://HOST:PORT[?difficulty=LEVEL], "
+    "or lbr (Local Best Response against the other side's level)"
+)
 
 
 class RemoteFailure(RuntimeError):
@@ -187,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
         print("holdem arena: --a, --b and --hands are required (or --ladder)", file=sys.stderr)
         return 2
     budget_ms = round(DEFAULT_BUDGET * 1000) if args.budget_ms is None else args.budget_ms
+    if "lbr" in (args.a, args.b):
+        return _lbr(args, base, budget_ms)
     try:
         a = parse_spec(args.a, budget_ms)
         b = parse_spec(args.b, budget_ms)
@@ -210,6 +218,41 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json()))
     else:
         print(_text(result))
+    return 0
+
+
+def _lbr(args: argparse.Namespace, base: MatchConfig, budget_ms: int) -> int:
+    """``--b lbr`` (or ``--a lbr``): Local Best Response against an in-process level."""
+    other = args.a if args.b == "lbr" else args.b
+    if other not in {level.value for level in Level}:
+        print(f"holdem arena: LBR plays an in-process level, not {other!r}", file=sys.stderr)
+        return 2
+    level = Level(other)
+    warm_up()
+    last = [time.perf_counter()]
+
+    def progress(result: LbrResult) -> None:
+        if args.quiet or time.perf_counter() - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = time.perf_counter()
+        s = result.summary()
+        ci = f"[{s.ci95[0]:+,.0f}, {s.ci95[1]:+,.0f}]" if s.ci95 else "n/a"
+        print(f"[arena] lbr vs {other}: {2 * s.n} hands, LBR {s.mean:+,.0f} {ci}", file=sys.stderr)
+
+    try:
+        result = run_lbr(level, args.hands, base, budget_ms / 1000, progress)
+    except ValueError as exc:
+        print(f"holdem arena: {exc}", file=sys.stderr)
+        return 2
+    out = result.to_json()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        ci = out["ci95"]
+        print(
+            f"LBR vs {other}: {out['hands']:,} hands ({out['pairs']} duplicate pairs), LBR "
+            f"{result.summary().mean:+,.1f} mbb/hand, 95% CI {ci}"
+        )
     return 0
 
 

@@ -1,6 +1,7 @@
 """Making the short-stack solver's data again: the class-vs-class equity table
 (``python -m libs.cli.shortstack equities``, a few minutes) and the heads-up push-or-fold charts
-solved from it (``python -m libs.cli.shortstack charts``, about a minute), written beside
+solved from it (``python -m libs.cli.shortstack charts``, about a minute), the six-handed charts
+(``python -m libs.cli.shortstack tables``, about ten minutes), written beside
 libs/ai/shortstack's modules, which read them."""
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from libs.ai.shortstack import charts, equities
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["equities", "charts"])
+    parser.add_argument("what", choices=["equities", "charts", "tables"])
     parser.add_argument("--samples", type=int, default=equities.GENERATED_WITH["samples"])
     parser.add_argument("--seed", type=int, default=equities.GENERATED_WITH["seed"])
     parser.add_argument("--iterations", type=int, default=charts.GENERATED_WITH["iterations"])
+    parser.add_argument("--iterations-tables", type=int, default=0, help="0: the kept count")
     args = parser.parse_args(argv)
     folder = resources.files("libs.ai.shortstack")
     if args.what == "equities":
@@ -26,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
         np.save(
             str(folder.joinpath(equities.DATA)), np.rint(table * equities.SCALE).astype(np.uint16)
         )
+    elif args.what == "tables":
+        iterations = args.iterations_tables or charts.TABLE_GENERATED_WITH["iterations"]
+        packed = np.rint(charts.solve_tables(iterations) * 255).astype(np.uint8)
+        np.savez_compressed(str(folder.joinpath(charts.TABLE_DATA)), charts=packed)
     else:
         solved = charts.solve_all(args.iterations)
         np.save(str(folder.joinpath(charts.DATA)), np.rint(solved * 255).astype(np.uint8))

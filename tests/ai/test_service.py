@@ -123,3 +123,19 @@ def test_the_arena_says_when_an_outside_bot_cannot_be_reached(
     status = main(["arena", "--a", f"grpc://127.0.0.1:{port}", "--b", "call", "--hands", "2"])
     assert status == 2
     assert "cannot reach" in capsys.readouterr().err
+
+
+def test_tournament_prizes_are_read_and_bad_ones_refused(stub: ai_pb2_grpc.AiServiceStub) -> None:
+    view = spot().view()
+    request = decide_request(view, Level.HARD, 7, 100)
+    request.prizes.payouts.extend([50, 30, 20])
+    request.prizes.other_stacks.extend([1500, 900])
+    assert stub.Decide(request, timeout=10).rationale
+    rising = ai_pb2.DecideRequest()
+    rising.CopyFrom(request)
+    rising.prizes.payouts[0] = 10
+    assert "never rising" in _refused(stub, rising)
+    negative = ai_pb2.DecideRequest()
+    negative.CopyFrom(request)
+    negative.prizes.other_stacks.append(-5)
+    assert "other_stacks" in _refused(stub, negative)

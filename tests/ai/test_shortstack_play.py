@@ -69,7 +69,7 @@ def test_over_a_raise_that_leaves_chips_the_big_blind_pushes_or_folds() -> None:
 
 @pytest.mark.parametrize(
     "spot",
-    ["deep", "pot_limit", "limped", "three_handed", "flop"],
+    ["deep", "pot_limit", "limped", "seven_handed", "flop"],
 )
 def test_other_spots_are_left_to_the_level(spot: str) -> None:
     if spot == "deep":
@@ -78,8 +78,9 @@ def test_other_spots_are_left_to_the_level(spot: str) -> None:
         view = _hand("AsKd", "QhQc", 10, BettingStructure.POT_LIMIT).view()
     elif spot == "limped":
         view = _hand("AsKd", "QhQc", 10).call().view()  # the big blind after a limp
-    elif spot == "three_handed":
-        view = Hand(*NLHE, ["AsKd", "QhQc", "7c2d"], [10 * BB] * 3).view()
+    elif spot == "seven_handed":  # under the gun has six behind: more than the charts know
+        holes = ["AsKd", "QhQc", "7c2d", "8c8d", "9h9s", "JcTc", "5s4s"]
+        view = Hand(*NLHE, holes, [10 * BB] * 7).view()
     else:
         view = _hand("AsKd", "QhQc", 10).call().check().board("2c7h9d").view()
     assert push_or_fold(view, random.Random(4)) is None
