@@ -9,7 +9,11 @@ GEN_STAMP := $(GEN)/.generated
 PROTOS := $(sort $(wildcard protos/holdem/*/*/*.proto))
 NATIVE_SRC := setup.py libs/poker/fast/_native.c libs/tableproto/_wire.c libs/eventstore/_frames.c
 
-.PHONY: setup proto test test-fast test-containers lint typecheck bench mutate ladder run up down \
+WEB_STAMP := web/dist/index.html
+WEB_SRC := $(wildcard web/src/*.ts web/src/*.css) web/index.html web/package.json web/package-lock.json \
+	web/vite.config.ts web/tsconfig.json
+
+.PHONY: setup web browser proto test test-fast test-containers lint typecheck bench mutate ladder run up down \
 	images compose-up compose-down clean
 
 # Third-party dependencies (and a first editable install of our own packages).
@@ -47,7 +51,22 @@ $(STAMP): $(DEPS) $(GEN_STAMP) $(NATIVE_SRC)
 
 setup: $(STAMP)
 
-test: setup
+# The web client (web/, docs/web.md): npm ci from the lockfile, TypeScript generated from protos/
+# (protoc-gen-es through grpc_tools' protoc), built by vite into web/dist, which the gateway's HTTP
+# port serves. Node 20 and npm from Debian's nodejs when missing.
+$(WEB_STAMP): $(STAMP) $(WEB_SRC) $(PROTOS)
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf web/src/gen
+	cd web && npm run --silent gen && npm run --silent build
+
+web: $(WEB_STAMP)
+
+# Debian's chromium for the browser tests (tests/web; Playwright drives it, it downloads none).
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+test: setup web browser
 	$(PY) -m pytest
 
 # The contributors' loop: everything but the integration tests (real NATS, Redis, processes,
@@ -90,14 +109,14 @@ ladder: setup
 # it keeps running until Ctrl-C, or, with HANDS, stops with a summary (chips conserved or exit 1).
 # up: in the background, returns once all are SERVING; `make down` (or `holdem stack down`)
 # stops it. Both keep their state in .stack/.
-run: setup
+run: setup web
 	@if [ -t 0 ] && [ -t 1 ] && [ -z "$(HANDS)" ]; then \
 		$(VENV)/bin/holdem stack up --play --log-level warning; \
 	else \
 		$(VENV)/bin/holdem stack up --demo-hands $(or $(HANDS),5) $(if $(HANDS),--exit-after-demo); \
 	fi
 
-up: setup
+up: setup web
 	$(VENV)/bin/holdem stack up --detach
 
 down:
@@ -108,10 +127,10 @@ down:
 # (stand-in bases from Debian's packages where the public ones cannot be pulled; the chosen ones
 # go to .images.env), then the stack up until every container is healthy (MONITORING=1 adds
 # Prometheus, and Grafana where its image can be had), and down with its networks and volumes.
-images: setup
+images: setup web
 	$(PY) -m deploy.containers images
 
-compose-up: setup
+compose-up: setup web
 	$(PY) -m deploy.containers up $(if $(MONITORING),--monitoring)
 
 compose-down: setup

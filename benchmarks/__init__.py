@@ -11,12 +11,14 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """One comparison: our throughput, a peer's, and the ratio ours / peer."""
+    """One comparison: our throughput, a peer's, and the ratio ours / peer. ``unit`` says what
+    the numbers are: per second (the default), or milliseconds (a latency: lower is better)."""
 
     name: str
     ours_per_s: float
     peer: str
     peer_per_s: float
+    unit: str = "/s"
 
     @property
     def ratio(self) -> float:

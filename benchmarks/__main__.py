@@ -16,6 +16,7 @@ from benchmarks import Result
 from benchmarks import ai as ai_benchmark
 from benchmarks import bots as bots_benchmark
 from benchmarks import dealer as dealer_benchmark
+from benchmarks import durability as durability_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
 from benchmarks import gateway as gateway_benchmark
@@ -29,6 +30,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         dealer_benchmark,
         evaluator_benchmark,
         table_benchmark,
+        durability_benchmark,
         ai_benchmark,
         bots_benchmark,
         gateway_benchmark,
@@ -51,14 +53,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _value(value: float, unit: str) -> str:
+    return f"{value:,.0f}{unit}" if unit == "/s" else f"{value:,.2f} {unit}"
+
+
 def format_table(results: Sequence[Result]) -> str:
-    header = ("benchmark", "ours/s", "peer", "peer/s", "ours/peer")
+    header = ("benchmark", "ours", "peer", "peer's", "ours/peer")
     rows = [
         (
             r.name,
-            f"{r.ours_per_s:,.0f}",
+            _value(r.ours_per_s, r.unit),
             r.peer,
-            f"{r.peer_per_s:,.0f}",
+            _value(r.peer_per_s, r.unit),
             f"{r.ratio:.2f}x" if r.ratio < 1 else f"{r.ratio:.1f}x",
         )
         for r in results

@@ -14,6 +14,10 @@ grpc.aio processes (a relay, as the gateway, then a sink, as the table) whose se
 the request to JetStream as the table appends a commit (expected sequence, message id) and
 answers once it is acknowledged (``benchmarks.bare_server``). An Act cannot cost less than that;
 what it costs above it is the services' own work (interceptors, token, deciding, the view).
+
+And the same Act over Connect (binary, one keep-alive HTTP/1.1 connection per client, as a
+browser) on the gateway's HTTP port, beside Act over gRPC: p50, p99, actions/s and the ratio of the
+p50s (Connect / gRPC).
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from typing import Any
 
 from benchmarks import Result
 from benchmarks.bare_server import FLOOR_METHOD
+from benchmarks.httpclient import KeepAlive
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
+from libs.devstack.processes import free_port
 from libs.devstack.programs import Program, port_file_written
 from libs.devstack.tablestub import aio_table_stub
 
@@ -40,6 +46,7 @@ NAME = "gateway"
 DESCRIPTION = "Act round trip through the gateway (p50/p99, actions/s) vs a bare grpc.aio call"
 KEYS = "bench:" + base64.b64encode(b"b" * 32).decode()
 LOCAL = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
+ACT_PATH = "/holdem.gateway.v1.GatewayService/Act"
 COMMIT_BYTES = 600  # about an Act's commit (its events as JSON in the envelope)
 
 
@@ -77,7 +84,7 @@ async def _clients(
 
 
 async def _measure(
-    gateway: str, table: str, bare: str, floor: str, clients: int, seconds: float
+    gateway: str, table: str, bare: str, floor: str, clients: int, seconds: float, http: int
 ) -> list[Any]:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -119,7 +126,10 @@ async def _measure(
         )
         return (("authorization", f"Bearer {text}"),)
 
-    async def act_client(index: int, direct: bool = False) -> Callable[[], Awaitable[None]]:
+    async def act_client(
+        index: int, direct: bool = False, connect: bool = False
+    ) -> Callable[[], Awaitable[None]]:
+        conn = KeepAlive("127.0.0.1", http) if connect else None
         table_id = f"bench{uuid.uuid4().hex[:10]}"
         await tb.SubmitCommand(
             table_pb2.SubmitCommandRequest(
@@ -130,6 +140,7 @@ async def _measure(
         )
         players = [f"b{index}x{uuid.uuid4().hex[:6]}", f"b{index}y{uuid.uuid4().hex[:6]}"]
         auth = {p: token(p) for p in players}
+        connect_auth = {p: {**dict(auth[p]), "content-type": "application/proto"} for p in players}
         for player in players:
             await tb.SubmitCommand(
                 table_pb2.SubmitCommandRequest(
@@ -169,7 +180,7 @@ async def _measure(
                     )
                 ).view
             key = uuid.uuid4().hex
-            if not mine.HasField("legal_actions"):
+            if mine.HasField("showdown"):  # a showdown turn
                 await gw.Show(
                     gateway_pb2.ShowRequest(table_id=table_id, idempotency_key=key),
                     metadata=auth[player],
@@ -193,6 +204,13 @@ async def _measure(
                     )
                 )
                 table_times.append(time.perf_counter() - started)
+            elif conn is not None:  # the same Act over Connect, on the gateway's HTTP port
+                request = gateway_pb2.ActRequest(
+                    table_id=table_id, hand_id=mine.hand_id, action=action, idempotency_key=key
+                )
+                body = await conn.post(ACT_PATH, request.SerializeToString(), connect_auth[player])
+                response = gateway_pb2.ActResponse.FromString(body)
+                connect_times.append(time.perf_counter() - started)
             else:
                 response = await gw.Act(
                     gateway_pb2.ActRequest(
@@ -229,8 +247,10 @@ async def _measure(
         bare_times: list[float] = []
         table_times: list[float] = []
         floor_times: list[float] = []
+        connect_times: list[float] = []
         _, elapsed = await _clients(count, seconds, act_client)
         acts = list(act_times)
+        _, connect_elapsed = await _clients(count, seconds, lambda i: act_client(i, connect=True))
         await _clients(count, min(seconds, 5.0), lambda i: act_client(i, direct=True))
         _, bare_elapsed = await _clients(count, min(seconds, 5.0), bare_client)
         await _clients(count, min(seconds, 5.0), floor_client)
@@ -245,7 +265,11 @@ async def _measure(
             "table_p50_ms": _percentile(table_times, 0.5) * 1000,
             "floor_p50_ms": _percentile(floor_times, 0.5) * 1000,
             "floor_p99_ms": _percentile(floor_times, 0.99) * 1000,
+            "connect_p50_ms": _percentile(connect_times, 0.5) * 1000,
+            "connect_p99_ms": _percentile(connect_times, 0.99) * 1000,
+            "connect_per_s": len(connect_times) / connect_elapsed,
         }
+        row["connect_ratio"] = row["connect_p50_ms"] / row["act_p50_ms"] if acts else 0.0
         row["p50_ratio"] = row["act_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
         row["floor_ratio"] = row["floor_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
         rows.append(row)
@@ -257,6 +281,9 @@ async def _measure(
             f" | table SubmitAction alone p50 {row['table_p50_ms']:.2f} ms"
             f" | floor (2 bare hops + 1 append) p50 {row['floor_p50_ms']:.2f} ms"
             f" p99 {row['floor_p99_ms']:.2f} ms = {row['floor_ratio']:.1f}x bare"
+            f" | Act over Connect p50 {row['connect_p50_ms']:.2f} ms"
+            f" p99 {row['connect_p99_ms']:.2f} ms {row['connect_per_s']:.0f}/s"
+            f" = {row['connect_ratio']:.2f}x Act over gRPC"
         )
     for channel in (gch, tch, tools, bch, fch):
         await channel.close()
@@ -266,7 +293,7 @@ async def _measure(
 def format_rows(rows: list[dict[str, float]]) -> str:
     header = (
         "clients  Act p50 ms  Act p99 ms  Act/s   bare p50 ms  bare p99 ms  bare/s   p50 ratio"
-        "  table-only p50 ms  floor p50 ms  floor/bare"
+        "  table-only p50 ms  floor p50 ms  floor/bare  Connect p50 ms  Connect/s  Connect/gRPC"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -275,6 +302,8 @@ def format_rows(rows: list[dict[str, float]]) -> str:
             f"  {r['acts_per_s']:>5.0f}   {r['bare_p50_ms']:>11.2f}  {r['bare_p99_ms']:>11.2f}"
             f"  {r['bare_per_s']:>6.0f}   {r['p50_ratio']:>8.1f}x"
             f"  {r['table_p50_ms']:>17.2f}  {r['floor_p50_ms']:>12.2f}  {r['floor_ratio']:>9.1f}x"
+            f"  {r['connect_p50_ms']:>14.2f}  {r['connect_per_s']:>9.0f}"
+            f"  {r['connect_ratio']:>11.2f}x"
         )
     return "\n".join(lines)
 
@@ -301,6 +330,7 @@ def run(args: argparse.Namespace) -> list[Result]:
             "HOLDEM_TOKEN_KEYS": KEYS,
         }
         started: list[ServiceProcess] = []
+        http_port = free_port()
         bare_procs: list[Program] = []
         try:
             table = ServiceProcess(
@@ -325,6 +355,7 @@ def run(args: argparse.Namespace) -> list[Result]:
                         "HOLDEM_LOBBY_ADDR": lobby.address,
                         "HOLDEM_GATEWAY_RATE_PER_SECOND": "100000",
                         "HOLDEM_GATEWAY_RATE_BURST": "100000",
+                        "HOLDEM_GATEWAY_HTTP_LISTEN": f"127.0.0.1:{http_port}",
                     }
                 ),
             ).spawn()
@@ -333,7 +364,15 @@ def run(args: argparse.Namespace) -> list[Result]:
             sink = _bare_server(logs / "sink.port", bare_procs, "--nats", nats_server.url)
             relay = _bare_server(logs / "relay.port", bare_procs, "--next", sink)
             rows = asyncio.run(
-                _measure(gateway.address, table.address, bare, relay, args.clients, args.seconds)
+                _measure(
+                    gateway.address,
+                    table.address,
+                    bare,
+                    relay,
+                    args.clients,
+                    args.seconds,
+                    http_port,
+                )
             )
         finally:
             for proc in reversed(bare_procs):
@@ -347,6 +386,14 @@ def run(args: argparse.Namespace) -> list[Result]:
             r["acts_per_s"],
             "bare grpc.aio",
             r["bare_per_s"],
+        )
+        for r in rows
+    ] + [
+        Result(
+            f"gateway Act over Connect, {int(r['clients'])} clients",
+            r["connect_per_s"],
+            "Act over gRPC",
+            r["acts_per_s"],
         )
         for r in rows
     ]

@@ -1,1 +1,1 @@
-"""The six gRPC services: gateway, lobby, table, dealer, evaluator, ai."""
+"""The seven gRPC services: gateway, lobby, table, dealer, evaluator, ai, tournament."""

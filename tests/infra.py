@@ -13,6 +13,8 @@ does for one call). The fixtures in tests/conftest.py wrap the context managers 
 which backend they chose (logger ``holdem.tests.infra``; shown with ``pytest -o log_cli=true
 --log-cli-level=INFO``) and the run's summary lists them (``CHOSEN``).
 
+Every NATS server, local or in a container, fsyncs each JetStream write before acknowledging it
+(``sync_interval: always``, libs/devstack/natsconf.py), as every configuration we ship.
 Containers run the image ``make images`` would use (deploy/containers/images.py): the public
 ``nats:2.10-alpine`` / ``redis:7-alpine`` when present or pullable, else the stand-in built from
 Debian's packages (built here once if missing). testcontainers' reaper is off (its image cannot
@@ -25,12 +27,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from libs.devstack import start_nats, start_redis
+from libs.devstack.natsconf import write_nats_config
 
 log = logging.getLogger("holdem.tests.infra")
 
@@ -100,6 +105,21 @@ def _import_container(kind: str) -> Any:
         return RedisContainer
 
 
+#: where the container reads the sync policy's file (natsconf) from
+_CONTAINER_NATS_CONF = "/etc/nats/holdem-nats.conf"
+
+
+def _durable_jetstream(container: Any, stack: contextlib.ExitStack) -> None:
+    """JetStream on, fsyncing every write before acknowledging it, as every server the tests
+    start locally (libs/devstack/natsconf.py): the policy's file mounted into the container."""
+    directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="holdem-nats-conf-")))
+    directory.chmod(0o755)  # the image may run nats-server as a user of its own
+    config = write_nats_config(directory)
+    config.chmod(0o644)
+    container.with_volume_mapping(str(config), _CONTAINER_NATS_CONF, "ro")
+    container.with_command(f"-js -c {_CONTAINER_NATS_CONF}")
+
+
 @contextlib.contextmanager
 def _container(kind: str, mode: str) -> Iterator[str | None]:
     """Yield a URL from a started container, or None when Docker is not usable here (in mode
@@ -129,7 +149,9 @@ def _container(kind: str, mode: str) -> Iterator[str | None]:
         try:
             image = _image(kind)
             network = stack.enter_context(Network())
-            container = cls(image=image, jetstream=True) if kind == "nats" else cls(image=image)
+            container = cls(image=image)
+            if kind == "nats":
+                _durable_jetstream(container, stack)
             # every port published on loopback only (docker-py's (host ip,) binding: any free
             # port there); testcontainers would publish on every interface
             for port in list(container.ports):

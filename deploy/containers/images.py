@@ -156,7 +156,10 @@ def pip_ca_bundle() -> Path | None:
 
 
 def build_holdem(python_image: str) -> str:
-    """deploy/Dockerfile on ``python_image``, tagged ``holdem:local``."""
+    """deploy/Dockerfile on ``python_image``, tagged ``holdem:local``; it copies the built web
+    client (web/dist), which ``make web`` makes (npm is not in the image)."""
+    if not (ROOT / "web" / "dist" / "index.html").is_file():
+        raise ImageError("the web client is not built (web/dist): run `make web` first")
     certs = ROOT / "deploy" / "build-certs"
     bundle = pip_ca_bundle()
     target = certs / "pip.pem"

@@ -20,6 +20,8 @@ sequence, what one commit costs JetStream) from as many appenders as there are t
 its own subject of the table stream, one at a time each, as a table commits; and the ratio of the
 two. JSON keys: ``tables``, ``replicas``, ``seconds``, ``commits_per_s``, ``hands_per_s``,
 ``p50_ms``, ``p99_ms``, ``errors``, ``actions``, ``bare_appends_per_s``, ``ratio``, ``cpu``.
+With ``--pace`` the tables are played at a person's pace through the gateway instead
+(``libs.cli.load_pace``, up to 100,000 tables).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from libs.platform.natsconn import connect_nats
 SEATS = 6
 BUY_IN = 10_000
 MAX_TABLES = 1000
+MAX_PACE_TABLES = 100_000
 MAX_DURATION = 3600.0
 STREAM = TABLE_STREAM
 CONFIG = common_pb2.TableConfig(
@@ -316,6 +319,8 @@ def run_load(tables: int, duration: float, replicas: int = 1) -> LoadReport:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.pace is not None:
+        return _run_pace(args)
     report = run_load(args.tables, args.duration, args.replicas)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
@@ -333,15 +338,44 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.errors == 0 else 1
 
 
+def _run_pace(args: argparse.Namespace) -> int:
+    from libs.cli.load_pace import run_pace
+
+    paced = run_pace(args.tables, args.duration, args.replicas, args.pace)
+    if args.json:
+        print(json.dumps(paced.as_dict(), indent=2))
+    else:
+        print(
+            f"{paced.tables} tables at {paced.pace:g} hands/hour, {paced.replicas} replica(s), "
+            f"{paced.seconds}s (setup {paced.setup_seconds}s): {paced.hands} hands "
+            f"({paced.hands_per_table_hour} per table-hour), {paced.acts} Acts, Act p50 "
+            f"{paced.act_p50_ms} ms p99 {paced.act_p99_ms} ms, {paced.errors} errors\n"
+            f"tables held {paced.tables_held}, KB per table {paced.kb_per_table}, RSS MB "
+            f"{paced.rss_mb}\nCPU {paced.cpu}\nownership writes/s "
+            f"{paced.ownership_writes_per_s}, NATS msgs per table-hour "
+            f"{paced.nats_msgs_per_table_hour}, Redis ops per table-hour "
+            f"{paced.redis_ops_per_table_hour}"
+        )
+    return 0 if paced.errors == 0 else 1
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "load", help="play N tables through the table service; commits/s, latency, CPU"
     )
     parser.add_argument(
         "--tables",
-        type=whole_number(1, MAX_TABLES, "--tables"),
+        type=whole_number(1, MAX_PACE_TABLES, "--tables"),
         default=10,
-        help=f"tables played at once (1-{MAX_TABLES})",
+        help=f"tables played at once (1-{MAX_TABLES}; with --pace 1-{MAX_PACE_TABLES})",
+    )
+    parser.add_argument(
+        "--pace",
+        type=number(0.1, 3600, "--pace"),
+        default=None,
+        metavar="HANDS_PER_HOUR",
+        help="play at a person's pace (players think for a drawn time) through the gateway, "
+        "about this many hands an hour per table, and report what the tables cost",
     )
     parser.add_argument(
         "--duration",
@@ -353,4 +387,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--replicas", type=int, default=1, choices=range(1, 5), metavar="R", help="table services"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON report")
-    parser.set_defaults(func=run)
+
+    def checked(args: argparse.Namespace) -> int:
+        if args.pace is None and args.tables > MAX_TABLES:
+            parser.error(f"argument --tables: at most {MAX_TABLES} at bot pace (without --pace)")
+        return run(args)
+
+    parser.set_defaults(func=checked)

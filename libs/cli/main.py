@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "libs.cli.replay",
     "libs.cli.stack",
     "libs.cli.chaos",
+    "libs.cli.nemesis",
     "libs.cli.verify",
     "libs.cli.bench",
     "libs.cli.arena",
@@ -28,6 +29,8 @@ COMMAND_MODULES = (
     "libs.cli.tlscerts",
     "libs.cli.load",
     "libs.cli.play",
+    "libs.cli.chat",
+    "libs.cli.tournament",
 )
 
 

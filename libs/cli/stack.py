@@ -1,6 +1,6 @@
 """`holdem stack up|status|down`: the whole platform as local processes.
 
-``up`` runs a ``LocalStack`` (nats-server, redis-server, the six services; see
+``up`` runs a ``LocalStack`` (nats-server, redis-server, the seven services; see
 ``libs.devstack``) in the foreground, writes a state file and supervises: a process that exits
 is restarted with backoff (logged with its exit status; the state file then holds its new pid
 and restart count) while the others keep running. Ctrl-C, SIGTERM or ``holdem stack down``
@@ -66,6 +66,8 @@ def _print_summary(state: dict[str, Any], state_dir: Path) -> None:
     print(f"  {'redis':<10} {state['redis']['url']:<28} log {state['redis']['log']}")
     for svc in state["services"]:
         print(f"  {svc['name']:<10} {svc['address']:<28} log {svc['log']}")
+    if state.get("web"):
+        print(f"  {'web':<10} {state['web']:<28} the web client: open it in a browser")
     print("stop with Ctrl-C or `holdem stack down`", flush=True)
 
 
@@ -261,7 +263,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             help="where the state file lives (default: $HOLDEM_STACK_DIR or ./.stack)",
         )
 
-    up = commands.add_parser("up", help="start nats, redis and the six services; wait")
+    up = commands.add_parser("up", help="start nats, redis and the seven services; wait")
     add_state_dir(up)
     up.add_argument("--keep-temp", action="store_true", help="keep logs and data on exit")
     up.add_argument(

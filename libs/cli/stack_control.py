@@ -48,6 +48,7 @@ def stack_status(state: dict[str, Any], timeout: float = 2.0) -> dict[str, Any]:
     return {
         "nats": state["nats"]["url"],
         "redis": state["redis"]["url"],
+        "web": state.get("web", ""),
         "restarts": {p["name"]: int(p.get("restarts", 0)) for p in [*servers, *services]},
         "services": [
             {
@@ -79,6 +80,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         nats_restarts = sum(n for name, n in restarts.items() if name.startswith("nats"))
         print(f"  {'nats':<10} {report['nats']:<38} restarts {nats_restarts}")
         print(f"  {'redis':<10} {report['redis']:<38} restarts {restarts.get('redis', 0)}")
+        if report["web"]:
+            print(f"  {'web':<10} {report['web']:<38} the web client (open it in a browser)")
         for s in report["services"]:
             print(f"  {s['name']:<10} {s['address']:<22} {s['status']:<15} "
                   f"restarts {s['restarts']:<3} "

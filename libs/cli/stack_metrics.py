@@ -39,6 +39,11 @@ SERVICE_FIGURES: Mapping[str, Sequence[tuple[str, str]]] = {
         ("sagas_started", "holdem_lobby_sagas_started_total"),
         ("sagas_stuck", "holdem_lobby_sagas_stuck"),
     ),
+    "tournament": (
+        ("directors", "holdem_tournament_directors"),
+        ("directors_started", "holdem_tournament_directors_started_total"),
+        ("leases_lost", "holdem_tournament_leases_lost_total"),
+    ),
 }
 
 

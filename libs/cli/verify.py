@@ -108,8 +108,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--nats", default="nats://127.0.0.1:4222", help="with --table: the NATS server URL"
     )
-    parser.add_argument(
-        "--stream", default=TABLE_STREAM, help="with --table: the JetStream stream"
-    )
+    parser.add_argument("--stream", default=TABLE_STREAM, help="with --table: the JetStream stream")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)

@@ -9,6 +9,10 @@
   GuestLogin, CreateTable) are not.
 - ``watch``: the WatchTable stream, resumed from the last sequence seen whenever it drops
   (UNAVAILABLE, a slow-consumer cut-off, a gateway restart), with no update repeated.
+- Chat (libs/client/chat.py): ``send_chat``, ``watch_chat``, ``mute_chat_player``,
+  ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
+  ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
+  ``leave_waitlist``, ``change_seat``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -25,7 +29,9 @@ from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 from libs.client.channel import gateway_channel
+from libs.client.chat import ChatCalls
 from libs.client.errors import GatewayError
+from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
 
 R = TypeVar("R")
@@ -39,7 +45,7 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient:
+class GatewayClient(ChatCalls, PrivateTableCalls):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(

@@ -30,8 +30,15 @@ def is_my_turn(view: common_pb2.PlayerView) -> bool:
 
 
 def is_showdown_turn(view: common_pb2.PlayerView) -> bool:
-    """The viewer's turn to show or muck (their turn, with no betting action to offer)."""
-    return is_my_turn(view) and not view.HasField("legal_actions")
+    """The viewer's turn to show or muck (the view's ``showdown`` choice is set). A person is
+    asked only when mucking is a real choice: a hand that must be shown to win is shown by the
+    table without asking."""
+    return is_my_turn(view) and view.HasField("showdown")
+
+
+def can_muck(view: common_pb2.PlayerView) -> bool:
+    """At the viewer's showdown turn: may they muck (else only showing is allowed)?"""
+    return is_showdown_turn(view) and view.showdown.can_muck
 
 
 def my_seat(view: common_pb2.PlayerView) -> common_pb2.SeatView | None:

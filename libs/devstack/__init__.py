@@ -8,7 +8,7 @@
   replicated), each node killable and restartable on its ports; ``start_nats_cluster``.
 - ``ServiceProcess`` (``services``): one holdem service (``python -m services.<name>``) configured
   through ``HOLDEM_*`` variables (``service_env``), ready when its gRPC health check is SERVING.
-- ``LocalStack`` (``stack``): both servers and the six services wired together.
+- ``LocalStack`` (``stack``): both servers and the seven services wired together.
 
 All three kinds are ``ManagedProcess``es (``processes``) with one life cycle: ``start`` (free
 port, wait until ready, log file), ``stop`` (SIGTERM, then SIGKILL), ``kill`` (a crash) and

@@ -13,20 +13,27 @@ What each user may do (the names are the ones in the code: libs/eventstore, serv
 
 - NATS ``table``: the only user that publishes to or reads ``holdem.table.>`` (every event with
   hole cards, stream ``HOLDEM_TABLES``); publishes the public projection ``holdem.public.table.>``
-  (``HOLDEM_PUBLIC``); the KV buckets ``holdem_tables`` (registry) and ``holdem_table_leases``
-  (+ ``_members``).
+  (``HOLDEM_PUBLIC``); the KV buckets ``holdem_tables`` (registry), ``holdem_table_shards``
+  (the shards in use) and ``holdem_table_leases`` (+ ``_members``).
 - NATS ``gateway``: subscribes to ``holdem.public.table.>`` only (live watch), reads
   ``HOLDEM_PUBLIC`` through JetStream, watches the ``holdem_revoked`` bucket. It reaches nothing
   of ``HOLDEM_TABLES`` (no JetStream API on it, no ``holdem.table.>``): a player's hand history
-  is asked of the table service (``GetHandHistory``), which reads its own stream.
+  is asked of the table service (``GetHandHistory``), which reads its own stream. It owns chat:
+  ``holdem.chat.>`` (stream ``HOLDEM_CHAT``) and the buckets ``holdem_chat_mutes`` and
+  ``holdem_chat_sanctions``.
 - NATS ``lobby``: ``holdem.lobby.>`` (``HOLDEM_LOBBY``), its KV buckets ``holdem_lobby_*``,
   ``holdem_revoked`` (writes revocations), and its durable cash-out consumer on ``HOLDEM_PUBLIC``.
+- NATS ``tournament``: ``holdem.tournament.>`` (``HOLDEM_TOURNAMENTS``), its buckets
+  ``holdem_tournaments`` (index), ``holdem_tournament_sagas`` (registrations) and
+  ``holdem_tournament_leases`` (+ ``_members``: one director per tournament), and reads the
+  public projection (``HOLDEM_PUBLIC``, subscribes to ``holdem.public.table.>``) for the hands'
+  results; nothing of ``HOLDEM_TABLES``.
 - NATS ``spectator``: the public projection only (what ``holdem stack up --demo-hands`` prints).
 - Every user subscribes only to its own reply inbox ``_INBOX_<user>.>`` (libs.platform.natsconn
   sets the prefix from the URL's user), so no user reads another's JetStream deliveries.
 - Redis ``table``: ``holdem:snapshot:*``; ``dealer``: ``holdem:dealer:*``; ``lobby``:
-  ``holdem:lobby:*``; none may run admin or dangerous commands (CONFIG, KEYS, FLUSHALL, ...) or
-  use pub/sub; the default user is off.
+  ``holdem:lobby:*``; ``tournament``: ``holdem:tournament:*``; none may run admin or dangerous
+  commands (CONFIG, KEYS, FLUSHALL, ...) or use pub/sub; the default user is off.
 - ``admin`` (both servers): everything, for an operator's tools; no service uses it.
 """
 
@@ -106,12 +113,18 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_bucket("holdem_tables"),
             *_bucket("holdem_table_leases"),
             *_bucket("holdem_table_leases_members"),
+            *_bucket("holdem_table_shards"),
         ),
     ),
     "gateway": NatsPermissions(
         publish=(
             *_stream_api("HOLDEM_PUBLIC"),
             *_bucket("holdem_revoked", write=False),
+            # chat (services/gateway/chatstore.py): players' words only, no game information
+            "holdem.chat.>",
+            *_stream_api("HOLDEM_CHAT", write=True),
+            *_bucket("holdem_chat_mutes"),
+            *_bucket("holdem_chat_sanctions"),
         ),
         subscribe=("holdem.public.table.>",),
     ),
@@ -126,6 +139,18 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_bucket("holdem_revoked"),
         ),
     ),
+    "tournament": NatsPermissions(
+        publish=(
+            "holdem.tournament.>",
+            *_stream_api("HOLDEM_TOURNAMENTS", write=True),
+            *_stream_api("HOLDEM_PUBLIC"),  # each released hand's result (no hidden card)
+            *_bucket("holdem_tournaments"),
+            *_bucket("holdem_tournament_sagas"),
+            *_bucket("holdem_tournament_leases"),
+            *_bucket("holdem_tournament_leases_members"),
+        ),
+        subscribe=("holdem.public.table.>",),
+    ),
     "spectator": NatsPermissions(
         publish=(*_stream_api("HOLDEM_PUBLIC"),), subscribe=("holdem.public.table.>",)
     ),
@@ -136,6 +161,7 @@ REDIS_KEYS: Mapping[str, tuple[str, ...]] = {
     "table": ("holdem:snapshot:*",),
     "dealer": ("holdem:dealer:*",),
     "lobby": ("holdem:lobby:*",),
+    "tournament": ("holdem:tournament:*",),
 }
 
 

@@ -21,16 +21,15 @@ with its JetStream store, as a real node comes back after a crash.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import time
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
+from .natsconf import SYNC_ALWAYS
 from .processes import LOOPBACK, START_TIMEOUT, StartError, free_ports
 from .servers import NatsServer
 
@@ -50,6 +49,8 @@ class NatsCluster:
         parent_dir: Path | None = None,
         attempts: int = 5,
         extra_args: Sequence[str] = (),
+        config: Path | None = None,
+        sync_interval: str | None = SYNC_ALWAYS,
     ) -> None:
         if size < 1:
             raise ValueError("a cluster needs at least one node")
@@ -57,7 +58,9 @@ class NatsCluster:
         self.host = host
         self.keep_temp = keep_temp
         self.attempts = attempts
-        self.extra_args = tuple(extra_args)  # every node's, e.g. a config file with users
+        self.extra_args = tuple(extra_args)  # every node's
+        self.config = config  # every node's configuration file, e.g. with users
+        self.sync_interval = sync_interval  # JetStream's on every node (natsconf)
         if parent_dir is not None:
             parent_dir.mkdir(parents=True, exist_ok=True)
         self.workdir = Path(tempfile.mkdtemp(prefix="holdem-nats-cluster-", dir=parent_dir))
@@ -73,7 +76,6 @@ class NatsCluster:
         for index, port in enumerate(route_ports):
             name = f"n{index}"
             extra = [
-                "-m", "-1",  # monitoring on a free port (in the ports file): readiness
                 "--server_name", name,
                 "--cluster_name", CLUSTER_NAME,
                 "--cluster", f"nats://{self.host}:{port}",
@@ -87,6 +89,8 @@ class NatsCluster:
                     parent_dir=self.workdir / name,
                     name=f"nats-{name}",
                     extra_args=extra,
+                    config=self.config,
+                    sync_interval=self.sync_interval,
                 )
             )
 
@@ -132,7 +136,7 @@ class NatsCluster:
             time.sleep(0.1)
 
     def _meta_ready(self, node: NatsServer) -> bool:
-        jsz = _monitor_json(node, "jsz")
+        jsz = node.monitor_json("jsz")
         if jsz is None:
             return False
         meta = jsz.get("meta_cluster") or {}
@@ -148,7 +152,7 @@ class NatsCluster:
         # back means caught up: /healthz answers ok only once every stream and consumer replica
         # on the node is current. Killing another node before that leaves a stream with one
         # current replica, no quorum, and no leader until a third node returns.
-        while (_monitor_json(node, "healthz") or {}).get("status") != "ok":
+        while (node.monitor_json("healthz") or {}).get("status") != "ok":
             if time.monotonic() >= deadline:
                 raise StartError(
                     f"NATS node {node.name} did not catch up; last lines of {node.log_path}:\n"
@@ -204,20 +208,6 @@ class NatsCluster:
 
     def pids(self) -> list[int]:
         return [n.pid for n in self.nodes if n.started]
-
-
-def _monitor_json(node: NatsServer, endpoint: str) -> dict[str, Any] | None:
-    """GET http://<monitor>/<endpoint> of a running node as JSON (None when it does not
-    answer yet)."""
-    base = node.monitor_url
-    if base is None:
-        return None
-    try:
-        with urllib.request.urlopen(f"{base}/{endpoint}", timeout=1.0) as response:
-            data = json.loads(response.read())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def start_nats_cluster(

@@ -13,7 +13,10 @@ append-only file on), never removed: the local stack's data outlives one run.
     nats://127.0.0.1:40123 redis://127.0.0.1:40125/0
 
 ``NatsServer`` takes ``extra_args`` for options such as a server name or cluster routes, which
-a multi-node setup adds on top of the one-node command line.
+a multi-node setup adds on top of the one-node command line, and ``config``, a configuration file
+of the caller's (users, permissions). Every ``NatsServer`` fsyncs each JetStream write before
+acknowledging it (``sync_interval``: ``natsconf``); ``sync_interval=None`` keeps the server's
+default (a flush every two minutes), for the benchmark and the tests that show what it loses.
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ import shutil
 import socket
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from libs.platform.tls import TlsFiles, ssl_context
 
 from .binaries import find_nats_server, find_redis_server
+from .natsconf import SYNC_ALWAYS, write_nats_config
 from .processes import LOOPBACK, ManagedProcess, free_port, wait_for_tcp
 
 __all__ = ["LocalServer", "NatsServer", "RedisServer", "start_nats", "start_redis"]
@@ -78,7 +83,9 @@ class LocalServer(ManagedProcess):
 
 class NatsServer(LocalServer):
     """nats-server with JetStream, its store in the temp directory. With ``port`` 0 the server
-    chooses a free port itself (``-p -1``, read back from its ports file: no port race)."""
+    chooses a free port itself (``-p -1``, read back from its ports file: no port race). It
+    starts with its own configuration file (``natsconf``: JetStream's sync policy, including
+    ``config``); ``extra_args`` may not name another (``-c``)."""
 
     scheme = "nats"
 
@@ -92,10 +99,16 @@ class NatsServer(LocalServer):
         extra_args: Sequence[str] = (),
         data_dir: Path | None = None,
         tls: TlsFiles | None = None,
+        config: Path | None = None,
+        sync_interval: str | None = SYNC_ALWAYS,
     ) -> None:
+        if {"-c", "--config"} & set(extra_args):
+            raise ValueError("a NatsServer's configuration file is given as config=, not -c")
         self.binary = find_nats_server()  # before making a directory: a missing binary leaks none
         super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
         self.extra_args = tuple(extra_args)
+        self.sync_interval = sync_interval
+        self.config_path = write_nats_config(self.workdir, sync_interval, config)
         # TLS for clients (libs.platform.tls), each of which must present a certificate of the
         # CA: ``tls://`` URLs
         self.tls = tls
@@ -109,9 +122,11 @@ class NatsServer(LocalServer):
     def argv(self) -> list[str]:
         return [
             self.binary,
+            "-c", str(self.config_path),
             "-a", self.host,
             "-p", str(self.port or -1),
             "--ports_file_dir", str(self.workdir),
+            "-m", "-1",  # monitoring on a free port (in the ports file): readiness, varz
             "-js",
             "-sd", str(self.store_dir),
             *_nats_tls_args(self.tls),
@@ -138,6 +153,26 @@ class NatsServer(LocalServer):
     def monitor_url(self) -> str | None:
         """The HTTP monitoring endpoint (``http://host:port``) when started with ``-m``."""
         return self._ports_file("monitoring")
+
+    def monitor_json(self, endpoint: str) -> dict[str, Any] | None:
+        """GET ``<monitor_url>/<endpoint>`` (``varz``, ``jsz``, ``healthz``) as JSON; None when
+        the server does not answer (yet)."""
+        base = self.monitor_url
+        if base is None:
+            return None
+        try:
+            with urllib.request.urlopen(f"{base}/{endpoint}", timeout=1.0) as response:
+                data = json.loads(response.read())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def jetstream_config(self) -> dict[str, Any]:
+        """JetStream's configuration as the running server reports it (``varz``): e.g.
+        ``sync_always`` True when it fsyncs every write before acknowledging it."""
+        varz = self.monitor_json("varz") or {}
+        config = (varz.get("jetstream") or {}).get("config") or {}
+        return dict(config)
 
     def wait_ready(self, deadline: float) -> None:
         while not self.port and time.monotonic() < deadline and self.running:
@@ -269,9 +304,12 @@ def start_nats(
     keep_temp: bool = False,
     parent_dir: Path | None = None,
     timeout: float | None = None,
+    sync_interval: str | None = SYNC_ALWAYS,
 ) -> NatsServer:
     """A started ``NatsServer`` (raises ``StartError`` or ``BinaryNotFoundError``)."""
-    server = NatsServer(host, keep_temp=keep_temp, parent_dir=parent_dir)
+    server = NatsServer(
+        host, keep_temp=keep_temp, parent_dir=parent_dir, sync_interval=sync_interval
+    )
     try:
         return server.start(timeout)
     except BaseException:

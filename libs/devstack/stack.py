@@ -1,4 +1,4 @@
-"""The local stack: nats-server, redis-server and the six services, wired together.
+"""The local stack: nats-server, redis-server and the seven services, wired together.
 
 ``LocalStack`` starts a ``NatsServer`` (or, with ``nats_cluster=3``, a three-node JetStream
 ``NatsCluster``, and tells the services ``HOLDEM_NATS_REPLICAS=3``) and a ``RedisServer`` on free
@@ -52,7 +52,15 @@ __all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 # mid-call by a dependency going away); they are started all at once.
 #: With TLS, nats-server and redis-server get certificates of the stack's CA too.
 TLS_SERVERS = ("nats", "redis")
-SERVICE_NAMES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
+SERVICE_NAMES: tuple[str, ...] = (
+    "gateway",
+    "tournament",
+    "lobby",
+    "table",
+    "dealer",
+    "evaluator",
+    "ai",
+)
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
 PORT_ATTEMPTS = 3  # service ports chosen again when another process took one first
@@ -136,6 +144,7 @@ class LocalStack:
         self.redis: RedisServer | None = None
         self.services: list[ServiceProcess] = []
         self.metrics_addresses: dict[str, str] = {}
+        self.web_address = ""
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -176,13 +185,13 @@ class LocalStack:
         """nats-server (or the cluster) and redis-server. Their temp dirs live inside the
         stack's, so one rmtree cleans all; their data in ``data_dir`` if given."""
         assert self.workdir is not None
-        nats_args: list[str] = []
+        nats_config: Path | None = None
         redis_args: list[str] = []
         if self.access is not None:
             if self.secrets_dir is None:
                 self.secrets_dir = self.workdir / "secrets"
             files = self.access.write(self.secrets_dir)
-            nats_args = ["-c", str(files["nats.conf"])]
+            nats_config = files["nats.conf"]
             redis_args = ["--aclfile", str(files["redis-users.acl"])]
         server_tls = None
         if self.tls_dir is not None:
@@ -194,7 +203,7 @@ class LocalStack:
                 self.host,
                 keep_temp=True,
                 parent_dir=self.workdir,
-                extra_args=nats_args,
+                config=nats_config,
             )
             self.cluster.start()
         else:
@@ -203,7 +212,7 @@ class LocalStack:
                 keep_temp=True,
                 parent_dir=self.workdir,
                 data_dir=self._data("nats"),
-                extra_args=nats_args,
+                config=nats_config,
                 tls=None if server_tls is None else server_tls["nats"],
             )
             self.nats.start()
@@ -221,7 +230,9 @@ class LocalStack:
         """Spawn every service at once (every address chosen first, so each knows its peers)."""
         assert self.workdir is not None and self.redis is not None
         count = len(self.service_names)
-        ports = free_ports(self.host, 2 * count)
+        ports = free_ports(self.host, 2 * count + 1)
+        # the gateway's HTTP port: Connect for browsers and the web client's page
+        self.web_address = f"{self.host}:{ports[-1]}"
         addresses = {
             name: f"{self.host}:{port}"
             for name, port in zip(self.service_names, ports[:count], strict=True)
@@ -229,7 +240,7 @@ class LocalStack:
         # Chosen here (not port 0), so `holdem stack status` knows where to scrape them.
         self.metrics_addresses = {
             name: f"{self.host}:{port}"
-            for name, port in zip(self.service_names, ports[count:], strict=True)
+            for name, port in zip(self.service_names, ports[count : 2 * count], strict=True)
         }
         env = service_env(
             peers=addresses,
@@ -242,6 +253,7 @@ class LocalStack:
         # One token key for the whole stack: the lobby signs with it, the gateway verifies.
         env.setdefault("HOLDEM_TOKEN_KEYS", f"stack:{stack_token_secret()}")
         for name in self.service_names:
+            web = {"HOLDEM_GATEWAY_HTTP_LISTEN": self.web_address} if name == "gateway" else {}
             service = ServiceProcess(
                 name,
                 self.workdir / "logs" / f"{name}.log",
@@ -252,10 +264,18 @@ class LocalStack:
                     "HOLDEM_NATS_URL": self.nats_url_for(name),
                     "HOLDEM_REDIS_URL": self.redis_url_for(name),
                     **({} if self.tls_dir is None else tls_env(self.tls_dir, name)),
+                    **web,
                 },
                 argv=self.service_argv(name),
             )
             self.services.append(service.spawn())
+
+    @property
+    def web_url(self) -> str:
+        """Where a browser opens the web client (the gateway's HTTP port), or "" without one."""
+        if not self.web_address or "gateway" not in self.service_names:
+            return ""
+        return f"{'http' if self.tls_dir is None else 'https'}://{self.web_address}/"
 
     def supervise(self) -> list[RestartEvent]:
         """Restart what exited (after its backoff); what happened. Call it every half second

@@ -92,6 +92,7 @@ def describe(stack: LocalStack) -> dict[str, Any]:
             "log": str(stack.redis.log_path),
             "restarts": stack.redis.restarts,
         },
+        "web": stack.web_url,
         "services": [
             {
                 "name": s.name,

@@ -10,11 +10,12 @@ own ``publish`` where nats-py has no hook).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import nats.errors
 import orjson
+import structlog
 from nats.js import api
 from nats.js.errors import APIError, NoStreamResponseError
 
@@ -22,9 +23,22 @@ from .natsheaders import EXPECTED_STREAM
 from .natsraw import RawHandler, raw_handlers
 from .natswrite import publish, publish_now
 
+log = structlog.get_logger("eventstore.publish")
+
 #: What a request's answer is handed to: its payload and header block, or the error.
 Answer = tuple[bytes, bytes | None]
 AnswerCallback = Callable[["Answer | BaseException"], None]
+
+
+class AnswerLost(nats.errors.TimeoutError):
+    """The connection was lost (or closed) while a request waited for its answer: none can come
+    (the server answers to the inbox of the connection that asked, and a server that died took
+    the request with it), so the request fails at once instead of at its timeout. Like a
+    timeout, its outcome is unknown (an append may have landed): a ``nats.errors.TimeoutError``,
+    handled as one (retried with the same message id, which JetStream deduplicates)."""
+
+    def __str__(self) -> str:
+        return "nats: connection lost before the answer came (the request may have been applied)"
 
 
 class _Waiting:
@@ -71,6 +85,27 @@ class RawRequests:
         self._subscribing: asyncio.Lock | None = None
         self._sweep: asyncio.TimerHandle | None = None
         self._sweep_at = 0.0
+        self._watch_disconnects()
+
+    def _watch_disconnects(self) -> None:
+        """Fail every waiting request when the connection is lost: nats-py calls its
+        disconnected callback once the old socket is closed, before it connects again (and
+        at close). Chained onto the connection's own callback, which still runs."""
+        if not hasattr(self._nc, "_disconnected_cb"):
+            return
+        previous = self._nc._disconnected_cb
+
+        async def disconnected() -> None:
+            self.fail_all(AnswerLost())
+            if previous is not None:
+                await previous()
+
+        self._nc._disconnected_cb = disconnected
+
+    def fail_all(self, error: BaseException) -> None:
+        """Settle every waiting request with ``error`` (their answers cannot come)."""
+        waiting, self._waiting = self._waiting, {}
+        _settle_each(waiting.values(), error)
 
     @property
     def ready(self) -> bool:
@@ -113,13 +148,13 @@ class RawRequests:
     def _expire_due(self, loop: asyncio.AbstractEventLoop) -> None:
         self._sweep = None
         now = loop.time()
-        overdue = [key for key, w in self._waiting.items() if w.deadline <= now]
-        for key in overdue:
-            waiting = self._waiting.pop(key)
-            waiting.settle(nats.errors.TimeoutError())
+        due = [key for key, w in self._waiting.items() if w.deadline <= now]
+        overdue = [self._waiting.pop(key) for key in due]
+        # the next sweep is set before any callback runs: one that raises stops no other expiry
         if self._waiting:
             self._sweep_at = min(w.deadline for w in self._waiting.values())
             self._sweep = loop.call_at(self._sweep_at, self._expire_due, loop)
+        _settle_each(overdue, nats.errors.TimeoutError())
 
     async def request(
         self, subject: str, payload: bytes, headers: dict[str, str], timeout: float
@@ -168,6 +203,16 @@ class RawRequests:
             waiting.settle((data, block))
 
 
+def _settle_each(waiting: Iterable[_Waiting], error: BaseException) -> None:
+    """Settle each of ``waiting`` with ``error``; a callback that raises is logged and stops
+    none of the others (each would otherwise wait for good)."""
+    for one in waiting:
+        try:
+            one.settle(error)
+        except Exception:
+            log.exception("request_callback_failed")
+
+
 class JetStreamPublisher:
     """JetStream publishes of one connection, their acknowledgements taken through the parser
     hook (``RawRequests`` and ``js_publish``), which is set up at the first publish (a
@@ -205,6 +250,18 @@ class JetStreamPublisher:
             headers=headers,
             timeout=self._timeout,
         )
+
+    async def request(self, subject: str, payload: bytes, headers: dict[str, str]) -> bytes:
+        """A plain request on this connection (no JetStream checks; an atomic batch's commit);
+        its answer's payload. Through the raw path it fails at once with ``AnswerLost`` when the
+        connection drops (nats-py's own ``request`` waits for its timeout whatever becomes of
+        the connection); ``nats.errors.TimeoutError`` when no answer came in time."""
+        requests = self._raw()
+        if requests is None:
+            msg = await self._nc.request(subject, payload, headers=headers, timeout=self._timeout)
+            return bytes(msg.data)
+        data, _ = await requests.request(subject, payload, headers, self._timeout)
+        return data
 
     def publish_nowait(
         self,

@@ -1,15 +1,16 @@
 """Ownership leases in a NATS KV bucket whose entries expire after ``ttl`` seconds.
 
-The holder of a key's lease is the only process that should serve that key (a table). A lease is
-taken with ``create`` (fails if someone holds it), kept alive by rewriting it with the expected
-revision before it expires, and lost when the holder stops renewing: the entry ages out of the
-bucket and another process's ``create`` succeeds. Leases are an optimisation of who does the
-work, not the safety net: two holders can still never both commit, because every append carries
-the expected stream sequence.
+The holder of a key's lease is the only process that should serve that key (the table service's
+keys are shards of tables: services/table/ownership.py). A lease is taken with ``create`` (fails
+if someone holds it), kept alive by rewriting it with the expected revision before it expires,
+and lost when the holder stops renewing: the entry ages out of the bucket and another process's
+``create`` succeeds. Leases are an optimisation of who does the work, not the safety net: two
+holders can still never both commit, because every append carries the expected stream sequence.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -48,6 +49,16 @@ class Leases:
         self._members: KeyValue | None = None
         self._revisions: dict[str, int] = {}
         self._renewed_at: dict[str, float] = {}
+        self.writes = 0  # KV writes made (create, update, put, delete): what ownership costs
+        # one write at a time per key: two renewals from the same revision at once would have
+        # the second refused, and this process take its own lease for lost
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
 
     async def start(self) -> None:
         self._kv = await self._bucket(self.bucket)
@@ -77,6 +88,7 @@ class Leases:
         """Say this process is alive (an entry that expires with the lease TTL)."""
         assert self._members is not None, "Leases.start() was not called"
         try:
+            self.writes += 1
             await self._members.put(self.owner, b"1")
         except NoStreamResponseError as exc:
             await self._gone(exc)
@@ -106,15 +118,21 @@ class Leases:
         """Take the lease if it is free (or already ours, renewing it); False if someone else
         holds it. A lease held under this ``owner`` name by an earlier process (this replica
         before it crashed and restarted under the same name) is taken back at once."""
+        async with self._lock(key):
+            return await self._acquire(key)
+
+    async def _acquire(self, key: str) -> bool:
         if key in self._revisions:
             try:
-                await self.renew(key)
+                await self._renew(key)
                 return True
             except LeaseLost:
                 pass
         revision = None
+        sent = time.monotonic()
         for _ in range(2):
             try:
+                self.writes += 1
                 revision = await self.kv.create(key, self.owner.encode())
                 break
             except NoStreamResponseError as exc:
@@ -130,7 +148,7 @@ class Leases:
         if revision is None:
             return False
         self._revisions[key] = revision
-        self._renewed_at[key] = time.monotonic()
+        self._renewed_at[key] = sent
         return True
 
     async def _reclaim(self, key: str) -> bool:
@@ -142,6 +160,7 @@ class Leases:
         if entry.value is None or entry.value.decode() != self.owner or entry.revision is None:
             return False
         try:
+            self.writes += 1
             revision = await self.kv.update(key, self.owner.encode(), last=entry.revision)
         except (KeyWrongLastSequenceError, KeyNotFoundError):
             return False
@@ -150,12 +169,18 @@ class Leases:
         return True
 
     async def renew(self, key: str) -> None:
+        async with self._lock(key):
+            await self._renew(key)
+
+    async def _renew(self, key: str) -> None:
         revision = self._revisions.get(key)
         if revision is None:
             raise LeaseLost(key)
+        sent = time.monotonic()  # the entry's lifetime starts before its acknowledgement
         try:
+            self.writes += 1
             self._revisions[key] = await self.kv.update(key, self.owner.encode(), last=revision)
-            self._renewed_at[key] = time.monotonic()
+            self._renewed_at[key] = sent
         except (KeyWrongLastSequenceError, KeyNotFoundError) as exc:
             self._forget(key)
             raise LeaseLost(key) from exc
@@ -168,21 +193,29 @@ class Leases:
         return renewed is not None and time.monotonic() - renewed < self.ttl * 0.8
 
     async def renew_all(self) -> list[str]:
-        """Renew every lease we hold; return the keys whose lease was lost."""
-        lost = []
-        for key in list(self._revisions):
+        """Renew every lease we hold, all at once (a round takes one round trip, not one per
+        lease: one after another, 64 renewals on a loaded server outlasted the TTL); return
+        the keys whose lease was lost."""
+
+        async def renewed(key: str) -> bool:
             try:
                 await self.renew(key)
             except LeaseLost:
-                lost.append(key)
-        return lost
+                return False
+            return True
+
+        keys = list(self._revisions)
+        results = await asyncio.gather(*(renewed(key) for key in keys))
+        return [key for key, ok in zip(keys, results, strict=True) if not ok]
 
     async def release(self, key: str) -> None:
-        revision = self._revisions.get(key)
-        self._forget(key)
-        if revision is not None:
-            with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError):
-                await self.kv.delete(key, last=revision)
+        async with self._lock(key):
+            revision = self._revisions.get(key)
+            self._forget(key)
+            if revision is not None:
+                self.writes += 1
+                with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError):
+                    await self.kv.delete(key, last=revision)
 
     def _forget(self, key: str) -> None:
         self._revisions.pop(key, None)

@@ -115,3 +115,23 @@ async def pull_messages(
             continue
         for msg in messages:
             yield msg
+
+
+async def pull_following(
+    sub: JetStreamContext.PullSubscription, *, catch_up: int = 64, timeout: float = 5.0
+) -> AsyncIterator[Msg]:
+    """Each message the consumer of ``sub`` delivers, for as long as the caller reads, without
+    waiting on a batch: while it is behind (the last fetch came full) it fetches ``catch_up`` at
+    a time, which the server answers at once with what it has; then one at a time, each handed
+    on as soon as it is published (a fetch of more than one that got some waits out its
+    ``timeout`` for the rest)."""
+    batch = catch_up
+    while True:
+        try:
+            messages = await sub.fetch(batch, timeout=timeout)
+        except FETCH_TIMEOUTS:
+            batch = 1
+            continue
+        batch = catch_up if len(messages) >= batch > 1 else 1
+        for msg in messages:
+            yield msg

@@ -4,14 +4,16 @@ Losing a snapshot loses nothing (the aggregate is replayed from its stream), so 
 that cannot be reached (Redis down, restarting, a timeout) must not fail a command or a read:
 a load that fails is a miss, a save that fails is skipped. ``SnapshotCache`` wraps a store that
 way and remembers whether its last round trip failed (``reachable``), so a health check can
-still tell that the cache is down. Every failure is logged once per outage, not per call.
+still tell that the cache is down. Every failure is logged once per outage, not per call. A
+snapshot the store holds but that is corrupt (``CorruptSnapshot``) is no outage: it reaches the
+repository, which discards it.
 """
 
 from __future__ import annotations
 
 import structlog
 
-from .store import Snapshot, SnapshotStore
+from .store import CorruptSnapshot, Snapshot, SnapshotStore
 
 log = structlog.get_logger("eventstore")
 
@@ -47,6 +49,9 @@ class SnapshotCache:
     async def load(self, key: str) -> Snapshot | None:
         try:
             snapshot = await self.inner.load(key)
+        except CorruptSnapshot:  # the store answered: what it holds is the repository's problem
+            self._ok()
+            raise
         except Exception as exc:  # a cache: any failure is a miss
             self._failed("load", exc)
             return None

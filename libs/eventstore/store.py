@@ -26,6 +26,11 @@ class StoreUnavailable(StoreError):
         super().__init__(self.message)
 
 
+class CorruptSnapshot(StoreError):
+    """A stored snapshot cannot be what was saved (e.g. its sequence is not a number): the
+    repository discards it and folds the stream instead."""
+
+
 class ConcurrencyConflict(StoreError):
     """Another writer appended first: ``expected`` was not the stream's last sequence."""
 

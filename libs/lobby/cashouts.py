@@ -39,6 +39,8 @@ class Money:
 def money_of(events: Iterable[Any]) -> Money:
     money = Money()
     for event in events:
+        if getattr(event, "tournament", False):
+            continue  # a tournament's table: its chips are the tournament's, no wallet's
         if isinstance(event, PlayerSeated):
             money.seated_delta += 1
         elif isinstance(event, PlayerLeft):

@@ -57,6 +57,32 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from libs.lobby.wallet_events import (
+    EVENT_TYPES,
+    CashedOut,
+    Confirmed,
+    Event,
+    Granted,
+    Registered,
+    Released,
+    Reserved,
+    TournamentCredited,
+    TournamentPaid,
+)
+
+__all__ = [
+    "EVENT_TYPES",
+    "CashedOut",
+    "Confirmed",
+    "Event",
+    "Granted",
+    "Registered",
+    "Released",
+    "Reserved",
+    "TournamentCredited",
+    "TournamentPaid",
+]
+
 PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
 
 BUY_IN = "buy_in"
@@ -69,6 +95,8 @@ LEDGER_BUY_IN = "BUY_IN"
 CASH_OUT = "CASH_OUT"
 LEDGER_TOP_UP = "TOP_UP"
 REFUND = "REFUND"
+TOURNAMENT_BUY_IN = "TOURNAMENT_BUY_IN"
+TOURNAMENT_PRIZE = "TOURNAMENT_PRIZE"
 
 #: Ledger entries kept in the state (the oldest are dropped from the state, never the stream):
 #: more than a ListLedger page (100), so the latest pages need no stream read.
@@ -81,69 +109,6 @@ MAX_OUTCOMES = 256
 #: Credit marks kept for tables where the player has no seat and no open buy-in (the most
 #: recently credited ones); those of the tables where they have one are always kept.
 MAX_LEFT_TABLES = 256
-
-
-# ---- events ----
-
-
-@dataclass(frozen=True)
-class Registered:
-    username: str
-    display_name: str
-    guest: bool
-    bot: bool
-    at: float
-    level: str = ""  # a house AI's level (easy, normal, hard): the table plays its seats so
-
-
-@dataclass(frozen=True)
-class Granted:
-    amount: int
-    at: float
-
-
-@dataclass(frozen=True)
-class Reserved:
-    saga: str
-    kind: str  # BUY_IN or TOP_UP
-    table_id: str
-    amount: int
-    seat: int | None
-    wait_for_big_blind: bool
-    at: float
-
-
-@dataclass(frozen=True)
-class Confirmed:
-    saga: str
-    seat: int
-    stack: int
-    sequence: int  # the table commit that seated the player (or added the chips)
-    at: float
-
-
-@dataclass(frozen=True)
-class Released:
-    saga: str
-    code: str  # why the table refused (its error code)
-    status: str  # the gRPC status name the refusal had
-    message: str
-    at: float
-
-
-@dataclass(frozen=True)
-class CashedOut:
-    ref: str  # "<table>:<seq>" of the table commit
-    table_id: str
-    sequence: int
-    amount: int
-    at: float
-
-
-Event = Registered | Granted | Reserved | Confirmed | Released | CashedOut
-EVENT_TYPES: dict[str, type[Event]] = {
-    t.__name__: t for t in (Registered, Granted, Reserved, Confirmed, Released, CashedOut)
-}
 
 
 # ---- state ----
@@ -221,6 +186,10 @@ class Wallet:
     credits: dict[str, Credit] = field(default_factory=dict)  # by table id, last credited last
     ledger: list[Entry] = field(default_factory=list)  # the last LEDGER_WINDOW entries
     entries: int = 0  # ledger entries ever written (the next index - 1)
+    # chips paid into tournaments less chips credited from them (the audit's "in tournaments")
+    in_tournaments: int = 0
+    # tournament payments and credits taken, by key (once each): the last MAX_OUTCOMES
+    tournament_keys: dict[str, float] = field(default_factory=dict)
 
     @property
     def registered(self) -> bool:
@@ -371,7 +340,27 @@ def evolve(state: Wallet, event: Event) -> Wallet:
                 w.seatings = {k: v for k, v in w.seatings.items() if k != event.table_id}
             _credited(w, event.table_id, Credit(event.sequence, event.amount, event.at))
             _entry(w, CASH_OUT, event.amount, event.table_id, event.ref, event.at)
+        case TournamentPaid():
+            w.balance -= event.amount
+            w.in_tournaments += event.amount
+            _took(w, event.key, event.at)
+            _entry(w, TOURNAMENT_BUY_IN, -event.amount, event.tournament_id, event.key, event.at)
+        case TournamentCredited():
+            w.balance += event.amount
+            w.in_tournaments -= event.amount
+            _took(w, event.key, event.at)
+            kind = TOURNAMENT_PRIZE if event.reason == "prize" else REFUND
+            _entry(w, kind, event.amount, event.tournament_id, event.key, event.at)
     return w
+
+
+def _took(w: Wallet, key: str, at: float) -> None:
+    """Remember a tournament key (the last ``MAX_OUTCOMES``: a repeat comes within seconds,
+    from a saga or a director resuming)."""
+    keys = {**w.tournament_keys, key: at}
+    while len(keys) > MAX_OUTCOMES:
+        del keys[next(iter(keys))]
+    w.tournament_keys = keys
 
 
 def ledger_of(player_id: str, events: Iterable[Event], *, after: int, limit: int) -> list[Entry]:

@@ -6,7 +6,7 @@ or refuses."""
 
 from __future__ import annotations
 
-from libs.errors import NotFound, PreconditionFailed, echo
+from libs.errors import InvalidArgument, NotFound, PreconditionFailed, echo
 from libs.lobby.wallet import (
     PLAYER_NOT_FOUND,
     CashedOut,
@@ -16,6 +16,8 @@ from libs.lobby.wallet import (
     Registered,
     Released,
     Reserved,
+    TournamentCredited,
+    TournamentPaid,
     Wallet,
 )
 
@@ -105,3 +107,34 @@ def bust(w: Wallet, table_id: str, sequence: int, now: float) -> list[Event]:
     if seating is None or seating.since >= sequence or w.was_credited(table_id, sequence):
         return []
     return [CashedOut(f"{table_id}:{sequence}", table_id, sequence, 0, now)]
+
+
+INVALID_AMOUNT = "INVALID_AMOUNT"
+
+
+def pay_tournament(w: Wallet, key: str, tournament_id: str, amount: int, now: float) -> list[Event]:
+    """A tournament's buy-in (or rebuy, add-on) from the balance, once by ``key``."""
+    _require(w)
+    if key in w.tournament_keys:
+        return []  # a retry of the saga's step
+    if amount <= 0:
+        raise InvalidArgument(
+            INVALID_AMOUNT, f"a tournament payment must be positive, not {amount}"
+        )
+    if amount > w.balance:
+        raise PreconditionFailed(
+            NOT_ENOUGH_CHIPS, f"the buy-in is {amount} chips and the wallet holds {w.balance}"
+        )
+    return [TournamentPaid(key, tournament_id, amount, now)]
+
+
+def credit_tournament(
+    w: Wallet, key: str, tournament_id: str, amount: int, reason: str, now: float
+) -> list[Event]:
+    """A tournament's prize or refund, once by ``key``."""
+    _require(w)
+    if key in w.tournament_keys:
+        return []
+    if amount < 0:
+        raise InvalidArgument(INVALID_AMOUNT, f"a tournament credit cannot be negative ({amount})")
+    return [TournamentCredited(key, tournament_id, amount, reason, now)]

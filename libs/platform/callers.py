@@ -19,10 +19,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Collection, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from libs.errors import PermissionDenied
+from libs.platform.identity import IDENTITIES
 
 CALLER_NOT_ALLOWED = "CALLER_NOT_ALLOWED"
 #: Set by the gateway on its calls: the address of the player it calls for.
@@ -118,12 +119,15 @@ class OnlyServices:
 
 @dataclass(frozen=True)
 class EveryMethod:
-    """Every method restricted to the authenticated ``services``."""
+    """Every method restricted to the authenticated ``services``; ``only``: methods open to
+    other services instead (and not to ``services``, unless listed there too)."""
 
     services: Collection[str]
+    only: Mapping[str, Collection[str]] = field(default_factory=dict)
 
     def allows(self, caller: Caller, rpc: str) -> bool:
-        return caller.service is not None and caller.service in self.services
+        allowed = self.only.get(rpc, self.services)
+        return caller.service is not None and caller.service in allowed
 
 
 # ---- who may call what: the one place ----------------------------------------------------------
@@ -135,22 +139,27 @@ DEALER_CALLERS = OnlyServices(
     {"StartDeck": {"table"}, "DealCards": {"table"}, "RevealSeed": {"table"}}
 )
 _CHIPS = frozenset({"lobby", "tools"})
+_TOURNAMENT_CHIPS = frozenset({"lobby", "tournament", "tools"})
 _PLAYERS = frozenset({"gateway", "tools"})
 #: Table commands (the ``command`` field of SubmitCommandRequest) by who may send them. Chips
 #: come to and leave a table only through the lobby's sagas (open, seat with a buy-in, top up,
 #: leave, close), so no other service can put chips on a table or take them off; a player's
 #: own seat settings and showdown choices come through the gateway, for the authenticated
-#: player; starting a hand by hand is for tools (tables start their hands themselves).
+#: player; starting a hand by hand is for tools (tables start their hands themselves). The
+#: tournament service (its director) opens its tables, seats, moves and removes its players with
+#: tournament chips, and releases each hand.
 TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
-    "open_table": _CHIPS,
-    "seat_player": _CHIPS,
-    "add_chips": _CHIPS,
-    "leave_seat": _CHIPS,
-    "close_table": _CHIPS,
+    "open_table": _TOURNAMENT_CHIPS,
+    "seat_player": _TOURNAMENT_CHIPS,
+    "add_chips": _TOURNAMENT_CHIPS,
+    "leave_seat": _TOURNAMENT_CHIPS,
+    "close_table": _TOURNAMENT_CHIPS,
+    "release_hand": frozenset({"tournament", "tools"}),
     "sit_out": _PLAYERS,
     "sit_in": _PLAYERS,
     "show_or_muck": _PLAYERS,
     "set_auto_muck": _PLAYERS,
+    "change_seat": _PLAYERS,
     "start_hand": frozenset({"tools"}),
 }
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
@@ -170,7 +179,25 @@ TABLE_CALLERS = OnlyServices(
 #: Bots' decisions are asked by the table (and the CLI's arena, as tools).
 AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
 #: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).
-LOBBY_CALLERS = EveryMethod(frozenset({"gateway", "tools"}))
+#: Tournament money (buy-ins, prizes, refunds) only from the tournament service (and tools).
+LOBBY_CALLERS = EveryMethod(
+    frozenset({"gateway", "tools"}),
+    only={
+        "PayTournament": frozenset({"tournament", "tools"}),
+        "CreditTournament": frozenset({"tournament", "tools"}),
+    },
+)
+#: Tournaments: any authenticated service (and tools) may create one; players register and
+#: unregister through the gateway (or tools); only the tournament service itself and tools
+#: cancel one. Reading them (GetTournament, ListTournaments) shows nothing hidden: open.
+TOURNAMENT_CALLERS = OnlyServices(
+    {
+        "CreateTournament": frozenset(IDENTITIES),
+        "Register": frozenset({"gateway", "tools"}),
+        "Unregister": frozenset({"gateway", "tools"}),
+        "Cancel": frozenset({"tournament", "tools"}),
+    }
+)
 #: The evaluator is pure compute (capped per call): open to every caller.
 EVALUATOR_CALLERS = AnyCaller()
 

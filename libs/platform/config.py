@@ -38,6 +38,7 @@ DEFAULT_PORTS: Mapping[str, int] = {
     "dealer": 50054,
     "evaluator": 50055,
     "ai": 50056,
+    "tournament": 50057,
 }
 SERVICES: tuple[str, ...] = tuple(DEFAULT_PORTS)
 DEFAULT_HOST = "127.0.0.1"
@@ -49,6 +50,7 @@ DEFAULT_METRICS_PORTS: Mapping[str, int] = {
     "dealer": 9454,
     "evaluator": 9455,
     "ai": 9456,
+    "tournament": 9457,
 }
 
 

@@ -79,6 +79,6 @@ SERVICE_PUBLIC_KEYS: Var[PublicKeys] = Var(
     VarType("identity:kid:base64key[,identity:kid:base64key...]", _parse_public_keys),
     None,
     "public keys of the service identities (gateway, lobby, table, dealer, evaluator, ai, "
-    "tools), the same for every service, not a secret: verify callers; several per identity "
-    "while a key is rotated",
+    "tournament, tools), the same for every service, not a secret: verify callers; several "
+    "per identity while a key is rotated",
 )

@@ -52,7 +52,15 @@ from cryptography.hazmat.primitives.serialization import (
 #: The metadata header carrying the token.
 SERVICE_TOKEN_HEADER = "x-holdem-service"
 #: Who may hold an identity: the services, and ``tools`` (CLI, tests, benchmarks).
-SERVICE_IDENTITIES: tuple[str, ...] = ("gateway", "lobby", "table", "dealer", "evaluator", "ai")
+SERVICE_IDENTITIES: tuple[str, ...] = (
+    "gateway",
+    "lobby",
+    "table",
+    "dealer",
+    "evaluator",
+    "ai",
+    "tournament",
+)
 TOOLS = "tools"
 IDENTITIES: tuple[str, ...] = (*SERVICE_IDENTITIES, TOOLS)
 TOKEN_LIFETIME_SECONDS = 300

@@ -34,6 +34,7 @@ from libs.platform.config import PlatformConfig
 from libs.platform.configdoc import documentation, markdown_table
 from libs.platform.configvars import ConfigError, Var
 from libs.platform.errors import ErrorMapper
+from libs.platform.httpsite import HttpSite, RunningHttp, site_app, start_http
 from libs.platform.identity import ServiceVerifier
 from libs.platform.layers import HEALTH_SERVICE, standard_layers
 from libs.platform.logging import configure_logging, get_logger
@@ -41,7 +42,7 @@ from libs.platform.metrics import service as metrics
 from libs.platform.metrics.endpoint import MetricsBindError, start_metrics_endpoint
 from libs.platform.tasks import stop_tasks
 from libs.platform.tls import server_credentials
-from libs.platform.wrapping import WrappingServer
+from libs.platform.wrapping import Handler, WrappingServer
 
 #: Services whose callers are people's clients: with TLS they ask for no client certificate (every
 #: other service requires one issued by the services' CA: libs.platform.tls).
@@ -77,6 +78,8 @@ class Mount:
     # Why the service cannot serve now (a dependency it needs is down), or None: polled while it
     # runs; health says NOT_SERVING while there is a reason, SERVING again once there is none.
     readiness: Callable[[], str | None] | None = None
+    # The same endpoints over Connect and gRPC-Web on an HTTP port too (libs.platform.httpsite).
+    http: HttpSite | None = None
 
 
 class BindError(RuntimeError):
@@ -89,6 +92,8 @@ class RunningServer:
     health: health_aio.HealthServicer
     port: int
     service_names: Sequence[str]
+    # every method's handler as the layers wrapped it ("/package.Service/Method")
+    handlers: Mapping[str, Handler] = field(default_factory=dict)
 
     async def stop(self, grace: float) -> None:
         """Report NOT_SERVING, refuse new calls, let in-flight ones run up to ``grace`` seconds."""
@@ -151,7 +156,10 @@ async def start_server(
     await server.start()
     for name in ("", *names):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server=server, health=health, port=port, service_names=names)
+    handlers = {method: wrapped for method, (_, wrapped) in registrar.wrapped.handlers.items()}
+    return RunningServer(
+        server=server, health=health, port=port, service_names=names, handlers=handlers
+    )
 
 
 READINESS_POLL_SECONDS = 0.25
@@ -210,6 +218,7 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGUSR1, dump_tasks)
     endpoint = None
+    http: RunningHttp | None = None
     try:
         # Before the gRPC server, so a service whose metrics cannot listen never says SERVING.
         if platform.metrics_listen is not None:
@@ -231,11 +240,20 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
                 platform.tls, require_client_cert=platform.service not in PUBLIC_SERVICES
             ),
         )
+        if mount.http is not None:
+            try:
+                http = await start_http(
+                    site_app(mount.http, running.handlers), mount.http.listen, platform.tls
+                )
+            except (OSError, SystemExit, RuntimeError) as exc:
+                await running.stop(0)
+                raise BindError(f"cannot listen on {mount.http.listen}: {exc}") from exc
         log.info(
             "serving",
             listen=platform.listen,
             tls=platform.tls is not None,
             port=running.port,
+            http_port=None if http is None else http.port,
             metrics_port=None if endpoint is None else endpoint.port,
             pid=os.getpid(),
         )
@@ -249,6 +267,8 @@ async def serve(platform: PlatformConfig, mount: Mount, stop: asyncio.Event | No
         await stop.wait()
         await stop_tasks([watching])
         log.info("shutting down", grace_seconds=platform.shutdown_grace_seconds)
+        if http is not None:
+            await http.stop()
         await running.stop(platform.shutdown_grace_seconds)
         log.info("stopped")
     finally:

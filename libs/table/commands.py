@@ -85,6 +85,18 @@ class StartHand:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseHand:
+    """A tournament's table: hand ``number`` may be dealt, at these blinds and ante (the
+    tournament's level). A release of a hand already released or dealt changes nothing."""
+
+    number: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Deal:
     """Cards from the dealer, by hand position (hole cards) or for the next street; several
     deals in one command (e.g. every player's hole cards) make one commit."""
@@ -155,6 +167,15 @@ class CloseTable:
     now: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class ChangeSeat:
+    """Move to another free seat of the table, between the player's hands."""
+
+    player_id: str
+    seat: int
+    now: float = 0.0
+
+
 TableCommand = (
     OpenTable
     | SitDown
@@ -163,6 +184,7 @@ TableCommand = (
     | SitIn
     | AddChips
     | StartHand
+    | ReleaseHand
     | Deal
     | Act
     | ShowOrMuck
@@ -171,4 +193,5 @@ TableCommand = (
     | RevealSeed
     | VoidCurrentHand
     | CloseTable
+    | ChangeSeat
 )

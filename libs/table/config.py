@@ -16,6 +16,8 @@ MAX_CHIPS = 10**12
 MAX_RAKE_PERCENT = 10.0
 MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
+#: The showdown question's clock (``TableConfig.showdown_seconds``), at most the action clock.
+SHOWDOWN_SECONDS = 10.0
 
 
 class BotDifficulty(StrEnum):
@@ -69,8 +71,19 @@ class TableConfig:
     duration_seconds: float = 0.0
     min_players_to_start: int = 2
     needs_a_person: bool = False
+    # A tournament's table (docs/tournaments.md): hands only when the tournament releases one
+    # (``ReleaseHand``, with its blinds), any stack of 1 chip or more, everybody with chips dealt
+    # in, and the chips the tournament's (leaving or closing pays nothing to wallets).
+    tournament: bool = False
+    #: Spectators chat apart from the seated players (the gateway's chat, docs/chat.md).
+    separate_spectator_chat: bool = False
 
     def __post_init__(self) -> None:
+        if self.tournament:
+            if self.needs_a_person:
+                raise TableConfigError("needs_a_person", "is not for a tournament's table")
+            object.__setattr__(self, "min_buy_in", 1)  # the tournament's stacks, any size
+            object.__setattr__(self, "max_buy_in", MAX_CHIPS)
         if not 2 <= self.seats <= 10:
             raise TableConfigError("seats", f"must be 2..10, not {self.seats}")
         if self.big_blind < 1:
@@ -105,11 +118,11 @@ class TableConfig:
                     "small_blind",
                     f"must be {small_blind} at fixed limit (half the small bet, rounded down)",
                 )
-            if self.min_buy_in < 10 * self.big_blind:
+            if self.min_buy_in < 10 * self.big_blind and not self.tournament:
                 raise TableConfigError(
                     "min_buy_in", f"must be at least {10 * self.big_blind} (10 small bets)"
                 )
-        elif self.min_buy_in < self.big_blind:
+        elif self.min_buy_in < self.big_blind and not self.tournament:
             raise TableConfigError(
                 "min_buy_in", f"must be at least {self.big_blind} (the big blind)"
             )
@@ -129,6 +142,12 @@ class TableConfig:
             raise TableConfigError("hand_limit", "must not be negative")
         if self.duration_seconds < 0:
             raise TableConfigError("duration_seconds", "must not be negative")
+
+    @property
+    def showdown_seconds(self) -> float:
+        """The clock of the showdown's question (show or muck a hand that cannot win): short,
+        and never longer than the action clock; it spends no time bank."""
+        return min(self.action_seconds, SHOWDOWN_SECONDS)
 
     @staticmethod
     def fixed_limit(small_bet: int, **kwargs: object) -> TableConfig:

@@ -74,6 +74,8 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             seating.add_chips(x, command)
         case tc.StartHand():
             hand_commands.begin_hand(x, command)
+        case tc.ReleaseHand():
+            hand_commands.release(x, command)
         case tc.Deal():
             hand_commands.deal(x, command)
         case tc.Act():
@@ -90,6 +92,8 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             hand_commands.void(x, command)
         case tc.CloseTable():
             hand_commands.close(x, command)
+        case tc.ChangeSeat():
+            seating.change_seat(x, command)
         case _:
             assert_never(command)
     return x

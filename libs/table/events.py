@@ -29,11 +29,13 @@ class PlayerSeated:
 
 @record
 class PlayerLeft:
-    """The player left; ``stack`` goes back to their wallet."""
+    """The player left; ``stack`` goes back to their wallet (not at a tournament's table:
+    ``tournament``, the chips stay the tournament's)."""
 
     seat: int
     player_id: str
     stack: int
+    tournament: bool = False
 
 
 @record
@@ -41,6 +43,7 @@ class PlayerSatOut:
     seat: int
     reason: str = ""  # "asked", "timed out", "no chips" (busted: the lobby closes the buy-in)
     player_id: str = ""  # the seat's player (empty in commits written before it was recorded)
+    tournament: bool = False  # a tournament's table: no buy-in of a wallet to close
 
 
 @record
@@ -129,10 +132,34 @@ class CloseRequested:
 
 @record
 class TableClosed:
-    """The room closed; every stack (by seat) goes back to its owner's wallet."""
+    """The room closed; every stack (by seat) goes back to its owner's wallet (not at a
+    tournament's table: ``tournament``)."""
 
     reason: str
     stacks: tuple[tuple[int, str, int], ...]  # (seat, player_id, stack)
+    tournament: bool = False
+
+
+@record
+class HandReleased:
+    """A tournament's table may deal hand ``number`` at these blinds and ante."""
+
+    number: int
+    small_blind: int
+    big_blind: int
+    ante: int
+
+
+@record
+class SeatChanged:
+    """A player moved to a free seat between their hands (stack, settings and owed blinds move
+    with them); ``waits_for_big_blind``: they play again when the big blind reaches the new
+    seat (a seat change never skips a blind)."""
+
+    from_seat: int
+    to_seat: int
+    player_id: str
+    waits_for_big_blind: bool
 
 
 TableEvent = (
@@ -152,5 +179,7 @@ TableEvent = (
     | SeedRevealed
     | CloseRequested
     | TableClosed
+    | HandReleased
+    | SeatChanged
 )
 Event = TableEvent | HandEvent

@@ -6,18 +6,21 @@ table (at once, or at the hand's end).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import assert_never
 
 from libs.poker import commands as hc
 from libs.poker import errors as E
 from libs.poker.engine import start_hand, step
 from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.poker.legal import showdown_turn
 
 from . import commands as tc
 from . import errors as TE
 from .events import (
     CloseRequested,
     HandBegan,
+    HandReleased,
     PlayerSatOut,
     PlayerTimedOut,
     SeedRevealed,
@@ -123,21 +126,46 @@ def tick(x: Scratch, c: tc.Tick) -> None:
     if number is None or c.now < s.deadline or s.hand is None:
         return  # nothing is due
     seat = s.seats[number]
-    if s.bank_started_at is None and seat.time_bank > 0:
+    # the showdown's question (show or muck a beaten hand) has its own short clock: it spends no
+    # time bank, and its answer by the clock is no time-out (it never sits anyone out)
+    showdown = showdown_turn(s.hand) is not None
+    if not showdown and s.bank_started_at is None and seat.time_bank > 0:
         x.emit(TimeBankStarted(number, s.deadline + seat.time_bank))
         return
     if s.bank_started_at is not None:
         x.emit(TimeBankUsed(number, seat.time_bank))
-    x.emit(PlayerTimedOut(number))
+    if not showdown:
+        x.emit(PlayerTimedOut(number))
     position = s.position_of(number)
     assert position is not None
     hand_step(x, clock_action(s.hand, position, x), c.now)
     if (
-        number in s.seats
+        not showdown
+        and number in s.seats
         and not s.seats[number].sitting_out
         and s.seats[number].timeouts >= s.config.timeouts_before_sit_out
     ):
         x.emit(PlayerSatOut(number, "timed out", s.seats[number].player_id))
+
+
+def release(x: Scratch, c: tc.ReleaseHand) -> None:
+    """A tournament's next hand, at its blinds; a hand released or dealt already: nothing."""
+    s = x.s
+    assert s.config is not None
+    if not s.config.tournament:
+        raise IllegalAction(
+            TE.NOT_A_TOURNAMENT_TABLE, "hands are released only at a tournament's table"
+        )
+    if c.number <= max(s.released, s.hands_started):
+        return  # a repeat (the director redoing what it did before a crash)
+    if s.hand_in_progress:
+        raise IllegalAction(TE.HAND_IN_PROGRESS, "a hand is released between hands")
+    if c.number != s.hands_started + 1:
+        raise IllegalAction(
+            TE.NO_HAND, f"hand {c.number} cannot be released: {s.hands_started} dealt here"
+        )
+    replace(s.config, small_blind=c.small_blind, big_blind=c.big_blind, ante=c.ante)  # checks
+    x.emit(HandReleased(c.number, c.small_blind, c.big_blind, c.ante))
 
 
 def reveal(x: Scratch, c: tc.RevealSeed) -> None:

@@ -1,9 +1,10 @@
 """Running the hand under the table, shared by every command's handler: ``Scratch`` (the private
 copy a command is decided on, with the events so far); ``hand_step`` runs a hand command through
 the engine, then starts the acting seat's clock, plays the turn of a leaving player or of an
-auto-muck setting, or at the hand's end lets the leavers leave, sits out the busted, and closes a
-table whose room limit is reached or whose close was asked for; ``clock_action`` and
-``showdown_choice`` are what the table does for a player who does not choose.
+auto-muck setting, shows at once a hand that must be shown to win, or at the hand's end lets the
+leavers leave, sits out the busted, and closes a table whose room limit is reached or whose close
+was asked for; ``clock_action`` and ``showdown_choice`` are what the table does for a player who
+does not choose.
 """
 
 from __future__ import annotations
@@ -106,15 +107,17 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
                 return
             x.emit(ClockStarted(acting, now + s.config.action_seconds))
         elif acting is not None and not s.seats[acting].is_bot:  # a showdown turn
+            # asked only when mucking is a real choice (a hand that cannot win and may be
+            # mucked); a hand that must be shown to win is shown at once; the question has its
+            # own short clock (no time bank: ``tick``)
             seat = s.seats[acting]
             position = s.position_of(acting)
             assert position is not None
-            if seat.leaving or seat.auto_muck:
-                choice = showdown_choice(s.hand, position, True, x)
-                if seat.leaving or isinstance(choice, hc.Muck):
-                    hand_step(x, choice, now)
-                    return
-            x.emit(ClockStarted(acting, now + s.config.action_seconds))
+            choice = showdown_choice(s.hand, position, True, x)
+            if isinstance(choice, hc.Show) or seat.leaving or seat.auto_muck:
+                hand_step(x, choice, now)
+                return
+            x.emit(ClockStarted(acting, now + s.config.showdown_seconds))
         return
     _after_hand(x, now)
 
@@ -124,9 +127,9 @@ def _after_hand(x: Scratch, now: float) -> None:
     for number in sorted(s.seats):
         seat = s.seats[number]
         if seat.leaving:
-            x.emit(PlayerLeft(number, seat.player_id, seat.stack))
+            x.emit(PlayerLeft(number, seat.player_id, seat.stack, tournament_table(s)))
         elif seat.stack <= 0 and not seat.sitting_out:
-            x.emit(PlayerSatOut(number, "no chips", seat.player_id))
+            x.emit(PlayerSatOut(number, "no chips", seat.player_id, tournament_table(s)))
     limit = room_limit_reached(s, now)
     if limit is not None:
         emit_close(x, limit)
@@ -134,4 +137,9 @@ def _after_hand(x: Scratch, now: float) -> None:
 
 def emit_close(x: Scratch, reason: str) -> None:
     stacks = tuple((n, seat.player_id, seat.stack) for n, seat in sorted(x.s.seats.items()))
-    x.emit(TableClosed(reason, stacks))
+    x.emit(TableClosed(reason, stacks, tournament_table(x.s)))
+
+
+def tournament_table(s: TableState) -> bool:
+    """A tournament's table: its chips are the tournament's, no wallet's."""
+    return s.config is not None and s.config.tournament

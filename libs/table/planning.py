@@ -115,6 +115,10 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     limit = room_limit_reached(s, now)
     if limit is not None:
         return IllegalAction(TE.TABLE_CLOSED, limit)
+    if s.config.tournament and s.released != s.hands_started + 1:
+        return IllegalAction(
+            TE.NOT_RELEASED, "a tournament's table deals when its hand is released"
+        )
     if plan_hand(s) is None:
         if s.config.needs_a_person and _ready_bots_only(s):
             return IllegalAction(

@@ -1,6 +1,7 @@
 """The seating commands: sit down (a newcomer's entry bet or wait for the big blind), leave (at
 once, or at the hand's end when dealt in), sit out and sit in (the missed blinds owed), add chips
-(a top-up between the seat's hands), and the auto-muck setting.
+(a top-up between the seat's hands), the auto-muck setting, and a seat change (between the
+player's hands; they wait for the big blind at the new seat once hands are being dealt).
 """
 
 from __future__ import annotations
@@ -20,8 +21,16 @@ from .events import (
     PlayerSatIn,
     PlayerSatOut,
     PlayerSeated,
+    SeatChanged,
 )
-from .hand_flow import Scratch, clock_action, hand_step, require_seated, shown_id
+from .hand_flow import (
+    Scratch,
+    clock_action,
+    hand_step,
+    require_seated,
+    shown_id,
+    tournament_table,
+)
 from .planning import free_seat
 from .state import TableState
 
@@ -53,7 +62,8 @@ def sit_down(x: Scratch, c: tc.SitDown) -> None:
             TE.BUY_IN_OUT_OF_RANGE,
             f"the buy-in must be within {s.config.min_buy_in}..{s.config.max_buy_in}",
         )
-    starting = s.hands_started == 0 or _active_count(s) < 2
+    # a tournament's player is dealt in at once (the tournament chose the seat: no blind saved)
+    starting = s.hands_started == 0 or _active_count(s) < 2 or s.config.tournament
     x.emit(
         PlayerSeated(
             number,
@@ -83,7 +93,7 @@ def leave(x: Scratch, c: tc.Leave) -> None:
         ):
             hand_step(x, clock_action(s.hand, position, x), c.now)
         return
-    x.emit(PlayerLeft(number, c.player_id, s.seats[number].stack))
+    x.emit(PlayerLeft(number, c.player_id, s.seats[number].stack, tournament_table(s)))
 
 
 def sit_out(x: Scratch, c: tc.SitOut) -> None:
@@ -130,3 +140,21 @@ def set_auto_muck(x: Scratch, c: tc.SetAutoMuck) -> None:
     number = require_seated(x.s, c.player_id)
     if x.s.seats[number].auto_muck != c.auto_muck:
         x.emit(AutoMuckSet(number, c.auto_muck))
+
+
+def change_seat(x: Scratch, c: tc.ChangeSeat) -> None:
+    s = x.s
+    assert s.config is not None
+    number = require_seated(s, c.player_id)
+    if not 0 <= c.seat < s.config.seats:
+        raise InvalidCommand(TE.NO_SUCH_SEAT, f"seats are numbered 0..{s.config.seats - 1}")
+    if c.seat == number:
+        raise IllegalAction(TE.SEAT_TAKEN, f"you are in seat {number} already")
+    if c.seat in s.seats:
+        raise IllegalAction(TE.SEAT_TAKEN, f"seat {c.seat} is taken")
+    if s.hand_in_progress and s.position_of(number) is not None:
+        raise IllegalAction(TE.HAND_IN_PROGRESS, "seats are changed between your hands")
+    seat = s.seats[number]
+    playing = s.hands_started > 0 and _active_count(s, excluding=number) >= 2
+    waits = playing and not seat.sitting_out
+    x.emit(SeatChanged(number, c.seat, c.player_id, waits_for_big_blind=waits))

@@ -7,7 +7,7 @@ hands: seats and stacks, the button, who missed which blind, the clock, revealed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
@@ -26,12 +26,14 @@ from .events import (
     CloseRequested,
     Event,
     HandBegan,
+    HandReleased,
     LeaveRequested,
     PlayerLeft,
     PlayerSatIn,
     PlayerSatOut,
     PlayerSeated,
     PlayerTimedOut,
+    SeatChanged,
     SeedRevealed,
     TableClosed,
     TableOpened,
@@ -77,6 +79,7 @@ class TableState:
     last_small_blind: int | None = None
     last_big_blind: int | None = None
     hands_started: int = 0
+    released: int = 0  # a tournament's table: the last hand released (may be dealt once)
     hand: HandState | None = None
     hand_id: str = ""
     hand_seats: tuple[int, ...] = ()
@@ -210,8 +213,22 @@ def apply(s: TableState, event: Event) -> None:
             seat.dead_small_due = event.posts_dead_small_blind
         case AutoMuckSet():
             s.seats[event.seat].auto_muck = event.auto_muck
+        case SeatChanged():
+            moved = s.seats.pop(event.from_seat)
+            moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
+            moved.entry_due = moved.entry_due and not event.waits_for_big_blind
+            s.seats[event.to_seat] = moved
         case ChipsAdded():
             s.seats[event.seat].stack += event.amount
+        case HandReleased():
+            assert s.config is not None
+            s.released = event.number
+            s.config = replace(
+                s.config,
+                small_blind=event.small_blind,
+                big_blind=event.big_blind,
+                ante=event.ante,
+            )
         case LeaveRequested():
             s.seats[event.seat].leaving = True
         case HandBegan():

@@ -62,6 +62,8 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
     kwargs: dict[str, object] = {
         "variant": variant,
         "needs_a_person": msg.needs_a_person,
+        "tournament": msg.tournament,
+        "separate_spectator_chat": msg.separate_spectator_chat,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -106,6 +108,8 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         time_limit_seconds=int(config.duration_seconds),
         min_players_to_start=config.min_players_to_start,
         needs_a_person=config.needs_a_person,
+        tournament=config.tournament,
+        separate_spectator_chat=config.separate_spectator_chat,
     )
 
 

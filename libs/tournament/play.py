@@ -38,6 +38,14 @@ def _entrant(s: TournamentState, player_id: str) -> Entrant:
     return entrant
 
 
+def _settled(s: TournamentState, event: E.Event, now: float) -> list[E.Event]:
+    """``event``, then whatever the floor does after it (the epilogue of every play command)."""
+    rec = Recorder(s)
+    rec.emit(event)
+    settle(rec, now)
+    return rec.events
+
+
 def _bad_result(problem: str) -> InvalidArgument:
     return InvalidArgument(TE.INVALID_HAND_RESULT, problem)
 
@@ -107,10 +115,7 @@ def complete_move(s: TournamentState, c: C.CompleteMove) -> list[E.Event]:
         raise NotFound(TE.MOVE_NOT_FOUND, f"no move {echo(c.move_id)}")
     if s.over:
         return []
-    rec = Recorder(s)
-    rec.emit(E.PlayerMoved(c.move_id, c.now))
-    settle(rec, c.now)
-    return rec.events
+    return _settled(s, E.PlayerMoved(c.move_id, c.now), c.now)
 
 
 def rebuy(s: TournamentState, c: C.Rebuy) -> list[E.Event]:
@@ -137,10 +142,7 @@ def rebuy(s: TournamentState, c: C.Rebuy) -> list[E.Event]:
             TE.REBUY_NOT_ALLOWED,
             f"a rebuy is for a stack of {s.cfg.rebuy_threshold} or less ({entrant.stack} now)",
         )
-    rec = Recorder(s)
-    rec.emit(E.RebuyBought(c.player_id, c.key, rule.chips, rule.cost, c.now))
-    settle(rec, c.now)
-    return rec.events
+    return _settled(s, E.RebuyBought(c.player_id, c.key, rule.chips, rule.cost, c.now), c.now)
 
 
 def decline_rebuy(s: TournamentState, c: C.DeclineRebuy) -> list[E.Event]:
@@ -149,10 +151,7 @@ def decline_rebuy(s: TournamentState, c: C.DeclineRebuy) -> list[E.Event]:
     entrant = _entrant(s, c.player_id)
     if entrant.bust is None or entrant.bust.rebuy_until is None:
         raise PreconditionFailed(TE.NO_REBUY_PENDING, "no rebuy is waiting for this player")
-    rec = Recorder(s)
-    rec.emit(E.RebuyDeclined(c.player_id, c.now))
-    settle(rec, c.now)
-    return rec.events
+    return _settled(s, E.RebuyDeclined(c.player_id, c.now), c.now)
 
 
 def add_on(s: TournamentState, c: C.AddOn) -> list[E.Event]:
@@ -172,10 +171,7 @@ def add_on(s: TournamentState, c: C.AddOn) -> list[E.Event]:
         )
     if entrant.add_ons:
         raise PreconditionFailed(TE.ADD_ON_TAKEN, "one add-on each")
-    rec = Recorder(s)
-    rec.emit(E.AddOnBought(c.player_id, c.key, rule.chips, rule.cost, c.now))
-    settle(rec, c.now)
-    return rec.events
+    return _settled(s, E.AddOnBought(c.player_id, c.key, rule.chips, rule.cost, c.now), c.now)
 
 
 def settle_payment(s: TournamentState, c: C.SettlePayment) -> list[E.Event]:

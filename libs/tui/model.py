@@ -13,6 +13,7 @@ from holdem.gateway.v1 import gateway_pb2 as gw
 
 from libs.client.view import (
     bet_sizes,
+    can_muck,
     cards_text,
     is_my_turn,
     is_showdown_turn,
@@ -322,9 +323,11 @@ class TableModel:
             deadline = v.action_deadline.seconds + v.action_deadline.nanos / 1e9
             seconds = max(0, int(deadline - now + 0.999))
             bank = next((s.time_bank_seconds for s in v.seats if s.seat == v.acting_seat), 0)
+            if is_showdown_turn(v):
+                bank = 0  # the showdown's clock spends no time bank
             left = f" {seconds}s" + (f" (+{bank}s bank)" if bank else "")
         if is_showdown_turn(v):
-            return f"Your turn to show or muck{left}"
+            return f"Your turn to show or muck{left}" if can_muck(v) else f"Your turn to show{left}"
         if is_my_turn(v):
             return f"Your turn{left}"
         return f"{self.name(v.acting_seat)} to act{left}"
@@ -333,7 +336,7 @@ class TableModel:
         """The keys that do something now, with the amounts."""
         v = self.view
         if is_showdown_turn(v):
-            return "[s] show  [k] muck"
+            return "[s] show  [k] muck" if can_muck(v) else "[s] show"
         if not is_my_turn(v):
             return "[o] sit out/in  [l] leave  [q] quit"
         legal = v.legal_actions

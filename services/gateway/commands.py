@@ -154,3 +154,15 @@ class TableCommands(GatewayBase):
         )
         await self.names.name_seats(response.view)
         return gateway_pb2.ActResponse(sequence=response.sequence, view=response.view)
+
+    async def ChangeSeat(
+        self, request: gateway_pb2.ChangeSeatRequest, context: Context
+    ) -> gateway_pb2.ChangeSeatResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "move",
+            request.idempotency_key,
+            change_seat=table_pb2.ChangeSeat(seat=request.seat),
+        )
+        return gateway_pb2.ChangeSeatResponse(sequence=done.sequence)

@@ -1,16 +1,18 @@
 """Gateway configuration: the shared HOLDEM_* variables (HOLDEM_LOBBY_ADDR and HOLDEM_TABLE_ADDR
-say where its backends are), the token keys it verifies with, and its limits."""
+say where its backends are), the token keys it verifies with, its limits, and its HTTP port for
+browsers (Connect and gRPC-Web, allowed origins, the web client's files)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from libs.auth import KeyRing
 from libs.platform.config import PlatformConfig, load_platform_config
 from libs.platform.configkeys import OPTIONAL_TOKEN_KEYS
-from libs.platform.configvars import Var, integer, number
+from libs.platform.configvars import OFF, OPTIONAL_ADDRESS, OPTIONAL_PATH, Var, integer, number
+from services.gateway.chatconfig import CHAT_VARIABLES, ChatConfig, chat_config
 
 SERVICE = "gateway"
 
@@ -47,6 +49,40 @@ HISTORIES_PER_PLAYER = Var(
     "GetHandHistory calls one player may have in flight (each reads a table's stream in the "
     "table service); more are answered RESOURCE_EXHAUSTED with a retry hint",
 )
+HTTP_LISTEN = Var(
+    "HOLDEM_GATEWAY_HTTP_LISTEN",
+    OPTIONAL_ADDRESS,
+    OFF,
+    "host:port of the gateway's HTTP port: GatewayService over Connect and gRPC-Web for "
+    f"browsers, and the web client's files (port 0 = any free port; {OFF} = none)",
+)
+HTTP_ORIGINS = Var(
+    "HOLDEM_GATEWAY_HTTP_ORIGINS",
+    OPTIONAL_PATH,
+    "",
+    "origins allowed to call the HTTP port from another site (CORS), comma-separated, e.g. "
+    "https://play.example.org; * allows any; empty: none (the web client it serves is the "
+    "same origin and needs none)",
+)
+HTTP_MAX_BODY = Var(
+    "HOLDEM_GATEWAY_HTTP_MAX_BODY_BYTES",
+    integer(minimum=1024, maximum=64 << 20),
+    str(1 << 20),
+    "largest request body the HTTP port reads (bigger: refused)",
+)
+HTTP_MAX_STREAMS = Var(
+    "HOLDEM_GATEWAY_HTTP_MAX_STREAMS",
+    integer(minimum=1, maximum=1000000),
+    "2000",
+    "WatchTable streams open at once on the HTTP port (more: RESOURCE_EXHAUSTED)",
+)
+WEB_ROOT = Var(
+    "HOLDEM_GATEWAY_WEB_ROOT",
+    OPTIONAL_PATH,
+    "",
+    "directory of the built web client served at / of the HTTP port (empty: web/dist of this "
+    "checkout, when built)",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     OPTIONAL_TOKEN_KEYS,
     RATE_PER_SECOND,
@@ -54,6 +90,12 @@ VARIABLES: tuple[Var[Any], ...] = (
     WATCH_BUFFER,
     WATCHES_PER_PLAYER,
     HISTORIES_PER_PLAYER,
+    HTTP_LISTEN,
+    HTTP_ORIGINS,
+    HTTP_MAX_BODY,
+    HTTP_MAX_STREAMS,
+    WEB_ROOT,
+    *CHAT_VARIABLES,
 )
 
 
@@ -66,6 +108,12 @@ class GatewayConfig:
     watch_buffer: int = 512
     watches_per_player: int = 16
     histories_per_player: int = 2
+    http_listen: str | None = None
+    http_origins: tuple[str, ...] = ()
+    http_max_body_bytes: int = 1 << 20
+    http_max_streams: int = 2000
+    web_root: str = ""
+    chat: ChatConfig = field(default_factory=ChatConfig)
 
 
 def load_config(environ: Mapping[str, str]) -> GatewayConfig:
@@ -78,4 +126,10 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
         watch_buffer=values[WATCH_BUFFER],
         watches_per_player=values[WATCHES_PER_PLAYER],
         histories_per_player=values[HISTORIES_PER_PLAYER],
+        http_listen=values[HTTP_LISTEN],
+        http_origins=tuple(o.strip() for o in values[HTTP_ORIGINS].split(",") if o.strip()),
+        http_max_body_bytes=values[HTTP_MAX_BODY],
+        http_max_streams=values[HTTP_MAX_STREAMS],
+        web_root=values[WEB_ROOT],
+        chat=chat_config(values),
     )

@@ -191,3 +191,49 @@ class LobbyCalls(GatewayBase):
         return await self._forward(
             context, self.lobby.TopUp, request, lobby_pb2.TopUpRequest, gateway_pb2.TopUpResponse
         )
+
+    async def DecideSeat(
+        self, request: gateway_pb2.DecideSeatRequest, context: Context
+    ) -> gateway_pb2.DecideSeatResponse:
+        return await self._forward(
+            context,
+            self.lobby.DecideSeat,
+            request,
+            lobby_pb2.DecideSeatRequest,
+            gateway_pb2.DecideSeatResponse,
+            player_field="requested_by_player_id",  # the lobby lets only the creator decide
+        )
+
+    async def ListSeatRequests(
+        self, request: gateway_pb2.ListSeatRequestsRequest, context: Context
+    ) -> gateway_pb2.ListSeatRequestsResponse:
+        return await self._forward(
+            context,
+            self.lobby.ListSeatRequests,
+            request,
+            lobby_pb2.ListSeatRequestsRequest,
+            gateway_pb2.ListSeatRequestsResponse,
+            player_field="requested_by_player_id",
+        )
+
+    async def GetWaitlist(
+        self, request: gateway_pb2.GetWaitlistRequest, context: Context
+    ) -> gateway_pb2.GetWaitlistResponse:
+        return await self._forward(
+            context,
+            self.lobby.GetWaitlist,
+            request,
+            lobby_pb2.GetWaitlistRequest,
+            gateway_pb2.GetWaitlistResponse,
+        )
+
+    async def LeaveWaitlist(
+        self, request: gateway_pb2.LeaveWaitlistRequest, context: Context
+    ) -> gateway_pb2.LeaveWaitlistResponse:
+        return await self._forward(
+            context,
+            self.lobby.LeaveWaitlist,
+            request,
+            lobby_pb2.LeaveWaitlistRequest,
+            gateway_pb2.LeaveWaitlistResponse,
+        )

@@ -3,15 +3,18 @@ its parts (each a class of RPCs on the shared ``GatewayBase``, base.py): lobby_c
 (accounts, wallets, the catalogue and seats, forwarded to the lobby: contract-13 §3),
 commands.py (actions, showdown choices, sitting out and in: one table call each), watching.py
 (WatchTable, on the table's public projection: watch.py), histories.py (hand histories and
-decks, asked of the table, which reads its own stream). Every call but Register, Login,
-GuestLogin and ListTables carries a bearer token, verified by admission.py (auth.py,
-revocations.py); the player it names is the only player the call acts for. Here too: the
+decks, asked of the table, which reads its own stream), chat.py (chat rooms, kept in NATS).
+Every call but Register, Login, GuestLogin and ListTables carries a bearer token, verified by
+admission.py (auth.py, revocations.py); the player it names is the only player the call acts
+for. Here too: the
 guards every RPC runs in (a failing NATS is UNAVAILABLE; relayed messages repeat little of the
 request: echo.py) and the service's wiring (``build``).
 
 Statuses, limits and the resume rules of WatchTable: docs/gateway.md."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import grpc
 import structlog
@@ -22,10 +25,13 @@ from holdem.table.v1 import table_pb2_grpc
 from libs.eventstore.projection import JetStreamProjection
 from libs.platform.clients import aio_channel, connect_peer, service_config
 from libs.platform.config import PlatformConfig
+from libs.platform.httpsite import HttpSite
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
 from libs.platform.server import Endpoint, Mount
 from libs.platform.unavailable import unavailable_on_failure
 from services.gateway.auth import Authenticator
+from services.gateway.chat import Chatting
+from services.gateway.chatstore import ChatStore
 from services.gateway.commands import TableCommands
 from services.gateway.config import GatewayConfig
 from services.gateway.echo import echoes_clipped
@@ -46,7 +52,12 @@ NATS_DOWN = "NATS is not answering: retry"
 @echoes_clipped(GATEWAY_SERVICE.methods_by_name)
 @unavailable_on_failure(GATEWAY_SERVICE.methods_by_name, NATS_DOWN)
 class GatewayServicer(
-    LobbyCalls, TableCommands, Watching, Histories, gateway_pb2_grpc.GatewayServiceServicer
+    LobbyCalls,
+    TableCommands,
+    Watching,
+    Histories,
+    Chatting,
+    gateway_pb2_grpc.GatewayServiceServicer,
 ):
     """Every RPC of GatewayService, from its parts (the constructor is ``GatewayBase``'s)."""
 
@@ -84,6 +95,14 @@ async def build(config: GatewayConfig) -> Mount:
         feeds,
         revocations=revocations,
     )
+    chat = config.chat
+    servicer.chat_store = ChatStore(
+        nc,
+        retention_seconds=chat.retention_seconds,
+        keep_per_room=chat.keep_per_room,
+        replicas=config.platform.nats_replicas,
+    )
+    await servicer.chat_store.start()
 
     async def close() -> None:
         await revocations.stop()
@@ -101,4 +120,20 @@ async def build(config: GatewayConfig) -> Mount:
         cleanups=[close],
         # revocations and the tables' public streams come from NATS
         readiness=lambda: nats_readiness(nc),
+        http=None
+        if config.http_listen is None
+        else HttpSite(
+            config.http_listen,
+            GATEWAY_SERVICE,
+            allowed_origins=config.http_origins,
+            max_body_bytes=config.http_max_body_bytes,
+            max_streams=config.http_max_streams,
+            static_root=config.web_root or default_web_root(),
+        ),
     )
+
+
+def default_web_root() -> str:
+    """web/dist of this checkout, when the web client was built (``make web``), else none."""
+    built = Path(__file__).resolve().parents[2] / "web" / "dist"
+    return str(built) if (built / "index.html").is_file() else ""

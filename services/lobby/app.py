@@ -1,10 +1,11 @@
 """Lobby use cases, put together: ``Lobby`` is accounts and tokens (accounts.py), the table
-catalogue (listings.py) and, here, wallets: a player's ledger by page, and the house AIs
-(bot players with wallets, no accounts) that CreateTable seats. Every change is a commit of an
-event-sourced aggregate (libs/lobby, stored by services/lobby/store.py); nothing lives only in
-memory but caches and read models rebuilt from the streams at start. Seating (the buy-in and
-leave sagas) is in sagas.py, cash-outs in cashout.py, the chip audit in audit.py; protobuf in
-wire.py (the servicer's side)."""
+catalogue (listings.py; private tables: private_seats.py; waiting lists: waitlists.py) and,
+here, wallets: a player's ledger by page, and the house AIs (bot players with wallets, no
+accounts) that CreateTable seats. Every change is a commit of an event-sourced aggregate
+(libs/lobby, stored by services/lobby/store.py); nothing lives only in memory but caches and
+read models rebuilt from the streams at start. Seating (the buy-in and leave sagas) is in
+sagas.py, cash-outs in cashout.py, the chip audit in audit.py; protobuf in wire.py (the
+servicer's side)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from libs.lobby import wallet, wallet_codec, wallet_decide
 from libs.lobby.wallet import Wallet
 from services.lobby.accounts import Accounts
 from services.lobby.base import MAX_PAGE_SIZE, page_start
-from services.lobby.listings import Listings
+from services.lobby.private_seats import PrivateSeats
+from services.lobby.waitlists import Waitlists
 
 
 def house_ai_id(level: str, number: int) -> str:
@@ -21,7 +23,7 @@ def house_ai_id(level: str, number: int) -> str:
     return f"ai-{level}-{number}"
 
 
-class Lobby(Accounts, Listings):
+class Lobby(Accounts, PrivateSeats, Waitlists):
     async def ledger(
         self, player_id: str, page_size: int, page_token: str
     ) -> tuple[list[wallet.Entry], str]:

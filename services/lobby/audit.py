@@ -72,6 +72,7 @@ async def audit_chips(
             tables=tables,
             open_sagas=sum(len(p.reservations) for p in players),
             seated_players=seated,
+            in_tournaments=sum(p.in_tournaments for p in players),
         )
 
 

@@ -95,6 +95,12 @@ LEAVE_WAIT_SECONDS = Var(
     "10",
     "how long LeaveTable waits for the cash-out credit (a leave during a hand answers at once)",
 )
+SEAT_OFFER_SECONDS = Var(
+    "HOLDEM_LOBBY_SEAT_OFFER_SECONDS",
+    number(minimum=1, maximum=600),
+    "60",
+    "how long a free seat of a full table is offered to each waiting player in turn",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     STARTING_CHIPS,
     TOKEN_TTL_SECONDS,
@@ -109,6 +115,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     HOUSE_AI_MAX_BUY_IN,
     SAGA_RESUME_SECONDS,
     LEAVE_WAIT_SECONDS,
+    SEAT_OFFER_SECONDS,
 )
 
 
@@ -128,6 +135,7 @@ class LobbyConfig:
     house_ai_max_buy_in: int = 20_000
     saga_resume_seconds: float = 2.0
     leave_wait_seconds: float = 10.0
+    seat_offer_seconds: float = 60.0
 
 
 def load_config(environ: Mapping[str, str]) -> LobbyConfig:
@@ -147,4 +155,5 @@ def load_config(environ: Mapping[str, str]) -> LobbyConfig:
         house_ai_max_buy_in=values[HOUSE_AI_MAX_BUY_IN],
         saga_resume_seconds=values[SAGA_RESUME_SECONDS],
         leave_wait_seconds=values[LEAVE_WAIT_SECONDS],
+        seat_offer_seconds=values[SEAT_OFFER_SECONDS],
     )

@@ -98,6 +98,7 @@ class Listings(LobbyBase):
         table: NewTable,
         created_by: str,
         levels: Sequence[str] = (),
+        privacy: catalogue.TableListed | None = None,
     ) -> Listing:
         """List and open ``table`` (checked whole by the servicer, wire.py ``new_table``), with
         AI seats of ``levels`` to come (checked here, seated by the sagas)."""
@@ -122,7 +123,7 @@ class Listings(LobbyBase):
             now = self.clock()
             listing = await self.stores.tables.execute(
                 table_id,
-                lambda t: catalogue.list_table(t, name, table.stored, created_by, now),
+                lambda t: catalogue.list_table(t, name, table.stored, created_by, now, privacy),
                 msg_id="listed",
             )
             self._remember(listing)
@@ -223,6 +224,7 @@ class Listings(LobbyBase):
             if (variant is None or self.config_of(t).variant is variant)
             and (betting_structure is None or self.config_of(t).structure is betting_structure)
             and (include_closed or t.status != catalogue.CLOSED)
+            and not t.private  # entered with a password or an invite, never listed
         ]
         page = matching[start : start + size]
         more = start + size < len(matching)

@@ -18,12 +18,13 @@ from libs.platform.server import Context
 from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.table.errors import TABLE_NOT_FOUND
 from libs.tableproto.config import STRUCTURES, VARIANTS
-from services.lobby import wire
+from services.lobby import tournament_money, wire
 from services.lobby.accounts import Session
 from services.lobby.app import Lobby
 from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.gate import Gate, GateUnavailable
+from services.lobby.private_seats import private_settings
 from services.lobby.sagas import Seating
 from services.lobby.tables import TableRefusal
 
@@ -122,6 +123,10 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
+        await self.lobby.admit(
+            request.table_id, request.player_id, request.password, request.invite_code
+        )
+        await self.lobby.wait_turn(request.table_id, request.player_id)
         outcome = await self.seating.join(
             request.player_id,
             request.table_id,
@@ -130,6 +135,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             request.wait_for_big_blind,
             request.idempotency_key,
         )
+        await self.lobby.took_seat(request.table_id, request.player_id)
         return lobby_pb2.JoinTableResponse(
             seat=outcome.seat, stack=outcome.stack, sequence=outcome.sequence
         )
@@ -160,14 +166,17 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             request.config, needs_a_person=caller_of(context).service == "gateway"
         )
         levels = wire.ai_level_names(request.bots)
+        private = await private_settings(request.private, request.password, request.approve_seats)
         listing = await self.lobby.create_table(
-            request.name, table, request.created_by_player_id, levels
+            request.name, table, request.created_by_player_id, levels, private
         )
         if levels:
             config = self.lobby.config_of(listing)
             await self.seating.seat_ais(listing.table_id, levels, self.lobby.ai_buy_in(config))
             listing = await self.lobby.table(listing.table_id)
-        return lobby_pb2.CreateTableResponse(table=self._table(listing))
+        return lobby_pb2.CreateTableResponse(
+            table=self._table(listing), invite_code=listing.invite_code
+        )
 
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
@@ -194,6 +203,38 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.CloseTableResponse:
         listing = await self.lobby.close_table(request.table_id, request.requested_by_player_id)
         return lobby_pb2.CloseTableResponse(table=self._table(listing))
+
+    async def DecideSeat(
+        self, request: lobby_pb2.DecideSeatRequest, context: Context
+    ) -> lobby_pb2.DecideSeatResponse:
+        waiting = await self.lobby.decide_seat(
+            request.table_id,
+            request.requested_by_player_id,
+            request.seat_player_id,
+            request.approved,
+        )
+        return lobby_pb2.DecideSeatResponse(waiting_player_ids=waiting)
+
+    async def ListSeatRequests(
+        self, request: lobby_pb2.ListSeatRequestsRequest, context: Context
+    ) -> lobby_pb2.ListSeatRequestsResponse:
+        waiting = await self.lobby.seat_requests(request.table_id, request.requested_by_player_id)
+        return lobby_pb2.ListSeatRequestsResponse(waiting_player_ids=waiting)
+
+    async def GetWaitlist(
+        self, request: lobby_pb2.GetWaitlistRequest, context: Context
+    ) -> lobby_pb2.GetWaitlistResponse:
+        place = await self.lobby.waitlist_place(request.table_id, request.player_id)
+        answer = lobby_pb2.GetWaitlistResponse(position=place.position, waiting=place.waiting)
+        if place.offered_until:
+            answer.offered_until.CopyFrom(wire.timestamp(place.offered_until))
+        return answer
+
+    async def LeaveWaitlist(
+        self, request: lobby_pb2.LeaveWaitlistRequest, context: Context
+    ) -> lobby_pb2.LeaveWaitlistResponse:
+        await self.lobby.leave_waitlist(request.table_id, request.player_id)
+        return lobby_pb2.LeaveWaitlistResponse()
 
     async def AuditChips(
         self, request: lobby_pb2.AuditChipsRequest, context: Context
@@ -222,7 +263,35 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             ],
             open_sagas=audit.open_sagas,
             seated_players=audit.seated_players,
+            in_tournaments=audit.in_tournaments,
         )
+
+    async def PayTournament(
+        self, request: lobby_pb2.PayTournamentRequest, context: Context
+    ) -> lobby_pb2.TournamentMoneyResponse:
+        balance = await tournament_money.pay(
+            self.lobby,
+            self.gate,
+            request.player_id,
+            request.tournament_id,
+            request.amount,
+            request.idempotency_key,
+        )
+        return lobby_pb2.TournamentMoneyResponse(balance=balance)
+
+    async def CreditTournament(
+        self, request: lobby_pb2.CreditTournamentRequest, context: Context
+    ) -> lobby_pb2.TournamentMoneyResponse:
+        balance = await tournament_money.credit(
+            self.lobby,
+            self.gate,
+            request.player_id,
+            request.tournament_id,
+            request.amount,
+            request.reason,
+            request.idempotency_key,
+        )
+        return lobby_pb2.TournamentMoneyResponse(balance=balance)
 
 
 def error_mapper() -> ErrorMapper:

@@ -39,6 +39,8 @@ _LEDGER_KINDS = {
     wallet.CASH_OUT: lobby_pb2.LEDGER_ENTRY_KIND_CASH_OUT,
     wallet.LEDGER_TOP_UP: lobby_pb2.LEDGER_ENTRY_KIND_TOP_UP,
     wallet.REFUND: lobby_pb2.LEDGER_ENTRY_KIND_REFUND,
+    wallet.TOURNAMENT_BUY_IN: lobby_pb2.LEDGER_ENTRY_KIND_TOURNAMENT_BUY_IN,
+    wallet.TOURNAMENT_PRIZE: lobby_pb2.LEDGER_ENTRY_KIND_TOURNAMENT_PRIZE,
 }
 #: CreateTable's AI seats: level (the proto's BotDifficulty) -> the house AI's level name.
 AI_LEVELS = {
@@ -66,6 +68,7 @@ def table_to_proto(listing: Listing, config: TableConfig) -> common_pb2.TableSum
         seated_players=listing.seated,
         created_by_player_id=listing.created_by,
         created_at=timestamp(listing.created_at),
+        private=listing.private,
     )
 
 

@@ -170,6 +170,7 @@ async def build(config: LobbyConfig) -> Mount:
         ),
         read_config=table_config,
     )
+    lobby.seat_offer_seconds = config.seat_offer_seconds  # waiting lists (waitlists.py)
     follower = await follow_catalogue(nc, lobby)  # before the rebuild: nothing falls between
     await lobby.start()
     gate = ClusterGate(redis)

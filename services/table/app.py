@@ -19,6 +19,7 @@ nobody serves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 
@@ -27,6 +28,7 @@ import structlog
 from libs.eventstore import ConcurrencyConflict, EventStore, Projection, SnapshotStore
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
+from libs.eventstore.shards import DEFAULT_SHARDS
 from libs.platform.metrics import table as metrics
 from libs.platform.tasks import honour_cancel, stop_tasks
 from libs.poker.errors import IllegalAction
@@ -64,19 +66,24 @@ class TableApp:
         clock: Callable[[], float] = time.time,
         auto_start: bool = True,
         registry: Registry | None = None,
+        shards_in_use: Registry | None = None,
+        shards: int = DEFAULT_SHARDS,
         ranker: HandRanker | None = None,
         idempotency_window: float = DEFAULT_WINDOW_SECONDS,
         bots: Bots | None = None,
         seed_disclosure: float = DEFAULT_SEED_DISCLOSURE_SECONDS,
+        idle_unload: float = 0.0,
     ) -> None:
         """``seed_disclosure``: seconds after a hand until its deck's seed is public (0: in
-        the public projection of the commit that ends it)."""
+        the public projection of the commit that ends it). ``idle_unload``: seconds a table
+        stands idle before it leaves memory (0: never; at least the idempotency window, so a
+        retried command always finds its table's window loaded or rebuilt from the stream)."""
         self.seed_disclosure = seed_disclosure
         self.events = events
         self.leases = leases
         self.clock = clock
         self.auto_start = auto_start
-        self.ownership = Ownership(leases, registry)
+        self.ownership = Ownership(leases, registry, shards_in_use, shards)
         self.stream = TableStream(
             events,
             snapshots,
@@ -90,9 +97,13 @@ class TableApp:
         self.automation = Automation(dealer, clock, bots)
         self.step = RankedStep(ranker)
         self.ahead = WorkAhead(self.automation, self.step, clock, lambda: self.auto_start)
-        self.driver = Driver(self, self.automation, self.ahead, self.stream, clock)
+        unload_after = max(idle_unload, idempotency_window) if idle_unload > 0 else 0.0
+        self.driver = Driver(
+            self, self.automation, self.ahead, self.stream, clock, unload_after=unload_after
+        )
         self.tables: dict[str, LoadedTable] = {}  # the tables this replica holds, loaded
         self._tasks: list[asyncio.Task[None]] = []
+        self._writes_counted = 0  # the lease writes already in the metric
 
     @property
     def commits(self) -> int:
@@ -115,6 +126,7 @@ class TableApp:
     async def start_background(self, tick_interval: float = 0.25) -> None:
         """The loops: the action clock; with leases, their renewal and (with a registry)
         adoption of tables nobody serves."""
+        metrics.TABLES_HELD.set_function(lambda: len(self.tables))
         self._tasks.append(asyncio.create_task(_every(tick_interval, self.tick, "clock_loop")))
         if self.leases is not None:
             ttl = self.leases.ttl
@@ -147,6 +159,7 @@ class TableApp:
             # taken back): the first to finish is the table, and its holders may have
             # committed on it already; a slower load, older, must not replace it.
             table = self.tables.setdefault(table_id, loaded)
+            self.driver.wake(table_id)
             if table is loaded and table.state.closed:  # its closing is public now
                 await self.ownership.closed(table_id)
         return table
@@ -244,8 +257,11 @@ class TableApp:
                 kind = type(command).__name__
                 proposal = Proposal(key, kind, state, events, self.clock(), automatic)
                 try:
-                    return await self.stream.commit(table_id, table, proposal)
+                    outcome = await self.stream.commit(table_id, table, proposal)
+                    self.driver.wake(table_id)
+                    return outcome
                 except ConcurrencyConflict:  # another writer got there first: table reloaded
+                    self.driver.wake(table_id)
                     if automatic:
                         return None
                     metrics.RETRIES.inc()
@@ -264,25 +280,59 @@ class TableApp:
     # ------------------------------------------------------------------ ownership
 
     async def adopt(self) -> list[str]:
-        """Take over tables that nobody serves (their owner died), up to a fair share; hand
-        idle tables back when over it. Return the tables taken."""
+        """Take over shards of tables that nobody serves (their owner died), up to a fair
+        share, driving each of their tables; hand whole shards back when over it. Return the
+        shards taken."""
 
-        def busy(table_id: str) -> bool:
-            cached = self.tables.get(table_id)
-            return cached is not None and cached.state.hand_in_progress
+        def busy(shard: str) -> bool:
+            return any(
+                table.state.hand_in_progress
+                for table_id, table in self.tables.items()
+                if self.ownership.shard(table_id) == shard
+            )
 
         async def taken(table_id: str) -> None:
-            await self.drive(table_id)
+            with contextlib.suppress(NotOwner):  # the shard moved on again meanwhile
+                await self.drive(table_id)
 
-        adopted = await self.ownership.rebalance(busy, self.forget, taken)
+        adopted = await self.ownership.rebalance(busy, self.forget_shard, taken)
         metrics.LEASES_TAKEN_OVER.inc(len(adopted))
+        self._count_writes()
         return adopted
 
-    async def renew(self) -> None:
-        """Renew the leases held; forget the tables whose lease was lost."""
-        for table_id in await self.ownership.renew():
-            log.warning("lease_lost", table_id=table_id)
+    def _count_writes(self) -> None:
+        if self.leases is not None:
+            metrics.OWNERSHIP_WRITES.inc(self.leases.writes - self._writes_counted)
+            self._writes_counted = self.leases.writes
+
+    def forget_shard(self, shard: str) -> None:
+        """This replica no longer holds ``shard``: forget its tables."""
+        for table_id in [t for t in self.tables if self.ownership.shard(t) == shard]:
             self.forget(table_id)
+
+    async def renew(self) -> None:
+        """Renew the shard leases held. A lease that lapsed (a starved replica renewed late)
+        while nobody took the shard is taken again and its tables kept, each checked against
+        its stream (one that moved meanwhile is reloaded on next use); a shard another replica
+        holds now has its tables forgotten."""
+        for shard in await self.ownership.renew():
+            if await self.ownership.retake(shard):
+                log.warning("lease_retaken", shard=shard)
+                await self._check_tables(shard)
+            else:
+                log.warning("lease_lost", shard=shard)
+                self.forget_shard(shard)
+        self._count_writes()
+
+    async def _check_tables(self, shard: str) -> None:
+        """Forget every table of ``shard`` whose stream moved past what this replica holds
+        (another replica served it while the lease was lapsed)."""
+        for table_id, table in list(self.tables.items()):
+            if self.ownership.shard(table_id) != shard:
+                continue
+            if await self.events.last_sequence(table_id) != table.sequence:
+                log.warning("table_moved_meanwhile", table=table_id)
+                self.forget(table_id)
 
 
 async def _every(interval: float, work: Callable[[], Awaitable[object]], name: str) -> None:

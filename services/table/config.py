@@ -24,7 +24,15 @@ LEASE_TTL_SECONDS = Var(
     "HOLDEM_TABLE_LEASE_TTL_SECONDS",
     number(minimum=0.5, maximum=300),
     "5",
-    "ownership lease lifetime; another replica takes a table over within it",
+    "ownership lease lifetime (a lease per shard of tables); another replica takes a shard "
+    "over within it",
+)
+SHARDS = Var(
+    "HOLDEM_TABLE_SHARDS",
+    integer(minimum=1, maximum=4096),
+    "64",
+    "tables hash to this many shards and a replica holds a lease per shard, so ownership "
+    "costs the same however many tables it serves; every replica must use the same number",
 )
 DEALER = Var(
     "HOLDEM_TABLE_DEALER",
@@ -87,6 +95,14 @@ SEED_DISCLOSURE_SECONDS = Var(
     "of the hand known, folded and mucked ones too; 0 = in the public projection at the hand's "
     "end",
 )
+IDLE_UNLOAD_SECONDS = Var(
+    "HOLDEM_TABLE_IDLE_UNLOAD_SECONDS",
+    number(minimum=0, maximum=30 * 24 * 3600),
+    "900",
+    "a table with no hand in play where nothing happened for this long leaves the replica's "
+    "memory (its next command loads it from its snapshot); 0 keeps every table loaded; at "
+    "least the idempotency window",
+)
 REPLICA_ID = Var(
     "HOLDEM_TABLE_REPLICA_ID",
     STRING,
@@ -95,9 +111,19 @@ REPLICA_ID = Var(
     "the same name (a StatefulSet pod, a supervised process) takes its tables back at once "
     "instead of waiting for their leases to expire. Never give two live replicas one name",
 )
+GROUP_COMMIT = Var(
+    "HOLDEM_TABLE_GROUP_COMMIT",
+    choice("on", "off"),
+    "off",
+    "on: commits of many tables that arrive together go to JetStream as one atomic batch (one "
+    "fsync under sync_interval always; libs/eventstore/jsbatch.py). Off by default: measured, "
+    "the table service's commits are bound by its CPU, not the fsyncs, and batching slowed "
+    "them (docs/operations.md, Durability). A NATS older than 2.12 takes every commit alone",
+)
 VARIABLES: tuple[Var[Any], ...] = (
     SNAPSHOT_EVERY,
     LEASE_TTL_SECONDS,
+    SHARDS,
     DEALER,
     EVALUATOR,
     AI,
@@ -107,7 +133,9 @@ VARIABLES: tuple[Var[Any], ...] = (
     PUBLIC_MAX_PER_TABLE,
     IDEMPOTENCY_WINDOW_SECONDS,
     SEED_DISCLOSURE_SECONDS,
+    IDLE_UNLOAD_SECONDS,
     REPLICA_ID,
+    GROUP_COMMIT,
 )
 
 
@@ -125,7 +153,10 @@ class TableServiceConfig:
     public_max_per_table: int
     replica_id: str
     idempotency_window_seconds: float = 300.0
+    shards: int = 64
     seed_disclosure_seconds: float = 86400.0
+    idle_unload_seconds: float = 900.0
+    group_commit: bool = False
 
 
 def _replica_id(configured: str) -> str:
@@ -148,4 +179,7 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         replica_id=_replica_id(values[REPLICA_ID]),
         idempotency_window_seconds=values[IDEMPOTENCY_WINDOW_SECONDS],
         seed_disclosure_seconds=values[SEED_DISCLOSURE_SECONDS],
+        shards=values[SHARDS],
+        idle_unload_seconds=values[IDLE_UNLOAD_SECONDS],
+        group_commit=values[GROUP_COMMIT] == "on",
     )

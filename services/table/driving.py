@@ -3,12 +3,18 @@ and the action clock. ``libs.table.automation`` says what is due, ``Automation``
 command, the table app's command path commits it; ``Driver`` keeps doing so while something is
 due: inline for a command's first steps (``drive_now``), in one background task per table for
 the rest (``drive_later``), and from the clock's tick (time-outs, and tables that stood due with
-nothing driving them).
+nothing driving them). The tick looks only at tables that may need it: one whose state
+changed (``wake``), one whose action clock runs out (a heap of deadlines), and every table once
+every ``SWEEP_TICKS`` ticks; a table where nothing is due sleeps, so an idle table costs the
+tick nothing. A table that stood idle (no hand in play, nothing due, no change) for
+``unload_after`` seconds is unloaded: it costs no memory until its next command loads it again
+from its snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
@@ -31,6 +37,9 @@ INLINE_STEPS = 50  # automatic steps run before a call is answered; the rest in 
 # A background drive that fails (NATS failing over to another node, Redis restarting) tries again
 # after these pauses, growing to the last; it stops only when this replica loses the table.
 DRIVE_RETRY_PAUSES = (0.1, 0.25, 0.5, 1.0)
+# Every this many ticks the tick looks at every table held (a safety net for a change that
+# woke nothing); in between only at tables woken by a change or a deadline.
+SWEEP_TICKS = 40
 
 
 class Driven(Protocol):
@@ -42,6 +51,8 @@ class Driven(Protocol):
     auto_start: bool
 
     async def table(self, table_id: str) -> LoadedTable: ...
+
+    def forget(self, table_id: str) -> None: ...
 
     async def commit(
         self,
@@ -62,8 +73,11 @@ class Driver:
         ahead: WorkAhead,
         stream: TableStream,
         clock: Callable[[], float],
+        unload_after: float = 0.0,
     ) -> None:
+        """``unload_after``: seconds a table stands idle before it is unloaded (0: never)."""
         self.app = app
+        self.unload_after = unload_after
         self.automation = automation
         self.ahead = ahead
         self.stream = stream
@@ -72,6 +86,11 @@ class Driver:
         self._drives: Counter[str] = Counter()  # drives in progress per table, inline or not
         self._again: set[str] = set()  # tables whose background driver must look once more
         self._stood_still: dict[str, int] = {}  # the sequence a tick saw a due table idle at
+        self._awake: set[str] = set()  # tables the next tick looks at
+        self._deadlines: list[tuple[float, str]] = []  # (action clock's deadline, table), a heap
+        self._idle_since: dict[str, tuple[int, float]] = {}  # table -> (sequence, first seen idle)
+        self._ticks = 0
+        self.looked = 0  # tables the last tick looked at
 
     async def drive(self, table_id: str, limit: int = 1000) -> int:
         """Run the steps no player decides (deal, reveal, next hand, bots, the clock); return
@@ -158,13 +177,34 @@ class Driver:
 
         self._drivers[table_id] = asyncio.create_task(rest())
 
+    def wake(self, table_id: str) -> None:
+        """``table_id`` changed (a commit, a load): the next tick looks at it."""
+        self._awake.add(table_id)
+
+    def _woken(self, now: float) -> list[str]:
+        """The tables this tick looks at: woken ones, those whose deadline passed, and every
+        ``SWEEP_TICKS`` ticks all of them."""
+        self._ticks += 1
+        if self._ticks % SWEEP_TICKS == 0:
+            self._awake.update(self.app.tables)
+        while self._deadlines and self._deadlines[0][0] <= now:
+            self._awake.add(heapq.heappop(self._deadlines)[1])
+        return list(self._awake)
+
     async def tick(self) -> None:
         """Let the clock act for players whose time ran out, at every table this process owns;
         and wake any table whose automatic steps stood due, with nothing driving it, since the
         tick before (its driver stopped while the lease was lost and a read took the lease
-        back: nothing else would wake it, and a table of bots would stand still for good)."""
+        back: nothing else would wake it, and a table of bots would stand still for good).
+        A table where nothing is due sleeps until a change wakes it or its clock runs out."""
         now = self.clock()
-        for table_id, table in list(self.app.tables.items()):
+        woken = self._woken(now)
+        self.looked = len(woken)
+        for table_id in woken:
+            table = self.app.tables.get(table_id)
+            if table is None:
+                self._awake.discard(table_id)
+                continue
             due = next_due(table.state, now)
             if isinstance(due, ClockDue):
                 try:
@@ -184,6 +224,32 @@ class Driver:
                     self._stood_still[table_id] = table.sequence
             else:
                 self._stood_still.pop(table_id, None)
+                if due is None:
+                    self._sleep(table_id, table, now)
+
+    def _sleep(self, table_id: str, table: LoadedTable, now: float) -> None:
+        """Nothing is due at ``table_id``: only a change, or its action clock running out (the
+        one thing time alone makes due), wakes it."""
+        self._awake.discard(table_id)
+        state = table.state
+        if state.hand_in_progress and state.clock_seat is not None and state.deadline > now:
+            heapq.heappush(self._deadlines, (state.deadline, table_id))
+        elif self.unload_after > 0 and not state.hand_in_progress:
+            self._unload_if_idle(table_id, table, now)
+
+    def _unload_if_idle(self, table_id: str, table: LoadedTable, now: float) -> None:
+        """Unload ``table_id`` when it stood at the same sequence, idle, for ``unload_after``
+        seconds (seen by two looks: its first idle one, and a sweep that long after)."""
+        seen = self._idle_since.get(table_id)
+        if seen is None or seen[0] != table.sequence:
+            self._idle_since[table_id] = (table.sequence, now)
+        elif (
+            now - seen[1] >= self.unload_after
+            and not self.driving(table_id)
+            and not table.lock.locked()  # no command is working on it
+        ):
+            log.info("table_unloaded", table_id=table_id, idle_seconds=round(now - seen[1]))
+            self.app.forget(table_id)
 
     def driving(self, table_id: str) -> bool:
         """A drive of ``table_id`` is running (a command's inline steps or a background one)."""
@@ -193,6 +259,8 @@ class Driver:
     def forget(self, table_id: str) -> None:
         """This process no longer holds ``table_id``."""
         self._stood_still.pop(table_id, None)
+        self._idle_since.pop(table_id, None)
+        self._awake.discard(table_id)
 
     async def stop(self) -> None:
         """Stop every background driver."""

@@ -19,12 +19,14 @@ from nats.js.errors import ServiceUnavailableError
 from redis.asyncio import Redis
 
 from libs.errors import ErrorKind
-from libs.eventstore import SnapshotCache, StoreUnavailable
+from libs.eventstore import EventStore, SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.jsbatch import BatchingAppender
 from libs.eventstore.lease import Leases
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
+from libs.eventstore.shards import SHARDS_IN_USE
 from libs.eventstore.store import StoreError
 from libs.fairdeck.disclosure import DeckDisclosure
 from libs.history import HandHistory
@@ -40,7 +42,6 @@ from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
 from libs.tableproto.actions import action_from_proto
-from libs.tableproto.config import bot_difficulty_from_proto, config_from_proto
 from services.table.app import TableApp
 from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
 from services.table.config import TableServiceConfig
@@ -48,6 +49,7 @@ from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
+from services.table.requests import table_command
 from services.table.views import player_view, timestamp
 
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
@@ -113,31 +115,9 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         now = self.app.clock()
         which = request.WhichOneof("command")
         authorize_command(context, which or "")
-        command: tc.TableCommand
-        if which == "open_table":
-            command = tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
-        elif which == "seat_player":
-            seat_msg = request.seat_player
-            command = tc.SitDown(
-                seat_msg.player_id,
-                seat_msg.seat if seat_msg.HasField("seat") else None,
-                seat_msg.buy_in,
-                post_entry_bet=not seat_msg.wait_for_big_blind,
-                is_bot=seat_msg.is_bot,
-                now=now,
-                bot_difficulty=bot_difficulty_from_proto(seat_msg.bot_difficulty),
-            )
-        elif which == "leave_seat":
-            command = tc.Leave(request.leave_seat.player_id, now)
-        elif which == "sit_out":
-            command = tc.SitOut(request.sit_out.player_id, now)
-        elif which == "sit_in":
-            command = tc.SitIn(request.sit_in.player_id, now=now)
-        elif which == "add_chips":
-            command = tc.AddChips(request.add_chips.player_id, request.add_chips.amount, now)
-        elif which == "start_hand":
+        if which == "start_hand":
             return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
-        elif which == "show_or_muck":
+        if which == "show_or_muck":
             # a player's move at showdown: answered at its own commit, as an action is
             som = request.show_or_muck
             shown = tc.ShowOrMuck(som.player_id, som.show, now, hand_id=som.hand_id)
@@ -145,13 +125,8 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             return table_pb2.SubmitCommandResponse(
                 sequence=outcome.sequence, view=await self._view_now(table_id, som.player_id)
             )
-        elif which == "set_auto_muck":
-            command = tc.SetAutoMuck(
-                request.set_auto_muck.player_id, request.set_auto_muck.auto_muck, now
-            )
-        elif which == "close_table":
-            command = tc.CloseTable("closed by owner", now)
-        else:
+        command = table_command(request, which or "", table_id, now)
+        if command is None:
             raise InvalidCommand(INVALID_REQUEST, "SubmitCommand needs a command")
         outcome = await self.app.execute(table_id, command, key)
         return table_pb2.SubmitCommandResponse(sequence=outcome.sequence)
@@ -307,12 +282,19 @@ async def build(config: TableServiceConfig) -> Mount:
     )
     snapshots = SnapshotCache(RedisSnapshotStore(redis))
     replicas = platform.nats_replicas
-    events = JetStreamEventStore(nc, stream=config.stream)
+    store = JetStreamEventStore(nc, stream=config.stream)
     await _patiently(
-        lambda: events.ensure_stream(
-            replicas=replicas, duplicate_window=config.idempotency_window_seconds
+        lambda: store.ensure_stream(
+            replicas=replicas,
+            duplicate_window=config.idempotency_window_seconds,
+            allow_atomic=config.group_commit,
         )
     )
+    events: EventStore = store
+    if config.group_commit:  # docs/operations.md, "Durability"
+        batching = BatchingAppender(store)
+        await _patiently(batching.check)  # an older NATS: every commit goes alone
+        events = batching
     public = JetStreamProjection(nc)
     await _patiently(
         lambda: public.ensure_stream(
@@ -327,6 +309,8 @@ async def build(config: TableServiceConfig) -> Mount:
     metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)
     registry = Registry(nc, replicas=replicas)
     await _patiently(registry.start)
+    shards_in_use = Registry(nc, bucket=SHARDS_IN_USE, replicas=replicas)
+    await _patiently(shards_in_use.start)
     channels = []
     dealer: DealerPort
     if config.dealer == "service":
@@ -355,10 +339,13 @@ async def build(config: TableServiceConfig) -> Mount:
         public_max_age=config.public_max_age_seconds,
         snapshot_every=config.snapshot_every,
         registry=registry,
+        shards_in_use=shards_in_use,
+        shards=config.shards,
         ranker=ranker,
         idempotency_window=config.idempotency_window_seconds,
         bots=bots,
         seed_disclosure=config.seed_disclosure_seconds,
+        idle_unload=config.idle_unload_seconds,
     )
     await app.start_background()
     servicer = TableServiceServicer(app, lambda: readiness(nc))

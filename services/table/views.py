@@ -8,7 +8,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.aiproto.mapping import MOVES
-from libs.poker.legal import legal_actions, pots_of
+from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.table import TableState
 from libs.tableproto.config import config_to_proto
 
@@ -62,6 +62,9 @@ def player_view(
             view.acting_seat = acting
             if state.clock_seat == acting:
                 view.action_deadline.CopyFrom(timestamp(state.deadline))
+        turn = showdown_turn(hand)
+        if turn is not None and viewer_seat is not None and acting == viewer_seat:
+            view.showdown.can_muck = turn.can_muck
         options = legal_actions(hand)
         if options is not None and viewer_seat is not None and acting == viewer_seat:
             view.legal_actions.CopyFrom(

@@ -26,11 +26,12 @@ from libs.tableproto.config import config_from_proto
 from services.table.views import player_view
 from tests.client.fake_accounts import Accounts
 from tests.client.fake_tables import FakeTable, Refused
+from tests.client.fake_unmodelled import Unmodelled
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 
-class FakeGateway(Accounts):
+class FakeGateway(Unmodelled, Accounts):
     """GatewayService over the tables of tests/client/fake_tables.py."""
 
     # -- tables

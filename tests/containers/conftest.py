@@ -43,6 +43,7 @@ class ComposeStack:
     project: str
     environment: dict[str, str]
     gateway: str  # host:port on 127.0.0.1
+    web: str  # http://127.0.0.1:port/: the gateway's HTTP port (the web client)
     prometheus: str  # http://127.0.0.1:port
     grafana: str | None  # http://127.0.0.1:port where Grafana runs
     healthy_after: float  # seconds from `up` to every container healthy
@@ -95,10 +96,12 @@ def compose_stack(built_images: dict[str, str]) -> Iterator[ComposeStack]:
     remove_stale_projects(TIER_PREFIX)
     project = f"{TIER_PREFIX}{os.getpid()}"
     gateway_port, prometheus_port, grafana_port = _free_port(), _free_port(), _free_port()
+    web_port = _free_port()
     environment = {
         **os.environ,
         **built_images,
         "HOLDEM_GATEWAY_PORT": f"127.0.0.1:{gateway_port}",
+        "HOLDEM_GATEWAY_HTTP_PORT": f"127.0.0.1:{web_port}",
         "HOLDEM_PROMETHEUS_PORT": str(prometheus_port),
         "HOLDEM_GRAFANA_PORT": str(grafana_port),
     }
@@ -109,6 +112,7 @@ def compose_stack(built_images: dict[str, str]) -> Iterator[ComposeStack]:
             project=project,
             environment=environment,
             gateway=f"127.0.0.1:{gateway_port}",
+            web=f"http://127.0.0.1:{web_port}/",
             prometheus=f"http://127.0.0.1:{prometheus_port}",
             grafana=f"http://127.0.0.1:{grafana_port}" if grafana else None,
             healthy_after=seconds,

@@ -1,12 +1,15 @@
 """docker-compose.yml plays: from the host, through the gateway's published port only, a guest
 creates a table with AIs, plays its 10 hands and is cashed out with every chip accounted for;
 the hands' histories export as PHH that replays and PokerStars text PokerKit reads; the lobby's
-chip audit (run as an operator would, inside the lobby's container) holds."""
+chip audit (run as an operator would, inside the lobby's container) holds; the gateway's HTTP port
+serves the web client the image carries."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import urllib.request
+from pathlib import Path
 
 import pytest
 from pokerkit.notation import HandHistory as PokerKitHistory
@@ -16,6 +19,7 @@ from libs.poker.phh import replay_text
 from tests.containers.conftest import ComposeStack
 from tests.containers.play import BUY_IN, Played, guest, histories, play_table
 
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.containers, pytest.mark.integration, pytest.mark.timeout(900)]
 
 HANDS = 10
@@ -103,7 +107,10 @@ def test_the_gateway_is_the_only_published_service(compose_stack: ComposeStack) 
         for state in states
     }
     with_ports = {service: ports for service, ports in published.items() if ports}
-    assert with_ports == {"gateway": [("127.0.0.1", 50051)], "prometheus": [("127.0.0.1", 9090)]}
+    assert with_ports == {
+        "gateway": [("127.0.0.1", 8080), ("127.0.0.1", 50051)],
+        "prometheus": [("127.0.0.1", 9090)],
+    }
 
     async def wallet() -> int:
         async with GatewayClient(compose_stack.gateway) as client:
@@ -111,3 +118,13 @@ def test_the_gateway_is_the_only_published_service(compose_stack: ComposeStack) 
             return (await client.wallet()).balance
 
     assert asyncio.run(wallet()) > 0
+
+
+def test_the_gateway_serves_the_web_client_from_the_image(compose_stack: ComposeStack) -> None:
+    """The page the image carries (web/dist at HOLDEM_GATEWAY_WEB_ROOT), on the published HTTP
+    port, with its Content-Security-Policy; the same files as this checkout's build."""
+    with urllib.request.urlopen(compose_stack.web, timeout=30) as response:
+        page = response.read()
+        policy = response.headers["Content-Security-Policy"]
+    assert page == (ROOT / "web" / "dist" / "index.html").read_bytes()
+    assert policy and "script-src 'self'" in policy

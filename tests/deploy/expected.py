@@ -16,11 +16,26 @@ from services.evaluator.config import VARIABLES as EVALUATOR_VARS
 from services.gateway.config import VARIABLES as GATEWAY_VARS
 from services.lobby.config import VARIABLES as LOBBY_VARS
 from services.table.config import VARIABLES as TABLE_VARS
+from services.tournament.config import VARIABLES as TOURNAMENT_VARS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-__all__ = ["DEFAULT_METRICS_PORTS", "DEFAULT_PORTS", "DEPLOY", "ROOT", "SERVICES", "variables"]
+__all__ = [
+    "DEFAULT_METRICS_PORTS",
+    "DEFAULT_PORTS",
+    "DEPLOY",
+    "ROOT",
+    "SERVICES",
+    "WEB_PORT",
+    "WEB_ROOT",
+    "variables",
+]
+
+#: The gateway's HTTP port in the containers (HOLDEM_GATEWAY_HTTP_LISTEN: the web client, Connect
+#: and gRPC-Web), and where the image keeps the built web client (HOLDEM_GATEWAY_WEB_ROOT).
+WEB_PORT = 8080
+WEB_ROOT = "/opt/holdem/web"
 
 OWN_VARIABLES: Mapping[str, Sequence[Var[Any]]] = {
     "gateway": GATEWAY_VARS,
@@ -29,6 +44,7 @@ OWN_VARIABLES: Mapping[str, Sequence[Var[Any]]] = {
     "dealer": DEALER_VARS,
     "evaluator": EVALUATOR_VARS,
     "ai": AI_VARS,
+    "tournament": TOURNAMENT_VARS,
 }
 #: Set per process (each service its own address), never in shared configuration.
 PER_PROCESS = frozenset({"HOLDEM_LISTEN", "HOLDEM_METRICS_LISTEN"})

@@ -10,9 +10,11 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 import yaml
 
 from deploy.containers.engine import compose_command
@@ -24,8 +26,18 @@ from libs.devstack.access import (
     nats_users_template,
     redis_user_rule,
 )
+from libs.devstack.natsconf import nats_config
 from libs.platform.identity import IDENTITIES, TOOLS, PublicKeys, ServiceKey
-from tests.deploy.expected import DEFAULT_METRICS_PORTS, DEFAULT_PORTS, ROOT, SERVICES, variables
+from tests.deploy.expected import (
+    DEFAULT_METRICS_PORTS,
+    DEFAULT_PORTS,
+    ROOT,
+    SERVICES,
+    WEB_PORT,
+    WEB_ROOT,
+    variables,
+)
+from tests.deploy.natsrun import served_jetstream
 
 COMPOSE = ROOT / "docker-compose.yml"
 INFRA = {"nats", "redis"}
@@ -144,7 +156,9 @@ def test_each_service_signs_with_its_own_key_only() -> None:
         assert env["HOLDEM_SERVICE_KEY"].startswith(f"${{HOLDEM_SERVICE_KEY_{name.upper()}:-")
         assert env["HOLDEM_SERVICE_PUBLIC_KEYS"].startswith("${HOLDEM_SERVICE_PUBLIC_KEYS:-")
         public = PublicKeys.parse(_default(env["HOLDEM_SERVICE_PUBLIC_KEYS"]))
-        assert public.identities() == set(IDENTITIES)
+        # every service deployed here, and the tools; an identity no deployed service holds
+        # (the tournament service's, until it is deployed) has no key here
+        assert public.identities() == {*SERVICES, TOOLS}
         key = ServiceKey.parse(_default(env["HOLDEM_SERVICE_KEY"]))
         assert [i for i in IDENTITIES if public.holds(i, key)] == [name]
         keys[name] = key.format()
@@ -161,7 +175,7 @@ def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:
     users_file = ROOT / "deploy" / "nats" / "holdem-users.conf"
     assert users_file.read_text() == nats_users_template()
     nats = services["nats"]
-    assert nats["command"][-2:] == ["-c", "/etc/nats/holdem-users.conf"]
+    assert nats["command"][-2:] == ["-c", "/etc/nats/nats.conf"]  # which includes the users
     assert "./deploy/nats/holdem-users.conf:/etc/nats/holdem-users.conf:ro" in nats["volumes"]
     assert nats["environment"] == {
         nats_password_variable(user): (f"${{{nats_password_variable(user)}:-dev-nats-{user}}}")
@@ -187,14 +201,45 @@ def test_nats_and_redis_run_with_the_users_of_the_local_stack() -> None:
     ]
 
 
+@pytest.mark.integration
+def test_nats_fsyncs_every_write_before_acknowledging_it(tmp_path: Path) -> None:
+    """JetStream's sync policy is always (libs/devstack/natsconf.py): deploy/nats/nats.conf is
+    the dev stack's file rendered for the users file, and the real nats-server, started with
+    compose's command line and files, says it fsyncs every write."""
+    nats = _compose()["services"]["nats"]
+    mounts = dict(reversed(v.split(":")[:2]) for v in nats["volumes"] if v.startswith("./"))
+    config = mounts[nats["command"][-1]]
+    assert (ROOT / config).read_text() == nats_config(include="./holdem-users.conf")
+    for target, source in mounts.items():  # the files as the container sees them
+        (tmp_path / Path(target).name).write_text((ROOT / source).read_text())
+    env = {name: "x" for name in nats["environment"]}
+    args = nats["command"][:-2]
+    served = served_jetstream(tmp_path / Path(nats["command"][-1]).name, tmp_path, env, args)
+    assert served.get("sync_always") is True
+
+
 def test_only_the_gateway_and_the_local_monitoring_are_published() -> None:
     services = _compose()["services"]
     published = {name: svc["ports"] for name, svc in services.items() if "ports" in svc}
-    assert published.pop("gateway") == ["${HOLDEM_GATEWAY_PORT:-50051}:50051"]
+    assert published.pop("gateway") == [
+        "${HOLDEM_GATEWAY_PORT:-50051}:50051",
+        f"${{HOLDEM_GATEWAY_HTTP_PORT:-127.0.0.1:{WEB_PORT}}}:{WEB_PORT}",
+    ]
     assert published == {
         "prometheus": ["127.0.0.1:${HOLDEM_PROMETHEUS_PORT:-9090}:9090"],
         "grafana": ["127.0.0.1:${HOLDEM_GRAFANA_PORT:-3000}:3000"],
     }
+
+
+def test_the_gateway_serves_the_web_client_from_the_image() -> None:
+    """Its HTTP port listens on the port published (to this machine only: plain HTTP carrying
+    the player's token, docs/operations.md) and serves the web client where the image keeps it
+    (deploy/Dockerfile copies web/dist there: tests/deploy/test_dockerfile.py); no other origin
+    is allowed by default (the page is served from the same origin)."""
+    env = _compose()["services"]["gateway"]["environment"]
+    assert env["HOLDEM_GATEWAY_HTTP_LISTEN"] == f"0.0.0.0:{WEB_PORT}"
+    assert env["HOLDEM_GATEWAY_WEB_ROOT"] == WEB_ROOT
+    assert env["HOLDEM_GATEWAY_HTTP_ORIGINS"] == "${HOLDEM_GATEWAY_HTTP_ORIGINS:-}"  # empty
 
 
 def test_every_long_running_container_is_locked_down() -> None:
@@ -289,9 +334,15 @@ def test_docker_compose_config_accepts_the_file() -> None:
 
 def test_docker_compose_reads_the_redis_users_whole() -> None:
     """What compose hands the Redis container: every user's rule with its password, whatever
-    the password holds (the string command lost everything from the first `>` on)."""
+    the password holds (the string command lost everything from the first `>` on); and the
+    gateway's ports: gRPC on every interface, HTTP (the web client) on 127.0.0.1 by default."""
     rendered = yaml.safe_load(
-        _config(environment={"HOLDEM_REDIS_LOBBY_PASSWORD": "p w>x", "HOLDEM_GATEWAY_PORT": "7"})
+        _config(
+            environment={
+                "HOLDEM_REDIS_LOBBY_PASSWORD": "p w>x",
+                "HOLDEM_GATEWAY_PORT": "7",
+            }
+        )
     )
     command = rendered["services"]["redis"]["command"]
     assert command[command.index("lobby") + 2] == ">p w>x"
@@ -299,5 +350,10 @@ def test_docker_compose_reads_the_redis_users_whole() -> None:
         "default",
         *REDIS_KEYS,
     ]
-    (published,) = rendered["services"]["gateway"]["ports"]
-    assert (published["published"], published["target"]) == ("7", 50051)
+    grpc, http = rendered["services"]["gateway"]["ports"]
+    assert (grpc["published"], grpc["target"]) == ("7", 50051)
+    assert "host_ip" not in grpc  # every interface
+    # by default this machine only
+    assert (http["host_ip"], http["published"], http["target"]) == ("127.0.0.1", "8080", WEB_PORT)
+    gateway = rendered["services"]["gateway"]["environment"]
+    assert gateway["HOLDEM_GATEWAY_HTTP_ORIGINS"] == ""

@@ -1,6 +1,6 @@
 """deploy/Dockerfile, read statically (no Docker engine here): two stages, the C extension built
-in the first, a non-root runtime with a gRPC health check, and only files the build context
-really sends (.dockerignore) copied in."""
+in the first, a non-root runtime with a gRPC health check and the built web client, and only
+files the build context really sends (.dockerignore) copied in."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import fnmatch
 import shlex
 from dataclasses import dataclass
 
-from tests.deploy.expected import DEPLOY, ROOT
+from tests.deploy.expected import DEPLOY, ROOT, WEB_PORT, WEB_ROOT
 
 DOCKERFILE = DEPLOY / "Dockerfile"
 
@@ -141,6 +141,30 @@ def test_everything_copied_is_in_the_build_context() -> None:
     for copy in copies:
         *sources, _destination = shlex.split(copy.arguments)
         for source in sources:
-            assert (ROOT / source).exists(), source
+            assert (ROOT / source).exists(), f"{source} is missing (web/dist: `make web`)"
             assert not _ignored(source, patterns), f"{source} is excluded by .dockerignore"
     assert _ignored("tests/deploy", patterns)  # the check can say no
+
+
+def test_the_image_carries_the_built_web_client_and_the_context_nothing_else_of_web() -> None:
+    """The runtime stage copies web/dist (built outside the image by `make web`, a prerequisite
+    of `make images` and `make compose-up`) where compose and Kubernetes point
+    HOLDEM_GATEWAY_WEB_ROOT; the build context sends of web/ only that (no node_modules, no
+    sources, no generated code)."""
+    runtime = stages()[-1]
+    copies = [i.arguments for i in runtime if i.keyword == "COPY" and "--from=" not in i.arguments]
+    assert f"web/dist {WEB_ROOT}" in copies
+    expose = " ".join(i.arguments for i in runtime if i.keyword == "EXPOSE").split()
+    assert str(WEB_PORT) in expose
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert not _ignored("web/dist", patterns)
+    for other in ("web/node_modules", "web/src", "web/package.json"):
+        assert _ignored(other, patterns), other
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("images", "compose-up"):
+        (line,) = [line for line in makefile.splitlines() if line.startswith(f"{target}:")]
+        assert "web" in line.split(":", 1)[1].split(), line

@@ -23,11 +23,13 @@ from libs.devstack.access import (
     nats_users_template,
     redis_user_rule,
 )
-from libs.platform.identity import IDENTITIES, PublicKeys, ServiceKey
+from libs.platform.identity import IDENTITIES, TOOLS, PublicKeys, ServiceKey
 from tests.deploy.expected import (
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,
     SERVICES,
+    WEB_PORT,
+    WEB_ROOT,
     shared_variables,
     variables,
 )
@@ -103,14 +105,36 @@ def test_the_renderer_agrees_with_kustomize(tree: str) -> None:
 
 
 @pytest.mark.parametrize("tree", OVERLAYS)
+def test_the_gateway_serves_the_web_client_on_its_http_port(tree: str) -> None:
+    """The HTTP port (the web client, Connect, gRPC-Web) is in the Service and the pod, serves
+    the web client where the image keeps it (tests/deploy/test_dockerfile.py), and the startup
+    probe gets the page there: that port starts after the gRPC port says SERVING
+    (libs/platform/server.py), so the pod starts only when both serve and the image carries the
+    web client (without it the page is a 404); readiness and liveness stay on gRPC health."""
+    manifests = rendered(tree)
+    service = find(manifests, "Service", "gateway")
+    (http,) = [p for p in service["spec"]["ports"] if p["name"] == "http"]
+    assert (http["port"], http["targetPort"], http["appProtocol"]) == (WEB_PORT, "http", "http")
+    (container,) = pod_spec(find(manifests, "Deployment", "gateway"))["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["HOLDEM_GATEWAY_HTTP_LISTEN"] == f"0.0.0.0:{WEB_PORT}"
+    config = find(manifests, "ConfigMap", "holdem-gateway-config")["data"]
+    assert config["HOLDEM_GATEWAY_WEB_ROOT"] == WEB_ROOT
+    assert config["HOLDEM_GATEWAY_HTTP_ORIGINS"] == ""  # the page's own origin needs none
+    assert container["startupProbe"]["httpGet"] == {"path": "/", "port": WEB_PORT}
+
+
+@pytest.mark.parametrize("tree", OVERLAYS)
 def test_services_are_probed_on_grpc_health_sized_and_locked_down(tree: str) -> None:
     manifests = rendered(tree)
     for name in SERVICES:
         port, metrics_port = DEFAULT_PORTS[name], DEFAULT_METRICS_PORTS[name]
         service = find(manifests, "Service", name)
+        web = [("http", WEB_PORT)] if name == "gateway" else []  # test below
         assert [(p["name"], p["port"]) for p in service["spec"]["ports"]] == [
             ("grpc", port),
             ("metrics", metrics_port),
+            *web,
         ]
         deployment = find(manifests, "Deployment", name)
         template = deployment["spec"]["template"]
@@ -125,9 +149,10 @@ def test_services_are_probed_on_grpc_health_sized_and_locked_down(tree: str) -> 
         assert env["HOLDEM_LISTEN"] == f"0.0.0.0:{port}"
         assert env["HOLDEM_METRICS_LISTEN"] == f"0.0.0.0:{metrics_port}"
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-        assert ports == {"grpc": port, "metrics": metrics_port}
+        assert ports == {"grpc": port, "metrics": metrics_port, **dict(web)}
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-            assert container[probe]["grpc"] == {"port": port}, (name, probe)
+            if (name, probe) != ("gateway", "startupProbe"):  # test below
+                assert container[probe]["grpc"] == {"port": port}, (name, probe)
         for kind in ("requests", "limits"):
             assert set(container["resources"][kind]) == {"cpu", "memory"}, (name, kind)
 
@@ -233,7 +258,9 @@ def test_each_service_secret_holds_its_own_service_key_and_no_other() -> None:
     the public keys are in a ConfigMap, never next to a private key."""
     manifests = rendered("dev")
     public = PublicKeys.parse(_public_keys_config()["HOLDEM_SERVICE_PUBLIC_KEYS"])
-    assert public.identities() == set(IDENTITIES)
+    # every service deployed here, and the tools; an identity no deployed service holds
+    # (the tournament service's, until it is deployed) has no key here
+    assert public.identities() == {*SERVICES, TOOLS}
     seen = set()
     for name in SERVICES:
         secret = find(manifests, "Secret", service_secret(name))["stringData"]

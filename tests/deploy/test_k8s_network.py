@@ -20,6 +20,7 @@ from tests.deploy.expected import (
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,
     SERVICES,
+    WEB_PORT,
 )
 from tests.deploy.k8s_manifests import (
     NAMESPACE,
@@ -31,6 +32,7 @@ from tests.deploy.k8s_manifests import (
     selects,
 )
 from tests.deploy.kustomize import Manifest
+from tests.deploy.natsrun import served_jetstream
 
 # ---- network policies -----------------------------------------------------------------------
 
@@ -101,8 +103,11 @@ CALLS = {
     "dealer": {"redis"},
     "evaluator": set(),
     "ai": {"evaluator"},
+    "tournament": {"lobby", "table", "nats", "redis"},
 }
 SERVICE_PORTS = {**DEFAULT_PORTS, "nats": 4222, "redis": 6379}
+#: What anyone may reach: the gateway's gRPC port and its HTTP port (browsers).
+GATEWAY_PUBLIC = {("gateway", DEFAULT_PORTS["gateway"]), ("gateway", WEB_PORT)}
 
 
 @pytest.mark.parametrize("tree", OVERLAYS)
@@ -116,7 +121,7 @@ def test_only_the_gateway_is_reachable_from_outside(tree: str) -> None:
             for port in ports
             if admitted(policies, labels, port, source)
         }
-        assert reachable == {("gateway", DEFAULT_PORTS["gateway"])}, source
+        assert reachable == GATEWAY_PUBLIC, source
 
 
 @pytest.mark.parametrize("tree", OVERLAYS)
@@ -130,7 +135,7 @@ def test_prometheus_may_scrape_every_service_and_nothing_else(tree: str) -> None
         if admitted(policies, labels, port, MONITORING)
     }
     metrics = {(name, DEFAULT_METRICS_PORTS[name]) for name in SERVICES}
-    assert reachable == metrics | {("gateway", DEFAULT_PORTS["gateway"])}
+    assert reachable == metrics | GATEWAY_PUBLIC
 
 
 @pytest.mark.parametrize("tree", OVERLAYS)
@@ -181,3 +186,8 @@ def test_nats_is_a_three_node_jetstream_cluster_with_a_valid_config(
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    # ...and run with it fsyncs every JetStream write before acknowledging it (natsconf)
+    env = {**limits, **passwords, "SERVER_NAME": "nats-0"}
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    assert served_jetstream(path, run_dir, env).get("sync_always") is True

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from prometheus_client import REGISTRY
 
-from libs.platform.metrics import dealer, lobby, service, table
+from libs.platform.metrics import dealer, lobby, service, table, tournament
 from tests.deploy.expected import DEFAULT_METRICS_PORTS, DEPLOY, ROOT, SERVICES
 from tests.deploy.promql import UnknownFunction, metric_names
 
@@ -34,6 +34,7 @@ def exported_names() -> set[str]:
     """Every sample name the services can export: the platform's metric modules (all imported
     here) plus what prometheus_client adds by itself (process_*, python_*)."""
     assert {service.REQUESTS, dealer.DECKS_DEALT, table.COMMITS, lobby.SAGAS_STUCK}
+    assert tournament.DIRECTORS is not None
     names: set[str] = set()
     for family in REGISTRY.collect():
         names |= {family.name + suffix for suffix in SUFFIXES.get(family.type, ("",))}

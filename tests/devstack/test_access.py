@@ -53,7 +53,7 @@ class Servers:
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     access = StackAccess.generate()
     files = access.write(tmp_path_factory.mktemp("secrets"))
-    nats_server = NatsServer(extra_args=["-c", str(files["nats.conf"])])
+    nats_server = NatsServer(config=files["nats.conf"])
     redis_server = RedisServer(extra_args=["--aclfile", str(files["redis-users.acl"])])
     with nats_server, redis_server:
         yield Servers(access, nats_server, redis_server)
@@ -292,7 +292,7 @@ def test_token_revocations_are_written_by_the_lobby_and_only_read_by_the_gateway
 
 
 def test_every_user_has_its_own_inbox_and_the_services_without_nats_have_no_user() -> None:
-    assert set(NATS_PERMISSIONS) == {"table", "gateway", "lobby", "spectator"}
+    assert set(NATS_PERMISSIONS) == {"table", "gateway", "lobby", "tournament", "spectator"}
     config = StackAccess.generate().nats_config()
     users = [line for line in config.splitlines() if line.strip().startswith("{user:")]
     assert len(users) == len(NATS_PERMISSIONS) + 1  # and admin
@@ -319,7 +319,9 @@ def test_redis_without_credentials_or_for_a_service_without_a_user_is_refused(
 
 
 def test_each_redis_user_reaches_only_its_own_keys(servers: Servers) -> None:
-    table, dealer, lobby = (servers.redis_client(n) for n in ("table", "dealer", "lobby"))
+    table, dealer, lobby, tournament = (
+        servers.redis_client(n) for n in ("table", "dealer", "lobby", "tournament")
+    )
 
     async def snapshot() -> tuple[int, bytes] | None:
         client = redis.asyncio.Redis.from_url(servers.access.redis_url("table", servers.redis.url))
@@ -332,8 +334,12 @@ def test_each_redis_user_reaches_only_its_own_keys(servers: Servers) -> None:
     assert asyncio.run(snapshot()) == (7, b"state with hole cards")  # its Lua script too
     dealer.set("holdem:dealer:deck:d1", b"seed")
     lobby.incr("holdem:lobby:login-failures:user:x")
+    tournament.set("holdem:tournament:director:t1", b"checkpoint")
 
     denied = (
+        (tournament, "holdem:snapshot:t1"),
+        (tournament, "holdem:lobby:login-failures:user:x"),
+        (lobby, "holdem:tournament:director:t1"),
         (dealer, "holdem:snapshot:t1"),
         (lobby, "holdem:snapshot:t1"),
         (table, "holdem:dealer:deck:d1"),
@@ -346,12 +352,13 @@ def test_each_redis_user_reaches_only_its_own_keys(servers: Servers) -> None:
         with pytest.raises(redis.exceptions.NoPermissionError):
             client.delete(key)
     # no user lists keys, flushes, reconfigures the server or reads the ACL
-    for client in (table, dealer, lobby):
+    for client in (table, dealer, lobby, tournament):
         for command in (("KEYS", "*"), ("FLUSHALL",), ("CONFIG", "GET", "*"), ("ACL", "LIST")):
             with pytest.raises(redis.exceptions.NoPermissionError):
                 client.execute_command(*command)  # type: ignore[no-untyped-call]
     assert dealer.get("holdem:dealer:deck:d1") == b"seed"
     admin = servers.redis_client("admin")
     assert admin.hget("holdem:snapshot:t1", "seq") == b"7"
-    for client in (table, dealer, lobby, admin):
+    assert tournament.get("holdem:tournament:director:t1") == b"checkpoint"
+    for client in (table, dealer, lobby, tournament, admin):
         client.close()

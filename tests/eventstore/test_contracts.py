@@ -16,12 +16,15 @@ import pytest
 from libs.eventstore import (
     Commit,
     ConcurrencyConflict,
+    CorruptSnapshot,
     EventStore,
     InMemoryEventStore,
     InMemorySnapshotStore,
     Repository,
+    SnapshotCache,
     SnapshotStore,
 )
+from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from tests.eventstore.backends import jetstream_store, redis_snapshots
 
 
@@ -224,6 +227,56 @@ class RepositoryContract(EventStoreContract):
 
         asyncio.run(main())
 
+    def _repository(self, events: EventStore, snaps: SnapshotStore) -> Repository[list[str]]:
+        def decode(data: bytes) -> list[str]:
+            if not data.startswith(b"ok:"):
+                raise ValueError("not a snapshot of this aggregate")
+            return data[3:].decode().split("\n") if data[3:] else []
+
+        return Repository(
+            events,
+            snaps,
+            initial=lambda _id: [],
+            fold=_fold,
+            encode=lambda s: b"ok:" + "\n".join(s).encode(),
+            decode=decode,
+        )
+
+    def test_a_corrupt_snapshot_is_discarded_and_the_stream_folded(self) -> None:
+        """Garbage where the snapshot was (a corrupted cache): the load folds the stream, the
+        snapshot is deleted, and the next snapshot is written."""
+
+        async def main() -> None:
+            async with self.both() as (events, snaps):
+                repo = self._repository(events, snaps)
+                last = 0
+                for i in range(5):
+                    last = (
+                        await repo.append("c", str(i).encode(), expected_last=last, msg_id=str(i))
+                    ).sequence
+                assert await snaps.save("c", last, b"\x00garbage")
+                loaded = await repo.load("c")
+                assert loaded.state == ["0", "1", "2", "3", "4"] and not loaded.from_snapshot
+                assert repo.discarded == 1 and await snaps.load("c") is None
+                assert await repo.snapshot("c", loaded.state, loaded.sequence)
+                assert (await repo.load("c")).from_snapshot and repo.discarded == 1
+
+        asyncio.run(main())
+
+    def test_a_snapshot_ahead_of_its_stream_is_discarded(self) -> None:
+        """A snapshot of a stream since restored from an older backup: it does not match."""
+
+        async def main() -> None:
+            async with self.both() as (events, snaps):
+                repo = self._repository(events, snaps)
+                first = await repo.append("r", b"a", expected_last=0, msg_id="a")
+                assert await repo.snapshot("r", ["a", "b", "c"], first.sequence + 1000)
+                loaded = await repo.load("r")
+                assert loaded.state == ["a"] and loaded.sequence == first.sequence
+                assert repo.discarded == 1 and await snaps.load("r") is None
+
+        asyncio.run(main())
+
 
 class TestInMemory(RepositoryContract, SnapshotStoreContract):
     @asynccontextmanager
@@ -256,3 +309,24 @@ class TestRealNatsAndRedis(RepositoryContract, SnapshotStoreContract):
     async def both(self) -> AsyncIterator[tuple[EventStore, SnapshotStore]]:
         async with self.stores() as events, self.snapshots() as snaps:
             yield events, snaps
+
+    def test_a_sequence_that_is_no_number_is_discarded_and_replaced(self) -> None:
+        """Redis's hash corrupted: the cache still answers (no outage), the load folds the
+        stream, and the next snapshot replaces the hash (the compare-and-set takes it)."""
+
+        async def main() -> None:
+            async with self.both() as (events, snaps):
+                assert isinstance(snaps, RedisSnapshotStore)
+                cache = SnapshotCache(snaps)
+                repo = self._repository(events, cache)
+                first = await repo.append("n", b"a", expected_last=0, msg_id="a")
+                await snaps._redis.hset(snaps.prefix + "n", mapping={"seq": "x1", "data": b"?"})
+                with pytest.raises(CorruptSnapshot):
+                    await snaps.load("n")
+                loaded = await repo.load("n")
+                assert loaded.state == ["a"] and repo.discarded == 1 and cache.reachable
+                await snaps._redis.hset(snaps.prefix + "n", mapping={"seq": "x2", "data": b"?"})
+                assert await snaps.save("n", first.sequence, b"ok:a")
+                assert (await repo.load("n")).from_snapshot
+
+        asyncio.run(main())

@@ -73,3 +73,31 @@ def test_a_replica_restarted_under_its_name_takes_its_leases_back_at_once(nats_u
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_renewals_of_one_lease_at_once_never_lose_it(nats_url: str) -> None:
+    """A shard's lease is renewed by the renewal loop and claimed again by many requests for its
+    tables at once: each write must start from the revision the one before it made, or every
+    write but the first is refused and the holder takes its own lease for lost."""
+
+    async def main() -> None:
+        import nats
+
+        nc = await nats.connect(nats_url)
+        bucket = f"leases_{uuid.uuid4().hex[:8]}"
+        leases = Leases(nc, "replica-a", bucket=bucket, ttl=5.0)
+        try:
+            await leases.start()
+            assert await leases.acquire("shard-0")
+            writes = [leases.renew("shard-0") for _ in range(20)]
+            claims = [leases.acquire("shard-0") for _ in range(20)]
+            results = await asyncio.gather(*writes, *claims, return_exceptions=True)
+            assert [r for r in results if isinstance(r, BaseException)] == []
+            assert all(results[20:])
+            assert leases.held() == ["shard-0"]
+            assert await leases.renew_all() == []
+        finally:
+            await nc.jetstream().delete_key_value(bucket)
+            await nc.close()
+
+    asyncio.run(main())

@@ -19,6 +19,7 @@ from holdem.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 
 from tests.fuzz.strategies import Known
 
@@ -206,6 +207,32 @@ def gateway_call(channel: grpc.Channel) -> Known:
     return {"username": [name], "table_id": [table.table_id], METADATA: [auth]}
 
 
+def tournament_call(channel: grpc.Channel) -> Known:
+    stub = tournament_pb2_grpc.TournamentServiceStub(channel)
+    config = tournament_pb2.TournamentConfig(
+        name="fuzz",
+        kind=tournament_pb2.TOURNAMENT_KIND_SIT_AND_GO,
+        max_entrants=6,
+        structure=tournament_pb2.BlindStructure(
+            name="turbo", unit=tournament_pb2.LEVEL_UNIT_MINUTES
+        ),
+    )
+    tournament_id = fresh("t")
+    created = stub.CreateTournament(
+        tournament_pb2.CreateTournamentRequest(
+            tournament_id=tournament_id, config=config, idempotency_key=tournament_id
+        ),
+        timeout=CALL_TIMEOUT,
+    ).tournament
+    assert created.summary.status == "registering"
+    got = stub.GetTournament(
+        tournament_pb2.GetTournamentRequest(tournament_id=tournament_id), timeout=CALL_TIMEOUT
+    )
+    assert got.tournament.summary.max_entrants == 6
+    stub.ListTournaments(tournament_pb2.ListTournamentsRequest(), timeout=CALL_TIMEOUT)
+    return {"tournament_id": [tournament_id]}
+
+
 def _infra(*names: str) -> Callable[[Infra], dict[str, str]]:
     keys = {
         "nats": "HOLDEM_NATS_URL",
@@ -260,6 +287,13 @@ TARGETS: Mapping[str, Target] = {
         needs_table=True,
         # login limits per peer and per username are part of the contract: a fuzzer is one peer
         ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
+    ),
+    "tournament": Target(
+        tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+        _infra("nats", "redis", "lobby", "table"),
+        tournament_call,
+        needs_lobby=True,
+        needs_table=True,
     ),
     "gateway": Target(
         gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"],

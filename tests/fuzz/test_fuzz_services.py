@@ -7,8 +7,8 @@ raw-byte requests). Whatever the request, the answer is never UNKNOWN, INTERNAL 
 still answers a normal call correctly.
 
 Services fuzzed in CI: ``FUZZED``. Adding one is a line there, once a :class:`Target` (how to
-start it, and what a normal call is) exists for it in ``TARGETS`` (tests/fuzz/targets.py; all six
-have one). Other services can be fuzzed on demand:
+start it, and what a normal call is) exists for it in ``TARGETS`` (tests/fuzz/targets.py; all
+seven have one). Other services can be fuzzed on demand:
 ``HOLDEM_TEST_FUZZ_SERVICES=table,lobby,gateway``;
 ``HOLDEM_TEST_FUZZ_EXAMPLES`` sets the examples per method (docs/hardening.md).
 """
@@ -37,6 +37,7 @@ from libs.platform.callers import (
     EVALUATOR_CALLERS,
     LOBBY_CALLERS,
     TABLE_CALLERS,
+    TOURNAMENT_CALLERS,
     Caller,
     CallerPolicy,
 )
@@ -55,7 +56,15 @@ T = TypeVar("T")
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 #: Services fuzzed in CI (each about 30 s on a quiet 2-core machine).
-FUZZED: tuple[str, ...] = ("dealer", "evaluator", "ai", "table", "lobby", "gateway")
+FUZZED: tuple[str, ...] = (
+    "dealer",
+    "evaluator",
+    "ai",
+    "table",
+    "lobby",
+    "gateway",
+    "tournament",
+)
 EXAMPLES = int(os.environ.get("HOLDEM_TEST_FUZZ_EXAMPLES", "120"))
 #: Never an acceptable answer, whatever the request.
 BROKEN = frozenset(
@@ -172,6 +181,7 @@ POLICIES: Mapping[str, CallerPolicy] = {
     "ai": AI_CALLERS,
     "table": TABLE_CALLERS,
     "lobby": LOBBY_CALLERS,
+    "tournament": TOURNAMENT_CALLERS,
 }
 
 

@@ -122,7 +122,7 @@ def play(  # type: ignore[no-untyped-def]
             continue
         mine = stack.view(table_id, actor)
         try:
-            if not mine.HasField("legal_actions"):  # a showdown turn
+            if mine.HasField("showdown"):  # a showdown turn
                 gw.Show(
                     gateway_pb2.ShowRequest(
                         table_id=table_id, hand_id=mine.hand_id, idempotency_key=uuid.uuid4().hex

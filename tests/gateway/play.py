@@ -172,12 +172,13 @@ async def drive(
             if not view.HasField("acting_seat") or view.acting_seat != seat.seat:
                 continue
             key = uuid.uuid4().hex
-            if not view.HasField("legal_actions"):  # a showdown turn
+            if view.HasField("showdown"):  # a showdown turn: asked only for a beaten hand
+                used["asked"] = used.get("asked", 0) + 1
                 request = gateway_pb2.MuckRequest(
                     table_id=table_id, hand_id=view.hand_id, idempotency_key=key
                 )
                 try:
-                    if rng.random() < 0.5:
+                    if used.get("show") and rng.random() < 0.5:  # shows the first time
                         mucked = await gw.Muck(request, metadata=bearer(tokens[player]))
                         assert mucked.view.viewer_player_id == player
                         keep(player, mucked.view)

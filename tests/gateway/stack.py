@@ -118,7 +118,11 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def start_gateway_stack(
-    log_dir: Path, nats_url: str, redis_url: str, gateway_env: dict[str, str] | None = None
+    log_dir: Path,
+    nats_url: str,
+    redis_url: str,
+    gateway_env: dict[str, str] | None = None,
+    lobby_env: dict[str, str] | None = None,
 ) -> GatewayStack:
     infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url, "HOLDEM_TOKEN_KEYS": KEYS}
     local = {
@@ -127,7 +131,9 @@ def start_gateway_stack(
         "HOLDEM_TABLE_AI": "local",
     }
     table = start_service("table", log_dir, {**infra, **local})
-    lobby = start_service("lobby", log_dir, {**infra, "HOLDEM_TABLE_ADDR": table.address})
+    lobby = start_service(
+        "lobby", log_dir, {**infra, "HOLDEM_TABLE_ADDR": table.address, **(lobby_env or {})}
+    )
     gateway = start_service(
         "gateway",
         log_dir,

@@ -34,6 +34,9 @@ HOSTILE = {
     "display_name": ("\x00", "\n", "x" * 33, MB),
 }
 OPEN = {"Register", "Login", "GuestLogin", "ListTables"}
+#: Calls whose empty table_id is the lobby's chat (not a missing table).
+LOBBY_OR_TABLE = {"SendChat", "WatchChat", "ModerateChat"}
+STREAMS = {"WatchTable", "WatchChat"}
 
 
 def requests(table_id: str) -> dict[str, Message]:
@@ -61,6 +64,17 @@ def requests(table_id: str) -> dict[str, Message]:
         "GetHandHistory": g.GetHandHistoryRequest(table_id=table_id),
         "GetDecks": g.GetDecksRequest(table_id=table_id),
         "CloseTable": g.CloseTableRequest(table_id=table_id),
+        "SendChat": g.SendChatRequest(table_id=table_id, text="hi"),
+        "WatchChat": g.WatchChatRequest(table_id=table_id),
+        "MuteChatPlayer": g.MuteChatPlayerRequest(player_id="p2", muted=True),
+        "ModerateChat": g.ModerateChatRequest(
+            table_id=table_id, player_id="p2", sanction=g.CHAT_SANCTION_MUTE
+        ),
+        "DecideSeat": g.DecideSeatRequest(table_id=table_id, seat_player_id="p2", approved=True),
+        "ListSeatRequests": g.ListSeatRequestsRequest(table_id=table_id),
+        "GetWaitlist": g.GetWaitlistRequest(table_id=table_id),
+        "LeaveWaitlist": g.LeaveWaitlistRequest(table_id=table_id),
+        "ChangeSeat": g.ChangeSeatRequest(table_id=table_id, seat=3),
     }
 
 
@@ -73,8 +87,8 @@ def _config() -> Any:
 def call(stub: Any, method: str, request: Message, token: str | None = None) -> S:
     metadata = bearer(token) if token else ()
     try:
-        if method == "WatchTable":
-            stream = stub.WatchTable(request, metadata=metadata, timeout=10)
+        if method in STREAMS:
+            stream = getattr(stub, method)(request, metadata=metadata, timeout=10)
             next(iter(stream))
             stream.cancel()
         else:
@@ -121,6 +135,8 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
                 if name not in request.DESCRIPTOR.fields_by_name:
                     continue
                 for value in values:
+                    if method in LOBBY_OR_TABLE and value == "":
+                        continue
                     bad = type(request)()
                     bad.CopyFrom(request)
                     setattr(bad, name, value)
@@ -263,8 +279,8 @@ def test_no_message_repeats_more_than_32_characters_of_what_was_sent(
                 request.hand_id = long_id
             metadata = bearer(guest.token)
             try:
-                if method == "WatchTable":
-                    next(iter(gw.WatchTable(request, metadata=metadata, timeout=10)))
+                if method in STREAMS:
+                    next(iter(getattr(gw, method)(request, metadata=metadata, timeout=10)))
                 else:
                     getattr(gw, method)(request, metadata=metadata, timeout=30)
             except grpc.RpcError as exc:

@@ -44,7 +44,7 @@ def fold_hands(stack: GatewayStack, gw, table_id: str, tokens: dict[str, str], h
             continue
         player = next(s.player_id for s in view.seats if s.seat == view.acting_seat)
         mine = stack.view(table_id, player)
-        if not mine.HasField("legal_actions"):
+        if mine.HasField("showdown"):  # a showdown turn
             gw.Show(
                 gateway_pb2.ShowRequest(table_id=table_id, idempotency_key=uuid.uuid4().hex),
                 metadata=bearer(tokens[player]),

@@ -14,6 +14,7 @@ import random
 
 from libs.poker import DealBoard, DealHoleCards, Phase, PokerError, legal_actions
 from libs.poker.cards import DECK
+from libs.poker.events import PotAwarded
 from libs.table import TableConfig, TableState, step_table
 from libs.table import commands as tc
 from libs.table.commands import PlayerAction
@@ -53,6 +54,7 @@ def play(
     for number in range(1, hands + 1):
         now += 100.0
         run(tc.StartHand(str(number), "c", now))
+        began = len(commits)
         deck = list(DECK)
         rng.shuffle(deck)
         assert state.hand is not None
@@ -90,7 +92,14 @@ def play(
             else:
                 run(tc.Act(player, PlayerAction.FOLD, now=now))
         if number % 4 == 0 and not state.hand_in_progress:  # a winner shows voluntarily
-            winner = max(state.seats.values(), key=lambda s: s.stack).player_id
+            # the hand's winner (the most collected), not the biggest stack: that may have folded
+            paid: dict[int, int] = {}
+            for _, _, events in commits[began:]:
+                for event in events:
+                    if isinstance(event, PotAwarded):
+                        for position, amount in event.winners:
+                            paid[position] = paid.get(position, 0) + amount
+            winner = state.seats[state.hand_seats[max(paid, key=paid.__getitem__)]].player_id
             with contextlib.suppress(PokerError):
                 run(tc.ShowOrMuck(winner, True, now))
         for seat_number in sorted(state.seats):

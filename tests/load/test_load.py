@@ -53,6 +53,9 @@ def test_load_plays_tables_and_reports_the_agreed_keys(replicas: int) -> None:
         ["--duration", "nan"],
         ["--duration", "inf"],
         ["--duration", "1e9"],
+        ["--tables", "100001", "--pace", "60"],
+        ["--pace", "0"],
+        ["--pace", "nan"],
     ],
 )
 def test_load_refuses_sizes_it_cannot_run_before_starting_anything(arguments: list[str]) -> None:
@@ -66,3 +69,45 @@ def test_load_refuses_sizes_it_cannot_run_before_starting_anything(arguments: li
     assert result.returncode == 2
     assert "holdem load: error: argument" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_load_at_a_person_s_pace_acts_through_the_gateway_and_reports_costs(
+    replicas: int,
+) -> None:
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "libs.cli.main", "load", "--pace", "3600",
+            "--tables", "4", "--duration", "4", "--replicas", str(replicas), "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["tables"] == 4 and report["replicas"] == replicas and report["pace"] == 3600
+    assert report["errors"] == 0 and report["acts"] > 0
+    assert 0 < report["act_p50_ms"] <= report["act_p99_ms"]
+    tables = {f"table-{i}" for i in range(replicas)}
+    assert set(report["tables_held"]) == tables
+    assert sum(report["tables_held"].values()) == 4  # each table held by exactly one
+    assert tables | {"client", "nats-server", "redis-server"} <= set(report["cpu"])
+    assert set(report["rss_mb"]) == set(report["cpu"])
+    assert report["ownership_writes_per_s"] > 0
+    assert report["nats_msgs_per_table_hour"] > 0 and report["redis_ops_per_table_hour"] > 0
+
+
+def test_a_person_s_think_time_gives_the_pace_and_never_meets_the_clock() -> None:
+    import random
+
+    from libs.cli.load_pace import ACTIONS_PER_HAND, CLOCK_SECONDS, think_seconds
+
+    rng = random.Random(1)
+    draws = [think_seconds(60, rng) for _ in range(20_000)]
+    mean = 3600 / (60 * ACTIONS_PER_HAND)
+    assert sum(draws) / len(draws) == pytest.approx(mean, rel=0.05)
+    assert max(think_seconds(0.5, rng) for _ in range(1000)) <= CLOCK_SECONDS / 2

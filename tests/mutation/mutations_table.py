@@ -72,7 +72,7 @@ MUTATIONS = [
         "leaving: a player who asked to leave stays after the hand",
         "libs/table/hand_flow.py",
         "        if seat.leaving:\n"
-        "            x.emit(PlayerLeft(number, seat.player_id, seat.stack))\n",
+        "            x.emit(PlayerLeft(number, seat.player_id, seat.stack, tournament_table(s)))\n",
         "        if False:\n            pass\n",
     ),
     Mutation(

@@ -111,10 +111,7 @@ def lazy_mount(tmp_path: Path) -> Iterator[LazyMount]:
 
 
 def _nats_on(mount: Path, tmp_path: Path, sync: str | None) -> NatsServer:
-    conf = tmp_path / "nats.conf"
-    policy = f"sync_interval: {sync}" if sync else ""
-    conf.write_text(f"jetstream {{\n  {policy}\n}}\n")
-    return NatsServer(data_dir=mount / "js", parent_dir=tmp_path, extra_args=["-c", str(conf)])
+    return NatsServer(data_dir=mount / "js", parent_dir=tmp_path, sync_interval=sync)
 
 
 async def _publish(url: str, count: int) -> int:

@@ -19,6 +19,7 @@ from services.lobby.config import STARTING_CHIPS
 from services.lobby.config import VARIABLES as LOBBY_VARS
 from services.lobby.config import load_config as load_lobby_config
 from services.table.config import VARIABLES as TABLE_VARS
+from services.tournament.config import VARIABLES as TOURNAMENT_VARS
 
 #: Every service needs its service-token keys (libs.platform.identity).
 keyed = service_key_env
@@ -31,6 +32,7 @@ SERVICE_VARS = {
     "dealer": DEALER_VARS,
     "evaluator": EVALUATOR_VARS,
     "ai": AI_VARS,
+    "tournament": TOURNAMENT_VARS,
 }
 
 

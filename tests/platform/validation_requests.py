@@ -11,11 +11,20 @@ from holdem.evaluator.v1 import evaluator_pb2
 from holdem.gateway.v1 import gateway_pb2
 from holdem.lobby.v1 import lobby_pb2
 from holdem.table.v1 import table_pb2
+from holdem.tournament.v1 import tournament_pb2
 
 from libs.platform.validation import Violation
 from libs.platform.validator import violations
 
-SERVICE_FILES = (ai_pb2, dealer_pb2, evaluator_pb2, gateway_pb2, lobby_pb2, table_pb2)
+SERVICE_FILES = (
+    ai_pb2,
+    dealer_pb2,
+    evaluator_pb2,
+    gateway_pb2,
+    lobby_pb2,
+    table_pb2,
+    tournament_pb2,
+)
 DECK_ID = "0123456789abcdef0123456789abcdef"
 TRILLION = 10**12
 

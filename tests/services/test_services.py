@@ -40,6 +40,7 @@ SERVICE_NAMES = {
     "dealer": "holdem.dealer.v1.DealerService",
     "evaluator": "holdem.evaluator.v1.EvaluatorService",
     "ai": "holdem.ai.v1.AiService",
+    "tournament": "holdem.tournament.v1.TournamentService",
 }
 
 NO_LIMIT_HOLDEM = common_pb2.TableConfig(

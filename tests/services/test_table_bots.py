@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass, field
+from functools import partial
 
 import grpc
 import pytest
@@ -35,6 +36,7 @@ from libs.table.config import BotDifficulty
 from libs.table.events import Event, HandBegan, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
 from tests.services.conftest import ServiceProcess, Starter
+from tests.services.lobby_stack import retry
 from tests.services.test_observability import scrape, value
 
 pytestmark = pytest.mark.integration
@@ -89,42 +91,43 @@ def _play(
     limit, or closed here once a bot went broke (no hand can start with fewer bots than
     seats). Return its id."""
     table_id = f"b{uuid.uuid4().hex[:8]}"
+    # Every call retries UNAVAILABLE as real callers do: the session's NATS is shared, so the
+    # table's shard may still be leased by the replica of a test before (killed, its lease
+    # not yet expired) or handed back by this one while it counted that replica alive.
     with table_as(table.address) as stub:
-        stub.SubmitCommand(
-            table_pb2.SubmitCommandRequest(
-                table_id=table_id,
-                idempotency_key="open",
-                open_table=table_pb2.OpenTable(config=config),
+        retry(
+            lambda: stub.SubmitCommand(
+                table_pb2.SubmitCommandRequest(
+                    table_id=table_id,
+                    idempotency_key="open",
+                    open_table=table_pb2.OpenTable(config=config),
+                )
             )
         )
         for i, level in enumerate(levels):
-            stub.SubmitCommand(
-                table_pb2.SubmitCommandRequest(
-                    table_id=table_id,
-                    idempotency_key=f"bot-{i}",
-                    seat_player=table_pb2.SeatPlayer(
-                        player_id=f"bot{i}",
-                        seat=i,
-                        buy_in=BUY_IN,
-                        is_bot=True,
-                        bot_difficulty=level,
-                    ),
+            seat = table_pb2.SubmitCommandRequest(
+                table_id=table_id,
+                idempotency_key=f"bot-{i}",
+                seat_player=table_pb2.SeatPlayer(
+                    player_id=f"bot{i}",
+                    seat=i,
+                    buy_in=BUY_IN,
+                    is_bot=True,
+                    bot_difficulty=level,
                 ),
-                timeout=60,
             )
+            retry(partial(stub.SubmitCommand, seat, timeout=60))
         deadline = time.monotonic() + timeout
+        state = table_pb2.GetTableStateRequest(table_id=table_id)
+        close = table_pb2.SubmitCommandRequest(
+            table_id=table_id, idempotency_key="close", close_table=table_pb2.CloseTable()
+        )
         while True:
-            view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
+            view = retry(lambda: stub.GetTableState(state)).view
             if view.table_status == common_pb2.TABLE_STATUS_CLOSED:
                 return table_id
             if not view.hand_id and sum(1 for s in view.seats if s.stack > 0) < len(levels):
-                stub.SubmitCommand(
-                    table_pb2.SubmitCommandRequest(
-                        table_id=table_id,
-                        idempotency_key="close",
-                        close_table=table_pb2.CloseTable(),
-                    )
-                )
+                retry(lambda: stub.SubmitCommand(close))
                 continue
             assert time.monotonic() < deadline, "the bot table did not finish its hands"
             time.sleep(0.2)

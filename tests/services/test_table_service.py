@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from functools import partial
 
 import grpc
 import pytest
@@ -18,6 +19,7 @@ from libs.poker.events import PotAwarded
 from libs.table.events import Event, HandBegan
 from libs.tableproto.envelope import decode_commit
 from tests.services.conftest import ServiceProcess, Starter
+from tests.services.lobby_stack import retry
 
 pytestmark = pytest.mark.integration
 
@@ -54,98 +56,128 @@ def test_players_act_and_views_hide_other_players_cards(
 ) -> None:
     table = _table(start, nats_url, redis_url)
     table_id = f"g{uuid.uuid4().hex[:8]}"
+    # Calls for the table retry UNAVAILABLE as real callers do: the session's NATS is shared,
+    # so the table's shard may still be leased by the replica of a test before (killed, its
+    # lease not yet expired) or handed back by this one while it counted that replica alive.
     with table_as(table.address) as stub:
-        stub.SubmitCommand(
-            _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
-        )
+        opening = _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
+        retry(lambda: stub.SubmitCommand(opening))
         for i, name in enumerate(["alice", "bob"]):
-            stub.SubmitCommand(
-                _command(
-                    table_id,
-                    f"seat-{name}",
-                    seat_player=table_pb2.SeatPlayer(player_id=name, seat=i, buy_in=100),
-                )
+            seat = _command(
+                table_id,
+                f"seat-{name}",
+                seat_player=table_pb2.SeatPlayer(player_id=name, seat=i, buy_in=100),
             )
-        view = stub.GetPlayerView(
-            table_pb2.GetPlayerViewRequest(table_id=table_id, player_id="alice")
+            retry(partial(stub.SubmitCommand, seat))
+        view = retry(
+            lambda: stub.GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id="alice")
+            )
         ).view
         assert view.hand_id  # the second player started the first hand
         seats = {s.player_id: s for s in view.seats}
         assert len(seats["alice"].hole_cards) == 2 and len(seats["bob"].hole_cards) == 0
         assert seats["bob"].hole_card_count == 2
-        spectator = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
+        spectator = retry(
+            lambda: stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id))
+        ).view
         assert all(len(s.hole_cards) == 0 for s in spectator.seats)
         acting = next(s.player_id for s in view.seats if s.seat == view.acting_seat)
-        actor_view = stub.GetPlayerView(
-            table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=acting)
+        actor_view = retry(
+            lambda: stub.GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=acting)
+            )
         ).view
         assert actor_view.legal_actions.can_call and actor_view.legal_actions.min_raise_to == 4
         # below the minimum: FAILED_PRECONDITION with the reason, nothing changes
+        too_small = table_pb2.SubmitActionRequest(
+            table_id=table_id,
+            hand_id=view.hand_id,
+            player_id=acting,
+            action=common_pb2.ACTION_TYPE_RAISE,
+            amount=3,
+            idempotency_key="bad",
+        )
         with pytest.raises(grpc.RpcError) as err:
-            stub.SubmitAction(
-                table_pb2.SubmitActionRequest(
-                    table_id=table_id,
-                    hand_id=view.hand_id,
-                    player_id=acting,
-                    action=common_pb2.ACTION_TYPE_RAISE,
-                    amount=3,
-                    idempotency_key="bad",
-                )
-            )
+            retry(lambda: stub.SubmitAction(too_small))
         assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         assert "minimum is 4" in (err.value.details() or "")
-        first = stub.SubmitAction(
-            table_pb2.SubmitActionRequest(
-                table_id=table_id,
-                hand_id=view.hand_id,
-                player_id=acting,
-                action=common_pb2.ACTION_TYPE_FOLD,
-                idempotency_key="fold-1",
-            )
+        fold = table_pb2.SubmitActionRequest(
+            table_id=table_id,
+            hand_id=view.hand_id,
+            player_id=acting,
+            action=common_pb2.ACTION_TYPE_FOLD,
+            idempotency_key="fold-1",
         )
-        again = stub.SubmitAction(
-            table_pb2.SubmitActionRequest(
-                table_id=table_id,
-                hand_id=view.hand_id,
-                player_id=acting,
-                action=common_pb2.ACTION_TYPE_FOLD,
-                idempotency_key="fold-1",
-            )
-        )
+        first = retry(lambda: stub.SubmitAction(fold))
+        again = retry(lambda: stub.SubmitAction(fold))
         assert again.sequence == first.sequence  # a retry returns the first outcome
         with pytest.raises(grpc.RpcError) as err:
             stub.SubmitAction(table_pb2.SubmitActionRequest(table_id="", idempotency_key="x"))
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def _state(replica: ServiceProcess, table_id: str) -> common_pb2.PlayerView | grpc.RpcError:
+    """The table as ``replica`` serves it, or the error it answers."""
+    with table_as(replica.address) as stub:
+        try:
+            return stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
+        except grpc.RpcError as exc:
+            return exc
+
+
 def test_a_second_replica_takes_over_a_table_when_the_first_dies(
     start: Starter, nats_url: str, redis_url: str
 ) -> None:
     env = {"HOLDEM_TABLE_LEASE_TTL_SECONDS": "1"}
-    first = _table(start, nats_url, redis_url, **env)
-    second = _table(start, nats_url, redis_url, **env)
+    replicas = [_table(start, nats_url, redis_url, **env) for _ in range(2)]
     table_id = f"f{uuid.uuid4().hex[:8]}"
-    with table_as(first.address) as stub:
-        stub.SubmitCommand(
-            _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
-        )
-        before = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
-    with table_as(second.address) as stub:
-        with pytest.raises(grpc.RpcError) as err:
-            stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id))
-        assert err.value.code() == grpc.StatusCode.UNAVAILABLE  # the first replica owns it
-        first.process.kill()
-        first.process.wait()
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                after = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view
-                break
-            except grpc.RpcError as exc:
-                assert exc.code() == grpc.StatusCode.UNAVAILABLE
-                assert time.monotonic() < deadline, "no takeover within the lease TTL"
-                time.sleep(0.2)
-        assert after.sequence == before.sequence
+    opening = _command(table_id, "open", open_table=table_pb2.OpenTable(config=CONFIG))
+    # Opened as a caller does: at whichever replica serves the table's shard (the other, or
+    # the replica of a test before on this session's NATS, may hold it), retrying UNAVAILABLE.
+    deadline = time.monotonic() + 30
+    while True:
+        for replica in replicas:
+            with table_as(replica.address) as stub:
+                try:
+                    stub.SubmitCommand(opening)
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+        else:
+            assert time.monotonic() < deadline, "no replica would open the table"
+            time.sleep(0.2)
+            continue
+        break
+    # Exactly one replica serves it; the other answers UNAVAILABLE (asked until the shards
+    # settle: a replica over its fair share may hand the new table's shard to the other).
+    while True:
+        answers = [_state(replica, table_id) for replica in replicas]
+        served = [i for i, a in enumerate(answers) if isinstance(a, common_pb2.PlayerView)]
+        if len(served) == 1:
+            break
+        refusals = [a.code() for a in answers if isinstance(a, grpc.RpcError)]
+        assert set(refusals) <= {grpc.StatusCode.UNAVAILABLE}, refusals
+        assert len(served) == 0, "two replicas served one table"
+        assert time.monotonic() < deadline, "no replica serves the table"
+        time.sleep(0.2)
+    owner, survivor = replicas[served[0]], replicas[1 - served[0]]
+    before = answers[served[0]]
+    assert isinstance(before, common_pb2.PlayerView)
+    refused = answers[1 - served[0]]
+    assert isinstance(refused, grpc.RpcError)
+    assert refused.code() == grpc.StatusCode.UNAVAILABLE  # the owner holds it
+    owner.process.kill()
+    owner.process.wait()
+    deadline = time.monotonic() + 10
+    while True:
+        after = _state(survivor, table_id)
+        if isinstance(after, common_pb2.PlayerView):
+            break
+        assert after.code() == grpc.StatusCode.UNAVAILABLE
+        assert time.monotonic() < deadline, "no takeover within the lease TTL"
+        time.sleep(0.2)
+    assert after.sequence == before.sequence
 
 
 def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import stat
+import urllib.request
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -74,7 +75,12 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
     status = run_holdem("stack", "status", "--json", "--state-dir", str(run.state_dir))
     assert status.returncode == 0, status.stdout + status.stderr
     report = json.loads(status.stdout)
-    assert set(report) == {"nats", "redis", "restarts", "services"}
+    assert set(report) == {"nats", "redis", "web", "restarts", "services"}
+    # the web client, on the gateway's HTTP port (built by `make web`, which `make test` runs)
+    assert report["web"] == state["web"] and report["web"].startswith("http://127.0.0.1:")
+    page = urllib.request.urlopen(report["web"], timeout=10)
+    assert page.status == 200 and "default-src 'none'" in page.headers["content-security-policy"]
+    assert b'<main id="app">' in page.read(), "the web client is not built: run `make web`"
     assert set(report["restarts"].values()) == {0}
     assert report["nats"] == state["nats"]["url"]
     assert report["redis"] == state["redis"]["url"]
@@ -96,6 +102,7 @@ def test_local_stack_up_status_down(start_stack: Callable[..., StackRun]) -> Non
     assert stat.S_IMODE((secrets / "credentials.json").stat().st_mode) == 0o600
     passwords = [*credentials["nats"].values(), *credentials["redis"].values()]
     text = run_holdem("stack", "status", "--state-dir", str(run.state_dir)).stdout
+    assert report["web"] in text
     logs = [Path(p["log"]) for p in [state["nats"], state["redis"], *state["services"]]]
     shown = [status.stdout, text, (run.state_dir / "state.json").read_text()]
     shown += [log.read_text(errors="replace") for log in logs]

@@ -169,6 +169,8 @@ def test_local_stack_in_process_with_keep_temp(tmp_path: Path) -> None:
     )
     with stack:
         assert healthcheck.check(stack.address("gateway")) == healthcheck.SERVING
+        # its users' file loaded, and every JetStream write fsynced before it is acknowledged
+        assert stack.nats is not None and stack.nats.jetstream_config().get("sync_always")
         pids = stack.pids()
     assert [pid for pid in pids if pid_alive(pid)] == []
     assert stack.workdir is not None
@@ -218,6 +220,8 @@ def test_a_stack_on_a_three_node_nats_cluster(tmp_path: Path) -> None:
         assert env["HOLDEM_NATS_URL"] == stack.nats_url_for("table")
         assert env["HOLDEM_NATS_URL"].count("://table:") == 3  # its own user, on every node
         assert env["HOLDEM_NATS_REPLICAS"] == "3"
+        # every node fsyncs each JetStream write before acknowledging it (natsconf)
+        assert all(stack.nats_node(i).jetstream_config().get("sync_always") for i in range(3))
         pids = stack.pids()
         assert len(pids) == 5  # three nodes, redis, the service
     assert [pid for pid in pids if pid_alive(pid)] == []

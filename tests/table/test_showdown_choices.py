@@ -1,6 +1,7 @@
-"""Showing and mucking at a table of people: the showdown turn has a clock, a hand that cannot
-win may be mucked (by the player, by their auto-muck setting, or by the clock), a hand that must be
-shown to win is shown, and a winner without a showdown may show afterwards (RULES.md)."""
+"""Showing and mucking at a table of people: a hand that must be shown to win is shown without
+asking; a hand that cannot win is asked about on the showdown's own short clock (no time bank, no
+time-out) and may be mucked (by the player, by their auto-muck setting, or by the clock); a winner
+without a showdown may show afterwards (RULES.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from libs.poker.events import HandMucked, HandShown
 from libs.table import TableConfig, TableState, replay, step_table
 from libs.table import commands as tc
 from libs.table.commands import PlayerAction
-from libs.table.events import AutoMuckSet, ClockStarted, Event
+from libs.table.config import SHOWDOWN_SECONDS
+from libs.table.events import (
+    AutoMuckSet,
+    ClockStarted,
+    Event,
+    PlayerTimedOut,
+    TimeBankStarted,
+    TimeBankUsed,
+)
 
 # p0 holds the nuts on this board; p1 holds nothing.
 HOLE = {0: "AsAh", 1: "7c2d"}
@@ -62,55 +71,63 @@ def to_showdown(
     return state, events
 
 
-def test_a_person_s_showdown_turn_has_a_clock_and_waits_for_them() -> None:
-    state, events = to_showdown()
-    assert state.hand_in_progress and state.acting_seat() is not None
-    assert isinstance(events[-1], ClockStarted) and events[-1].seat == state.acting_seat()
-
-
-def test_the_second_player_may_show_or_muck() -> None:
-    state, events = to_showdown()
-    first = state.acting_seat()
-    assert first is not None
-    state, new = step_table(state, tc.ShowOrMuck(f"p{first}", True, 3.0))
-    events += new
-    second = state.acting_seat()
-    assert second is not None and second != first
-    if second == 0:
-        state, new = step_table(state, tc.ShowOrMuck("p0", True, 3.0))
-    else:
-        state, new = step_table(state, tc.ShowOrMuck("p1", False, 3.0))
-        assert any(isinstance(e, HandMucked) for e in new)
-    events += new
-    assert any(isinstance(e, HandEnded) for e in events)
-    assert state.total_chips() == 200
+def test_a_hand_that_must_be_shown_to_win_is_shown_without_asking() -> None:
+    """p1 bets the river and shows first: nothing is shown yet, so p1's hand could win and is
+    shown at once; p0's nuts beat it and are shown at once too. Nobody is asked."""
+    state, events = to_showdown(river_bettor="p1")
+    assert not state.hand_in_progress
+    assert state.hand is not None
+    assert {e.player for e in events if isinstance(e, HandShown)} == {0, 1}
+    first_shown = next(i for i, e in enumerate(events) if isinstance(e, HandShown))
+    assert not any(isinstance(e, (ClockStarted, HandMucked)) for e in events[first_shown:])
+    assert state.seats[0].stack == 104 and state.total_chips() == 200
     assert replay(events) == state
 
 
-def test_the_clock_mucks_a_beaten_hand_and_shows_one_that_wins() -> None:
-    state, events = to_showdown()
-    now = 10_000.0
-    while state.hand_in_progress:
-        now += 1_000.0
-        state, new = step_table(state, tc.Tick(now))
-        events += new
-    shown = {e.player for e in events if isinstance(e, HandShown)}
-    mucked = {e.player for e in events if isinstance(e, HandMucked)}
-    assert state.hand is not None
-    p0, p1 = state.hand_seats.index(0), state.hand_seats.index(1)
-    assert p0 in shown
-    assert p1 in mucked or p1 in shown  # shown only when p1 had to show first
-    if p1 in mucked:
-        assert p1 not in shown
-    assert state.seats[0].stack == 102 and state.seats[1].stack == 98
+def test_a_beaten_hand_is_asked_on_a_short_clock() -> None:
+    """p0 bets the river, so shows first (at once); p1's hand cannot win, and mucking it is a
+    real choice: p1 is asked, with the showdown's own clock, not the action clock."""
+    state, events = to_showdown(river_bettor="p0")
+    assert state.hand_in_progress and state.acting_seat() == 1
+    assert state.hand is not None and state.hand.shown[state.hand_seats.index(0)] is not None
+    clock = events[-1]
+    assert isinstance(clock, ClockStarted) and clock.seat == 1
+    config = TableConfig(seats=6)
+    assert config.showdown_seconds == SHOWDOWN_SECONDS < config.action_seconds
+    assert clock.deadline == 2.0 + config.showdown_seconds
+
+
+@pytest.mark.parametrize("show", [True, False])
+def test_the_beaten_player_shows_or_mucks(show: bool) -> None:
+    state, events = to_showdown(river_bettor="p0")
+    state, new = step_table(state, tc.ShowOrMuck("p1", show, 3.0))
+    events += new
+    kind = HandShown if show else HandMucked
+    assert type(new[0]) is kind
+    assert any(isinstance(e, HandEnded) for e in new)
+    assert state.seats[0].stack == 104 and state.total_chips() == 200
+    assert replay(events) == state
+
+
+def test_the_showdown_clock_spends_no_time_bank_and_is_no_time_out() -> None:
+    state, events = to_showdown(river_bettor="p0")
+    bank = state.seats[1].time_bank
+    state, new = step_table(state, tc.Tick(2.0 + SHOWDOWN_SECONDS))
+    events += new
+    assert not any(isinstance(e, (TimeBankStarted, TimeBankUsed, PlayerTimedOut)) for e in new)
+    assert any(isinstance(e, HandMucked) for e in new)  # the clock mucks a hand that cannot win
+    assert not state.hand_in_progress
+    assert state.seats[1].time_bank == bank and state.seats[1].timeouts == 0
+    assert replay(events) == state
+
+
+def test_a_short_action_clock_bounds_the_showdown_clock() -> None:
+    assert TableConfig(action_seconds=4).showdown_seconds == 4
 
 
 def test_auto_muck_mucks_a_hand_that_cannot_win_without_asking() -> None:
     state, events = to_showdown(auto_muck_p1=True, river_bettor="p0")
-    assert state.acting_seat() == 0  # p0 bet last: shows first
-    state, new = step_table(state, tc.ShowOrMuck("p0", True, 3.0))
-    events += new
-    assert not state.hand_in_progress  # p1's hand cannot win: mucked without asking
+    assert not state.hand_in_progress  # p0 shown at once; p1's hand cannot win: mucked
     assert state.hand is not None
     p1 = state.hand_seats.index(1)
     assert any(isinstance(e, HandMucked) and e.player == p1 for e in events)
@@ -190,3 +207,18 @@ def test_a_player_who_takes_a_seat_after_the_hand_cannot_show_its_last_occupants
 
     again = codec.snapshot_loads(codec.snapshot_dumps(state, []))[0]
     assert again.hand_players == state.hand_players and again.position_of(folder) is None
+
+
+def test_the_view_says_the_showdown_choice_to_its_player_only() -> None:
+    from libs.client.view import can_muck, is_my_turn, is_showdown_turn
+    from services.table.views import player_view
+
+    state, _ = to_showdown(river_bettor="p0")
+    asked = player_view("t", state, 1, "p1")
+    assert asked.HasField("showdown") and asked.showdown.can_muck
+    assert not asked.HasField("legal_actions")
+    assert is_showdown_turn(asked) and can_muck(asked)
+    for viewer in ("p0", None):  # the other player, a spectator
+        other = player_view("t", state, 1, viewer)
+        assert not other.HasField("showdown") and not is_my_turn(other)
+        assert not is_showdown_turn(other) and not can_muck(other)

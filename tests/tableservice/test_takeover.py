@@ -10,6 +10,7 @@ import pytest
 
 from libs.eventstore.lease import Leases
 from libs.eventstore.registry import Registry
+from libs.eventstore.shards import shard_of
 from libs.table import TableConfig
 from libs.table import commands as tc
 from services.table.app import TableApp
@@ -49,9 +50,9 @@ def test_a_surviving_replica_adopts_the_tables_of_a_dead_one(nats_url: str) -> N
         try:
             for _ in range(60):
                 await asyncio.sleep(0.1)
-                if "t" in b.leases.held() and (await b.table("t")).sequence > before:  # type: ignore[union-attr]
+                if b.ownership.serves("t") and (await b.table("t")).sequence > before:
                     break
-            assert b.leases is not None and "t" in b.leases.held()
+            assert b.ownership.serves("t")
             table = await b.table("t")
             assert table.sequence > before  # b's clock acted for the player who timed out
             assert table.state.total_chips() == 200
@@ -65,7 +66,20 @@ def test_a_surviving_replica_adopts_the_tables_of_a_dead_one(nats_url: str) -> N
     asyncio.run(main())
 
 
-def test_two_replicas_split_the_tables_between_them(nats_url: str) -> None:
+def _in_distinct_shards(count: int, shards: int) -> list[str]:
+    """``count`` table ids, each in a shard of its own."""
+    ids: dict[int, str] = {}
+    for i in range(10_000):
+        ids.setdefault(shard_of(f"t{i}", shards), f"t{i}")
+        if len(ids) == count:
+            break
+    return sorted(ids.values())
+
+
+def test_two_replicas_split_the_shards_between_them(nats_url: str) -> None:
+    """Tables opened through one replica are split with a second one by whole shards: each
+    ends with half the shards in use, every table in exactly one replica's shards."""
+
     async def main() -> None:
         import nats
 
@@ -75,33 +89,40 @@ def test_two_replicas_split_the_tables_between_them(nats_url: str) -> None:
         suffix = uuid.uuid4().hex[:8]
         store = JetStreamEventStore(nc, stream=f"SPLIT{suffix}", subject_prefix=f"split{suffix}")
         await store.ensure_stream()
+        buckets = [f"sleases_{suffix}", f"sleases_{suffix}_members", f"stables_{suffix}"]
+        buckets.append(f"sshards_{suffix}")
 
         async def replica(name: str) -> TableApp:
             leases = Leases(nc, name, bucket=f"sleases_{suffix}", ttl=1.0)
             await leases.start()
             registry = Registry(nc, bucket=f"stables_{suffix}")
             await registry.start()
-            return TableApp(store, None, LocalDealer(), leases=leases, registry=registry)
+            in_use = Registry(nc, bucket=f"sshards_{suffix}")
+            await in_use.start()
+            return TableApp(
+                store, None, LocalDealer(), leases=leases, registry=registry, shards_in_use=in_use
+            )
 
         a, b = await replica("a"), await replica("b")
-        for i in range(4):  # every table is opened through replica a
-            await a.execute(f"t{i}", tc.OpenTable(f"t{i}", TableConfig(seats=4), 0.0), f"o{i}")
-        assert a.leases is not None and b.leases is not None
-        assert len(a.leases.held()) == 4
+        tables = _in_distinct_shards(4, a.ownership.shards)
+        for t in tables:  # every table is opened through replica a
+            await a.execute(t, tc.OpenTable(t, TableConfig(seats=4), 0.0), f"o{t}")
+        assert all(a.ownership.serves(t) for t in tables)
         await a.start_background()
         await b.start_background()
         try:
             for _ in range(80):
                 await asyncio.sleep(0.1)
-                if len(a.leases.held()) == 2 and len(b.leases.held()) == 2:
+                if len(a.ownership.held_shards()) == len(b.ownership.held_shards()) == 2:
                     break
-            assert sorted(a.leases.held() + b.leases.held()) == ["t0", "t1", "t2", "t3"]
-            assert len(a.leases.held()) == len(b.leases.held()) == 2
+            assert len(a.ownership.held_shards()) == len(b.ownership.held_shards()) == 2
+            for t in tables:  # exactly one replica serves each table
+                assert a.ownership.serves(t) != b.ownership.serves(t)
         finally:
             await a.stop()
             await b.stop()
             await nc.jetstream().delete_stream(f"SPLIT{suffix}")
-            for bucket in (f"sleases_{suffix}", f"sleases_{suffix}_members", f"stables_{suffix}"):
+            for bucket in buckets:
                 await nc.jetstream().delete_key_value(bucket)
             await nc.close()
 

@@ -6,8 +6,10 @@ shown, never after the hand. What may be seen is worked out from the hand's even
 view's own logic.
 
 The shapes: heads-up (show/show, show/muck), three and four ways with folds, every show/muck
-order (a muck before, between and after shows, the river bettor first), all-in runouts (heads-up
-and three ways) and an all-in hand the others play on past, split pots, and Omaha hi-lo."""
+order the table allows (a muck between and after shows, the river bettor first; only a hand a
+shown hand beats is asked, so no muck comes before the first show, and a hand that could still
+win, or any Omaha hi-lo hand, is shown by the table), all-in runouts (heads-up and three ways) and
+an all-in hand the others play on past, split pots, and Omaha hi-lo."""
 
 from __future__ import annotations
 
@@ -62,9 +64,9 @@ SHAPES = [
     Shape("three ways, two mucks after the first show", {0: "7c2d", 1: "AsAh", 2: "8c3d"},
           ("AdQcJs", "9h", "4c"), river_bettor=1, mucks=frozenset({0, 2}),
           expected=(("show", 1), ("muck", 2), ("muck", 0))),
-    Shape("three ways, the river bettor mucks first", {0: "KdKc", 1: "7c2d", 2: "AsAh"},
-          ("AdQcJs", "9h", "4c"), river_bettor=1, mucks=frozenset({1}),
-          expected=(("muck", 1), ("show", 2), ("show", 0))),
+    Shape("three ways, the river bettor (not first left of the button) shows first, then a muck",
+          {0: "KdKc", 1: "AsAh", 2: "7c2d"}, ("AdQcJs", "9h", "4c"), river_bettor=1,
+          mucks=frozenset({2}), expected=(("show", 1), ("muck", 2), ("show", 0))),
     Shape("four ways, one folds, a muck before the last show",
           {0: "AsAh", 1: "QdQh", 2: "7c2d", 3: "KdKc"}, ("AdJcTs", "9h", "4c"),
           folds=frozenset({1}), river_bettor=3, mucks=frozenset({2}),
@@ -79,14 +81,14 @@ SHAPES = [
           {0: "7c2d", 1: "AsAh", 2: "KdKc"}, ("AdQcJs", "9h", "4c"),
           shoves=frozenset({0}), stacks={0: 10}, river_bettor=2, mucks=frozenset({0}),
           expected=(("show", 2), ("muck", 0), ("show", 1))),
-    Shape("three ways, a split pot: one mucks, two share", {0: "2c3d", 1: "2d3c", 2: "2h4d"},
-          ("5c6d7h", "8s", "9c"), river_bettor=0, mucks=frozenset({1}),
+    Shape("three ways, a split pot: one mucks, two share", {0: "9c2h", 1: "2d3c", 2: "9h4d"},
+          ("5c6d7h", "8s", "Kc"), river_bettor=0, mucks=frozenset({1}),
           expected=(("show", 0), ("muck", 1), ("show", 2))),
-    Shape("omaha hi-lo, high and low shown, a muck between",
+    Shape("omaha hi-lo, high and low shown, a hand beaten both ways shown by the table",
           {0: "AsKsQdJd", 1: "7c7d8c8d", 2: "2h3h9s9h"}, ("AdKc4s", "5d", "Th"),
           river_bettor=0, mucks=frozenset({1}), variant=Variant.OMAHA_HI_LO,
           structure=BettingStructure.POT_LIMIT,
-          expected=(("show", 0), ("muck", 1), ("show", 2))),
+          expected=(("show", 0), ("show", 1), ("show", 2))),
 ]  # fmt: skip
 
 

@@ -13,7 +13,10 @@ metric                        record
 ``SNAPSHOT_LOAD_SECONDS``     ``with SNAPSHOT_LOAD_SECONDS.time():`` around loading a table
                               (snapshot + stream tail)
 ``LEASES_HELD``               ``LEASES_HELD.set_function(lambda: len(leases.held()))`` once
-``LEASES_TAKEN_OVER``         ``LEASES_TAKEN_OVER.inc()`` when adopt() acquires a table
+``TABLES_HELD``               ``TABLES_HELD.set_function(lambda: len(app.tables))`` once
+``LEASES_TAKEN_OVER``         ``LEASES_TAKEN_OVER.inc()`` when adopt() acquires a shard
+``OWNERSHIP_WRITES``          ``OWNERSHIP_WRITES.inc(n)`` after each renewal or rebalancing
+                              round: the lease writes made since the last
 ``HANDS_COMPLETED``           ``HANDS_COMPLETED.inc()`` when a commit ends a hand (hands/s is
                               its rate)
 ``HANDS_VOIDED``              ``HANDS_VOIDED.inc()`` when a commit voids a hand
@@ -51,7 +54,14 @@ SNAPSHOT_LOAD_SECONDS = Histogram(
     "Time to load a table that was not in memory: Redis snapshot plus the JetStream tail",
     buckets=STORE_BUCKETS,
 )
-LEASES_HELD = Gauge("holdem_table_leases_held", "Tables this replica owns now (leases held)")
+LEASES_HELD = Gauge(
+    "holdem_table_leases_held", "Shards of tables this replica owns now (shard leases held)"
+)
+TABLES_HELD = Gauge("holdem_table_tables_held", "Tables this replica holds loaded in memory now")
+OWNERSHIP_WRITES = Counter(
+    "holdem_table_ownership_writes",
+    "Writes this replica made to the lease buckets (renewals, claims, hand-backs, announces)",
+)
 LEASES_TAKEN_OVER = Counter(
     "holdem_table_leases_taken_over_total",
     "Tables this replica adopted from another replica (dead, or handing tables back)",

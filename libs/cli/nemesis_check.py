@@ -1,0 +1,194 @@
+"""The history of a ``holdem nemesis`` run and its checker.
+
+``AckRecorder`` is the event store the tables write through: every append JetStream acknowledged
+is recorded (the table, the stream sequence, the commit's id) the moment the acknowledgement
+comes back, before the table service acts on it. ``check`` reads every table's stream once the
+run is over and compares:
+
+- lost: acknowledged commits that are not in the stream at their sequence with their id;
+- duplicated: commits whose id appears more than once in a table's stream (a command applied
+  twice);
+- gaps: commits not appended on the one before them (``Nats-Expected-Last-Subject-Sequence``);
+- chips conserved: at every hand's end and at the close, the chips at the table plus those that
+  left it equal those that came in (buy-ins, top-ups), replaying the stream;
+- with several writers (``holdem nemesis --network``'s replicas), ``isolation``: what a writer
+  cut off from the network got acknowledged meanwhile (nothing may land), and what the other
+  took over; ``recovery``: seconds from a heal to the next acknowledged commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from libs.eventstore import AppendResult, Commit, EventStore
+from libs.poker.events import HandEnded, HandVoided
+from libs.table import TableState, apply
+from libs.table.events import ChipsAdded, PlayerLeft, PlayerSeated, TableClosed
+from libs.tableproto.envelope import decode_commit
+
+__all__ = [
+    "FAULT_SECONDS",
+    "RECOVERY_DEADLINE",
+    "AckRecorder",
+    "Acknowledged",
+    "History",
+    "check",
+    "isolation",
+    "recovered",
+    "recovery",
+]
+
+#: how long a fault lasts, at most (seconds), and how long a table may take to commit again
+FAULT_SECONDS = (0.5, 2.0)
+RECOVERY_DEADLINE = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledged:
+    table_id: str
+    sequence: int
+    msg_id: str
+    at: float  # the run's clock, seconds
+    by: str = ""  # the writer that got it acknowledged (a replica's name), when several write
+
+
+@dataclass
+class History:
+    """What the run recorded: every acknowledged append, in order."""
+
+    acknowledged: list[Acknowledged] = field(default_factory=list)
+
+
+class AckRecorder:
+    """``EventStore`` over ``inner`` that records each acknowledged append in ``history``."""
+
+    def __init__(self, inner: EventStore, history: History, clock: Any, by: str = "") -> None:
+        self.inner = inner
+        self.history = history
+        self._clock = clock
+        self.by = by
+
+    async def append(
+        self,
+        stream_id: str,
+        data: bytes,
+        *,
+        expected_last: int,
+        msg_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> AppendResult:
+        result = await self.inner.append(
+            stream_id, data, expected_last=expected_last, msg_id=msg_id, headers=headers
+        )
+        self.history.acknowledged.append(
+            Acknowledged(stream_id, result.sequence, msg_id, self._clock(), self.by)
+        )
+        return result
+
+    async def read(self, stream_id: str, after: int = 0) -> list[Commit]:
+        return await self.inner.read(stream_id, after)
+
+    async def last_sequence(self, stream_id: str) -> int:
+        return await self.inner.last_sequence(stream_id)
+
+
+@dataclass
+class Verdict:
+    """What ``check`` found over every table."""
+
+    commits: int = 0
+    lost: list[str] = field(default_factory=list)  # "table@sequence id"
+    duplicated: int = 0
+    gaps: int = 0
+    hands: int = 0
+    chip_failures: list[str] = field(default_factory=list)
+
+    @property
+    def chips_conserved(self) -> bool:
+        return not self.chip_failures
+
+
+def _chips(table_id: str, commits: list[Commit], verdict: Verdict) -> None:
+    """Chips at the table plus those that left equal those that came in, at every hand's end
+    and at the end of the stream."""
+    state = TableState()
+    came_in = went_out = 0
+    for commit in commits:
+        for event in decode_commit(commit.data)[1]:
+            apply(state, event)
+            if isinstance(event, PlayerSeated):
+                came_in += event.stack
+            elif isinstance(event, ChipsAdded):
+                came_in += event.amount
+            elif isinstance(event, PlayerLeft):
+                went_out += event.stack
+            elif isinstance(event, TableClosed):
+                went_out += sum(stack for _, _, stack in event.stacks)
+            if isinstance(event, HandEnded | HandVoided | TableClosed) or commit is commits[-1]:
+                verdict.hands += isinstance(event, HandEnded | HandVoided)
+                at_table = 0 if state.closed else state.total_chips()
+                if came_in != went_out + at_table:
+                    verdict.chip_failures.append(
+                        f"{table_id}@{commit.sequence}: in {came_in} != out {went_out} + "
+                        f"at the table {at_table}"
+                    )
+
+
+def check(streams: dict[str, list[Commit]], history: History) -> Verdict:
+    """Compare every table's stream with what was acknowledged (module docstring)."""
+    verdict = Verdict()
+    stored = {
+        (table_id, c.sequence): c.msg_id for table_id, commits in streams.items() for c in commits
+    }
+    for ack in history.acknowledged:
+        if stored.get((ack.table_id, ack.sequence)) != ack.msg_id:
+            verdict.lost.append(f"{ack.table_id}@{ack.sequence} {ack.msg_id}")
+    for table_id, commits in streams.items():
+        verdict.commits += len(commits)
+        ids = Counter(c.msg_id for c in commits)
+        verdict.duplicated += sum(n - 1 for n in ids.values() if n > 1)
+        previous = 0
+        for commit in commits:
+            expected = commit.headers.get("Nats-Expected-Last-Subject-Sequence")
+            if expected is None or int(expected) != previous:
+                verdict.gaps += 1
+            previous = commit.sequence
+        if commits:
+            try:
+                _chips(table_id, commits, verdict)
+            except Exception as exc:  # a stream missing commits may not even replay
+                verdict.chip_failures.append(f"{table_id}: does not replay ({exc!r})")
+    return verdict
+
+
+def recovery(history: History, healed: float) -> float:
+    """Seconds from a heal to the next acknowledged commit."""
+    after = [a.at for a in history.acknowledged if a.at >= healed]
+    return (min(after) - healed) if after else float("inf")
+
+
+async def recovered(history: History, healed: float, clock: Any) -> None:
+    """Wait until a commit was acknowledged after the last heal (or give up at the deadline)."""
+    deadline = clock() + RECOVERY_DEADLINE
+    while recovery(history, healed) == float("inf") and clock() < deadline:
+        await asyncio.sleep(0.05)
+
+
+def isolation(
+    history: History, cut_off: list[tuple[str, str, float, float]], grace: float
+) -> tuple[int, int]:
+    """For writers cut off from the network, each ``(writer, other writer, began, healed)``:
+    how many appends a cut-off writer got acknowledged while cut off (past ``grace`` seconds
+    for those already on the wire: must be none), and how many the other writer made meanwhile
+    on tables the cut-off one had committed to before (it took them over)."""
+    while_cut = taken_over = 0
+    for writer, other, began, healed in cut_off:
+        mine = [a for a in history.acknowledged if a.by == writer]
+        while_cut += sum(1 for a in mine if began + grace < a.at < healed)
+        its_tables = {a.table_id for a in mine if a.at < began}
+        theirs = [a for a in history.acknowledged if a.by == other]
+        taken_over += sum(1 for a in theirs if began < a.at < healed and a.table_id in its_tables)
+    return while_cut, taken_over

@@ -1,0 +1,368 @@
+"""``holdem nemesis --network``: the network's faults (``nemesis_netfaults``) under a 3-node NATS
+cluster and two table replicas, each on a host of its own in the nemesis network
+(libs/nemesis/network.py: a network namespace per host, veth links to one bridge, nftables
+rules for the faults; root only), while bots play tables; then the checker of every run
+(``nemesis_check``) over the recorded history.
+
+- NATS: ``HostCluster`` (libs/nemesis/hosts.py), nodes ``n0``-``n2`` on hosts ``n0``-``n2``, the
+  table stream replicated on all three, ``sync_interval`` always unless ``--sync default``.
+- The table replicas: two ``TableApp``s (the table service's write path, with its shard leases,
+  1 s) in this process, each reaching NATS only through a forwarder run in its own host's
+  namespace (libs/nemesis/forward.py), so isolating the host cuts the replica off. Each table is
+  opened on one replica (in turn); the client (this process, on the bridge) drives every table
+  through the replica that serves it and turns to the other when it fails (``NotOwner``, or the
+  store unreachable twice in a row), as the gateway's routing does.
+- Every append either replica got acknowledged is recorded with the replica that made it; the
+  report adds ``acked_while_isolated`` (appends an isolated replica got acknowledged between its
+  isolation and the heal, beyond the first half second: must be 0) and ``taken_over`` (appends
+  the other replica made on the isolated one's tables meanwhile).
+
+Not here (yet): the lobby and the gateway as hosts of their own, and a client playing through
+the gateway's gRPC API (the client drives the replicas' ``TableApp`` directly).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from libs.ai import Level
+from libs.cli.nemesis_check import (
+    FAULT_SECONDS,
+    RECOVERY_DEADLINE,
+    AckRecorder,
+    History,
+    check,
+    isolation,
+    recovered,
+    recovery,
+)
+from libs.cli.nemesis_netfaults import NET_FAULTS, NetRig
+from libs.devstack.processes import spawn
+from libs.eventstore import Commit, InMemorySnapshotStore
+from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
+from libs.eventstore.lease import Leases
+from libs.nemesis.hosts import HostCluster
+from libs.nemesis.network import Host, Network
+from libs.platform.natsconn import connect_nats
+from libs.table import TableConfig
+from libs.table import commands as tc
+from services.table.app import TableApp
+from services.table.bots import Bots, LocalDecider
+from services.table.dealing import LocalDealer
+from services.table.ownership import NotOwner
+
+__all__ = ["run_network"]
+
+
+def _log(message: str) -> None:
+    print(f"[nemesis] {message}", file=sys.stderr, flush=True)
+
+
+T = TypeVar("T")
+
+LEASE_TTL = 1.0
+#: an isolated replica's appends already on their way may still be acknowledged this long
+GRACE = 0.5
+#: how long some faults last (seconds; the others FAULT_SECONDS): an isolated replica's leases
+#: must run out for the other to take over, and an isolated leader's followers must elect
+#: another (NATS's election timeout is a few seconds)
+HOLD = {"isolate-replica": (5 * LEASE_TTL, 6 * LEASE_TTL), "isolate-leader": (6.0, 8.0)}
+#: a table that committed nothing this long is driven through the other replica
+QUIET = 2 * LEASE_TTL
+FORWARD_PORT = 4300
+
+
+def run_network(
+    faults: tuple[str, ...],
+    duration: float,
+    seed: int,
+    workdir: Path,
+    *,
+    sync: str = "always",
+    tables: int = 4,
+) -> dict[str, Any]:
+    """Play ``tables`` tables for ``duration`` seconds under the network ``faults``."""
+    rng = random.Random(seed)
+    with Network("nem", subnet_index=79) as net:
+        nodes = [net.add_host(f"n{i}") for i in range(3)]
+        replicas = [net.add_host(f"r{i}") for i in range(2)]
+        cluster = HostCluster(
+            nodes, parent_dir=workdir, sync_interval=None if sync == "default" else "always"
+        )
+        with cluster:
+            forwarders = [_forward(host, cluster, workdir) for host in replicas]
+            try:
+                started = time.monotonic()
+                rig = NetRig(net, cluster, replicas, rng, lambda: time.monotonic() - started)
+                return asyncio.run(_run(rig, faults, duration, tables))
+            finally:
+                for process in forwarders:
+                    process.kill()
+                    process.wait()
+
+
+def _forward(host: Host, cluster: HostCluster, workdir: Path) -> subprocess.Popen[bytes]:
+    """A forwarder in ``host``'s namespace: port FORWARD_PORT+i on its address to node i."""
+    mappings = [
+        f"{FORWARD_PORT + i}={node.host}:{node.port}" for i, node in enumerate(cluster.nodes)
+    ]
+    argv = host.wrap([sys.executable, "-m", "libs.nemesis.forward", host.address, *mappings])
+    return spawn(argv, workdir / f"forward-{host.name}.log")
+
+
+class _Replica:
+    """One table replica: a ``TableApp`` on its own connection through its host's forwarder,
+    its acknowledged appends recorded in ``history`` (all replicas'), marked with its ``name``."""
+
+    def __init__(self, index: int, host: Host, history: History, clock: Any) -> None:
+        self.index, self.host, self.history, self.clock = index, host, history, clock
+        self.name = f"replica{index}"
+        self.app: TableApp | None = None
+        self.nc: Any = None
+
+    async def start(self) -> None:
+        url = ",".join(f"nats://{self.host.address}:{FORWARD_PORT + i}" for i in range(3))
+        self.nc = await connect_nats(url, reconnect_time_wait=0.1, name=self.name)
+        store = JetStreamEventStore(self.nc, stream=TABLE_STREAM)
+        leases = Leases(self.nc, self.name, ttl=LEASE_TTL, replicas=3)
+        await leases.start()
+        recorder = AckRecorder(store, self.history, self.clock, by=self.name)
+        bots = Bots(LocalDecider(Level.CALL), 5.0)
+        self.app = TableApp(
+            recorder, InMemorySnapshotStore(), LocalDealer(), leases=leases, bots=bots
+        )
+        await self.app.start_background()
+
+    async def stop(self) -> None:
+        if self.app is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.app.stop(), 10.0)
+        if self.nc is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.nc.close(), 5.0)
+
+
+class _Tables:
+    """The client: every table driven through the replica that serves it (``serving``); a
+    table that committed nothing for ``QUIET`` seconds is turned to the other replica (a cut
+    off replica often fails nothing: its driver waits on a store it cannot reach)."""
+
+    def __init__(self, replicas: list[_Replica], table_ids: list[str], history: History) -> None:
+        self.replicas = replicas
+        self.table_ids = table_ids
+        self.history = history
+        self._seen = dict.fromkeys(table_ids, (0, time.monotonic()))  # acks seen, since when
+        self._left: dict[str, tuple[int, float]] = {}  # the replica a quiet table left, when
+        self._abandoned: set[asyncio.Future[Any]] = set()  # calls given up on, still ending
+        self.serving = {t: i % len(replicas) for i, t in enumerate(table_ids)}
+        self.stopping = asyncio.Event()
+        self.errors = 0
+
+    async def _within(self, call: Coroutine[Any, Any, T], seconds: float) -> T:
+        """``call``'s result, or TimeoutError after ``seconds``; the call is then cancelled but
+        not waited for (a drive cut off from its store may not end at once, and the table must
+        go on through the other replica meanwhile)."""
+        task = asyncio.ensure_future(call)
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if not done:
+            task.cancel()
+            self._abandoned.add(task)
+            task.add_done_callback(self._abandoned.discard)
+            raise TimeoutError(f"no answer in {seconds} s")
+        return task.result()
+
+    def app(self, table_id: str) -> TableApp:
+        app = self.replicas[self.serving[table_id]].app
+        assert app is not None
+        return app
+
+    def _failed(self, table_id: str, exc: BaseException, streak: int) -> int:
+        """The other replica after ``NotOwner`` or a second failure in a row, unless the
+        table was just turned away from it for being quiet (its lease runs out meanwhile)."""
+        self.errors += 1
+        if isinstance(exc, NotOwner) or streak >= 1:
+            left, when = self._left.get(table_id, (-1, 0.0))
+            if left != 1 - self.serving[table_id] or time.monotonic() - when > 3 * QUIET:
+                self.serving[table_id] = 1 - self.serving[table_id]
+                _log(f"  {table_id} to r{self.serving[table_id]} after {exc!r:.60}")
+            return 0
+        return streak + 1
+
+    async def execute(self, table_id: str, command: tc.TableCommand, key: str) -> None:
+        deadline, streak = time.monotonic() + RECOVERY_DEADLINE, 0
+        while True:
+            try:
+                await self._within(self.app(table_id).execute(table_id, command, key), 10.0)
+                return
+            except Exception as exc:
+                streak = self._failed(table_id, exc, streak)
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.2)
+
+    async def open(self, table_id: str) -> None:
+        config = TableConfig(seats=3, min_players_to_start=2, max_buy_in=10_000)
+        await self.execute(table_id, tc.OpenTable(table_id, config, 0.0), "open")
+        for seat in range(3):
+            sit = tc.SitDown(f"{table_id}-bot{seat}", seat, 1_000, is_bot=True)
+            await self.execute(table_id, sit, f"seat-{seat}")
+
+    def _quiet(self) -> list[str]:
+        """The tables with no acknowledged commit for ``QUIET`` seconds (checked as a whole,
+        once a drive round, from the acknowledgements since the last look)."""
+        counts: dict[str, int] = {}
+        for ack in self.history.acknowledged:
+            counts[ack.table_id] = counts.get(ack.table_id, 0) + 1
+        now, quiet = time.monotonic(), []
+        for table_id, (seen, since) in self._seen.items():
+            if counts.get(table_id, 0) != seen:
+                self._seen[table_id] = (counts.get(table_id, 0), now)
+            elif now - since > QUIET:
+                self._seen[table_id] = (seen, now)
+                quiet.append(table_id)
+        return quiet
+
+    async def watch(self) -> None:
+        """Turn each quiet table to the other replica."""
+        while not self.stopping.is_set():
+            await asyncio.sleep(QUIET / 4)
+            for table_id in self._quiet():
+                self.errors += 1
+                self._left[table_id] = (self.serving[table_id], time.monotonic())
+                self.serving[table_id] = 1 - self.serving[table_id]
+                _log(f"  {table_id} to r{self.serving[table_id]}: quiet for {QUIET} s")
+
+    async def drive(self, table_id: str) -> None:
+        streak = 0
+        while not self.stopping.is_set():
+            try:
+                driven = await self._within(self.app(table_id).drive(table_id, 20), 3.0)
+                streak = 0
+                if driven == 0:
+                    await asyncio.sleep(0.05)
+            except Exception as exc:
+                streak = self._failed(table_id, exc, streak)
+                await asyncio.sleep(0.2)
+
+    async def close(self, table_id: str) -> None:
+        await self.execute(table_id, tc.CloseTable("the nemesis is over"), "close")
+        deadline = time.monotonic() + RECOVERY_DEADLINE
+        while True:
+            with contextlib.suppress(Exception):
+                if (await self.app(table_id).state(table_id)).closed:
+                    return
+                await self.app(table_id).drive(table_id)
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"table {table_id} did not close")
+            await asyncio.sleep(0.1)
+
+
+async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int) -> dict[str, Any]:
+    clock = rig.clock
+    history = History()
+    admin = await connect_nats(rig.cluster.url, reconnect_time_wait=0.1)
+    await JetStreamEventStore(admin, stream=TABLE_STREAM).ensure_stream(replicas=3)
+    replicas = [_Replica(i, host, history, clock) for i, host in enumerate(rig.replicas)]
+    table_ids = [f"net{i}" for i in range(count)]
+    play = _Tables(replicas, table_ids, history)
+    rig.held = lambda: [len(r.app.tables) if r.app else 0 for r in replicas]
+    injected: list[str] = []
+    healed_at: list[float] = []
+    closed = False
+    try:
+        for replica in replicas:
+            await replica.start()
+        await asyncio.gather(*(play.open(t) for t in table_ids))
+        _log(f"{clock():.1f}s {count} tables open on {len(replicas)} replicas")
+        drivers = [asyncio.create_task(play.drive(t)) for t in table_ids]
+        drivers.append(asyncio.create_task(play.watch()))
+        end = clock() + duration
+        order = list(names)
+        while clock() < end:
+            await asyncio.sleep(rig.rng.uniform(0.5, 1.5))
+            name = (
+                order[len(injected) % len(order)]
+                if len(injected) < len(order)
+                else rig.rng.choice(order)
+            )
+            fault = NET_FAULTS[name](rig)
+            injected.append(fault.name)
+            _log(f"{clock():.1f}s {fault.name}: {len(history.acknowledged)} acknowledged")
+            await asyncio.to_thread(fault.start)
+            await asyncio.sleep(rig.rng.uniform(*HOLD.get(name, FAULT_SECONDS)))
+            await asyncio.to_thread(fault.heal)
+            healed_at.append(clock())
+            _log(f"{clock():.1f}s healed")
+        await recovered(history, healed_at[-1] if healed_at else 0.0, clock)
+        _log(f"{clock():.1f}s recovered; closing the tables")
+        play.stopping.set()
+        closed = await _close(play, drivers)
+        _log(f"{clock():.1f}s {'closed' if closed else 'NOT closed: the tables stopped'}")
+    finally:
+        for replica in replicas:
+            await replica.stop()
+        await admin.close()
+    streams = await _streams(rig.cluster.url, table_ids)
+    verdict = check(streams, history)
+    recoveries = [recovery(history, healed) for healed in healed_at]
+    writers = [r.name for r in replicas]
+    cut_off = [(writers[i], writers[1 - i], began, healed) for i, began, healed in rig.isolated]
+    while_isolated, taken_over = isolation(history, cut_off, GRACE)
+    return {
+        "faults": injected,
+        "ops": len(history.acknowledged) + play.errors,
+        "acknowledged": len(history.acknowledged),
+        "lost": len(verdict.lost),
+        "duplicated": verdict.duplicated,
+        "chips_conserved": verdict.chips_conserved,
+        "max_recovery_s": round(max(recoveries, default=0.0), 3),
+        "closed": closed,
+        "gaps": verdict.gaps,
+        "commits": verdict.commits,
+        "hands": verdict.hands,
+        "errors_waited_out": play.errors,
+        "acked_while_isolated": while_isolated,
+        "taken_over": taken_over,
+        "fault_log": rig.notes,
+        "lost_commits": verdict.lost[:20],
+        "chip_failures": verdict.chip_failures[:20],
+    }
+
+
+async def _close(play: _Tables, drivers: list[asyncio.Task[None]]) -> bool:
+    try:
+        await asyncio.wait_for(asyncio.gather(*drivers), RECOVERY_DEADLINE)
+        closing = asyncio.gather(*(play.close(t) for t in play.table_ids))
+        await asyncio.wait_for(closing, 2 * RECOVERY_DEADLINE)
+    except Exception:
+        for task in drivers:
+            task.cancel()
+        return False
+    return True
+
+
+async def _streams(url: str, table_ids: list[str]) -> dict[str, list[Commit]]:
+    """Every table's stream, read on a connection of its own; again while JetStream is not
+    there yet after the last heal (a leader being elected: "temporarily unavailable")."""
+    nc = await connect_nats(url)
+    deadline = time.monotonic() + RECOVERY_DEADLINE
+    try:
+        store = JetStreamEventStore(nc, stream=TABLE_STREAM)
+        while True:
+            try:
+                return {t: await store.read(t) for t in table_ids}
+            except Exception as exc:
+                if time.monotonic() > deadline:
+                    raise
+                _log(f"reading the streams: {exc!r:.100}; again")
+                await asyncio.sleep(0.5)
+    finally:
+        await nc.close()

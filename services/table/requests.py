@@ -1,0 +1,48 @@
+"""SubmitCommand's table commands from their protos (the servicer's translation, one place):
+the commands decided and committed like any other; ``start_hand`` and ``show_or_muck`` are
+answered by the servicer itself."""
+
+from __future__ import annotations
+
+from holdem.table.v1 import table_pb2
+
+from libs.table import commands as tc
+from libs.tableproto.config import bot_difficulty_from_proto, config_from_proto
+
+
+def table_command(
+    request: table_pb2.SubmitCommandRequest, which: str, table_id: str, now: float
+) -> tc.TableCommand | None:
+    """The command ``request`` carries (its oneof ``which``), or None for one that is not a
+    plain table command."""
+    if which == "open_table":
+        return tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
+    if which == "seat_player":
+        seat_msg = request.seat_player
+        return tc.SitDown(
+            seat_msg.player_id,
+            seat_msg.seat if seat_msg.HasField("seat") else None,
+            seat_msg.buy_in,
+            post_entry_bet=not seat_msg.wait_for_big_blind,
+            is_bot=seat_msg.is_bot,
+            now=now,
+            bot_difficulty=bot_difficulty_from_proto(seat_msg.bot_difficulty),
+        )
+    if which == "leave_seat":
+        return tc.Leave(request.leave_seat.player_id, now)
+    if which == "sit_out":
+        return tc.SitOut(request.sit_out.player_id, now)
+    if which == "sit_in":
+        return tc.SitIn(request.sit_in.player_id, now=now)
+    if which == "add_chips":
+        return tc.AddChips(request.add_chips.player_id, request.add_chips.amount, now)
+    if which == "set_auto_muck":
+        return tc.SetAutoMuck(request.set_auto_muck.player_id, request.set_auto_muck.auto_muck, now)
+    if which == "change_seat":
+        return tc.ChangeSeat(request.change_seat.player_id, request.change_seat.seat, now)
+    if which == "close_table":
+        return tc.CloseTable("closed by owner", now)
+    if which == "release_hand":
+        r = request.release_hand
+        return tc.ReleaseHand(r.number, r.small_blind, r.big_blind, r.ante, now)
+    return None

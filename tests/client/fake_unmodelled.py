@@ -1,0 +1,47 @@
+"""The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
+waiting lists and seat changes (tested against the real gateway in tests/gateway). Each answers
+UNIMPLEMENTED, as a gateway without them would."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, NoReturn
+
+import grpc
+
+NOT_MODELLED = "not modelled by the fake gateway (tests/gateway tests the real one)"
+
+
+async def _refuse(context: Any) -> NoReturn:
+    await context.abort(grpc.StatusCode.UNIMPLEMENTED, NOT_MODELLED)
+    raise AssertionError("abort returned")
+
+
+class Unmodelled:
+    async def SendChat(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def WatchChat(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        await _refuse(context)
+        yield None  # a stream: refused before its first message
+
+    async def MuteChatPlayer(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def ModerateChat(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def DecideSeat(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def ListSeatRequests(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def GetWaitlist(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def LeaveWaitlist(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def ChangeSeat(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
