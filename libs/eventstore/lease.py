@@ -93,6 +93,15 @@ class Leases:
         except NoStreamResponseError as exc:
             await self._gone(exc)
 
+    async def leave(self) -> None:
+        """Say this process is going (its member entry deleted), so the others count it out at
+        once instead of a TTL later. Best effort: an entry left behind expires anyway."""
+        if self._members is None:
+            return
+        with contextlib.suppress(Exception):
+            self.writes += 1
+            await self._members.delete(self.owner)
+
     async def members(self) -> list[str]:
         """The processes that announced themselves within the last TTL."""
         assert self._members is not None, "Leases.start() was not called"

@@ -176,11 +176,10 @@ class Ownership:
         for key in in_use:
             if key not in held:
                 holders[key] = await self.leases.holder(key)
-        replicas = (
-            {h for h in holders.values() if h is not None}
-            | set(await self.leases.members())
-            | {self.leases.owner}
-        )
+        # The replicas alive are the ones that announced themselves within the TTL, not every
+        # holder of a lease: a replica that died (SIGKILL) still holds its leases for a TTL,
+        # and counting it would make the survivors hand their own shards back meanwhile.
+        replicas = set(await self.leases.members()) | {self.leases.owner}
         share = fair_share(len(in_use), len(replicas))
         await self._release_over_share(held, share, busy, released)
         now, owner = time.monotonic(), self.leases.owner

@@ -355,6 +355,7 @@ async def build(config: TableServiceConfig) -> Mount:
         for key in leases.held():
             with contextlib.suppress(Exception):
                 await leases.release(key)
+        await leases.leave()
         for channel in channels:
             await channel.close()
         await close_nats(nc)
