@@ -64,8 +64,7 @@ def stack(
     TABLE_ADDRESS[:] = [started.table.address]
     LOGS[:] = [p.log_path for p in (started.gateway, started.table, started.lobby)]
     yield started
-    for process in (started.gateway, started.lobby, started.table):
-        process.kill()
+    started.stop()
 
 
 # ---------------------------------------------------------------------------------------------

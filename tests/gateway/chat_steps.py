@@ -36,8 +36,7 @@ def chat_stack(
 ) -> Iterator[GatewayStack]:
     stack = start_gateway_stack(tmp_path_factory.mktemp("chat"), nats_url, redis_url, CHAT_ENV)
     yield stack
-    for process in (stack.gateway, stack.lobby, stack.table):
-        process.kill()
+    stack.stop()
 
 
 @dataclass(frozen=True)

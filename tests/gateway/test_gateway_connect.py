@@ -41,8 +41,7 @@ def http_stack(
         },
     )
     yield stack, f"http://127.0.0.1:{port}"
-    for process in (stack.gateway, stack.lobby, stack.table):
-        process.kill()
+    stack.stop()
 
 
 def post(base: str, method: str, body: bytes, **headers: str) -> requests.Response:

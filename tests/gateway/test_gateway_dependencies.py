@@ -54,7 +54,7 @@ def processes() -> Iterator[list[ServiceProcess]]:
     started: list[ServiceProcess] = []
     yield started
     for process in reversed(started):
-        process.kill()
+        process.stop()  # gracefully: a table replica hands its shard leases back
 
 
 def _trailer(error: grpc.RpcError, name: str) -> str:

@@ -43,8 +43,7 @@ def limits_stack(
         },
     )
     yield stack
-    for process in (stack.gateway, stack.lobby, stack.table):
-        process.kill()
+    stack.stop()
 
 
 def _outcome(error: grpc.aio.AioRpcError) -> str:

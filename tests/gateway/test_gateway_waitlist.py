@@ -35,8 +35,7 @@ def waitlist_stack(
         {"HOLDEM_LOBBY_SEAT_OFFER_SECONDS": str(OFFER_SECONDS)},
     )
     yield stack
-    for process in (stack.gateway, stack.lobby, stack.table):
-        process.kill()
+    stack.stop()
 
 
 def until(check: Callable[[], bool], what: str, seconds: float = 60.0) -> None:

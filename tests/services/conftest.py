@@ -83,4 +83,4 @@ def start(tmp_path: Path) -> Iterator[Starter]:
 
     yield _start
     for service in reversed(started):
-        service.kill()
+        service.stop()  # gracefully: a table replica hands its shard leases back

@@ -189,19 +189,16 @@ def _bot_table_to_the_end(table: ServiceProcess, hands: int) -> str:
     config.hand_limit = hands
     config.min_players_to_start = 4  # all four seated before the first hand
     with table_as(table.address) as stub:
-        stub.SubmitCommand(
-            _command(table_id, "open", open_table=table_pb2.OpenTable(config=config))
+        # retrying UNAVAILABLE as callers do: the shard may still be leased by a replica a test
+        # before killed (the session's NATS is shared)
+        retry(
+            lambda: stub.SubmitCommand(
+                _command(table_id, "open", open_table=table_pb2.OpenTable(config=config))
+            )
         )
         for i in range(4):
-            stub.SubmitCommand(
-                _command(
-                    table_id,
-                    f"bot-{i}",
-                    seat_player=table_pb2.SeatPlayer(
-                        player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True
-                    ),
-                )
-            )
+            seat = table_pb2.SeatPlayer(player_id=f"bot{i}", seat=i, buy_in=100, is_bot=True)
+            retry(partial(stub.SubmitCommand, _command(table_id, f"bot-{i}", seat_player=seat)))
         deadline = time.monotonic() + 60
         while True:
             view = stub.GetTableState(table_pb2.GetTableStateRequest(table_id=table_id)).view

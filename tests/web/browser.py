@@ -74,8 +74,7 @@ def web_stack(
         },
     )
     yield stack, f"http://127.0.0.1:{port}/"
-    for process in (stack.gateway, stack.lobby, stack.table):
-        process.kill()
+    stack.stop()
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """The web client at harder moments, in Debian's chromium: the network cut for 5 s mid-hand (the
-page resumes from its last sequence and says nothing was missed), two browsers at one table
-(neither ever receives the other's hidden cards), a fixed-limit table (only the legal amount is
-offered), and a mobile-sized screen (375 px) that still offers every control."""
+page resumes from its last sequence and says nothing was missed), two browsers at one table and
+a third watching it (no page ever receives another's hidden cards), a fixed-limit table (only
+the legal amount is offered), and a mobile-sized screen (375 px) that still offers every
+control."""
 
 from __future__ import annotations
 
@@ -78,19 +79,27 @@ def test_two_browsers_at_one_table_never_see_each_other_s_cards(
     second.get_by_role("button", name="Refresh").click()
     join(first, table_id)
     join(second, table_id)
+    # and a third browser watches the table: a spectator, who may see only shown cards
+    watcher_context, watcher = open_page(browser, url)
+    guest(watcher, "Cat")
+    watcher.locator(f"tr[data-table='{table_id}']").get_by_role("button", name="Watch").click()
+    watcher.locator("#pots").wait_for()
     deadline = time.monotonic() + 240
     while hand_number(first) < 4 and hand_number(second) < 4:
         assert time.monotonic() < deadline
         if passive_turn(first) is None and passive_turn(second) is None:
             first.wait_for_timeout(100)
+    assert hand_number(watcher) >= 3, watcher.locator("main").inner_text()
+    assert watcher.locator(".actions button:not([disabled])").count() == 0
     shown = _shown(stack, table_id)
-    for page in (first, second):
+    for page in (first, second, watcher):
         me = page.evaluate("JSON.parse(sessionStorage.getItem('holdem.player'))[0]")
         spy = received(page, me)
-        assert spy.updates and spy.views
+        assert spy.updates and (spy.views or page is watcher)  # a spectator never acts
         assert spy.problems(shown) == []
     first_context.close()
     second_context.close()
+    watcher_context.close()
 
 
 def test_a_fixed_limit_table_offers_only_the_legal_amount_on_a_small_screen(
