@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import signal
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -101,11 +102,16 @@ def test_without_redis_the_dealer_is_not_serving_until_redis_is_back(
         "the dealer to serve again once Redis is back",
         COMEBACK,
     )
-    wait_until_sync(
-        lambda: compose_stack.inspect("dealer", "{{.State.Health.Status}}") == "healthy",
-        "Docker's health check of the dealer to pass again",
-        COMEBACK,
-    )
+    for service in ("redis", "dealer"):  # the stack is left as the next tests expect it
+        wait_until_sync(
+            partial(_healthy, compose_stack, service),
+            f"Docker's health check of {service} to pass again",
+            COMEBACK,
+        )
+
+
+def _healthy(stack: ComposeStack, service: str) -> bool:
+    return stack.inspect(service, "{{.State.Health.Status}}") == "healthy"
 
 
 def test_every_container_runs_as_non_root_on_a_read_only_root(

@@ -53,7 +53,10 @@ async def _direct(
                 poll=0.2,
             )
             run = asyncio.ensure_future(director.run(tid))
-            done, _ = await asyncio.wait({run}, timeout=rng.uniform(0.2, 2.0))
+            # the first directors are cut short (a tournament of bots can end within 2 s on a
+            # quiet machine, so long windows alone may kill none), later ones have time
+            window = rng.uniform(0.05, 0.3) if kills < 3 else rng.uniform(0.2, 2.0)
+            done, _ = await asyncio.wait({run}, timeout=window)
             if done:
                 await tables.stop()
                 return run.result(), kills

@@ -45,7 +45,10 @@ def test_a_player_never_dealt_in_gets_an_empty_page_without_a_read_of_the_stream
         assert not stranger.hands and not stranger.more
         assert events.reads == reads  # answered from the state alone
         dealt = await history("bot0")
-        assert len(dealt.hands) == 3 and events.reads == reads + 1
+        # dealt into the first hand, and into each one after until busted (the deck is random:
+        # a bot can lose its stack before the table's third and last hand)
+        assert 1 <= len(dealt.hands) <= 3 and events.reads == reads + 1
+        assert sorted(h.hand_number for h in dealt.hands)[0] == 1
         # a state that does not know who was dealt (read from an old snapshot): the stream
         (await app.table("t1")).state.dealt_players = None
         assert not (await history("stranger")).hands and events.reads == reads + 2
