@@ -2,23 +2,19 @@
 
 ``LocalStack`` starts a ``NatsServer`` (or, with ``nats_cluster=3``, a three-node JetStream
 ``NatsCluster``, and tells the services ``HOLDEM_NATS_REPLICAS=3``) and a ``RedisServer`` on free
-loopback ports, then each
-service as a ``ServiceProcess`` on its own free port (all at once: every address is chosen first,
-so each service knows its peers), and waits until every service's gRPC health check answers
-SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL after a timeout), then the servers,
-and removes the stack's temp directory (logs, JetStream store, Redis dir) unless ``keep_temp``.
+loopback ports, then each service as a ``ServiceProcess`` on its own free port (all at once:
+every address is chosen first, so each service knows its peers), and waits until every service's
+gRPC health check answers SERVING. ``stop`` stops the services (SIGTERM, then SIGKILL after a
+timeout), then the servers, and removes the stack's temp directory (logs, JetStream store, Redis
+dir) unless ``keep_temp``.
 
 Given a ``data_dir``, the JetStream store (``data_dir/nats``) and Redis's data (``data_dir/redis``,
 append-only file on) live there instead and outlive the stack: the next stack on the same
 ``data_dir`` finds every table again. ``supervise`` (called by its owner's loop) restarts any
 process that exited, with backoff (``libs.devstack.supervisor``), at the same address and on the
-same data, while the others keep running.
-
-``holdem stack up`` is a thin CLI around it (the state file it writes: ``stackstate``);
-end-to-end tests use it in-process:
-
-    >>> with LocalStack() as stack:  # doctest: +SKIP
-    ...     gateway = stack.address("gateway")
+same data, while the others keep running. ``holdem stack up`` is a thin CLI around it (the state
+file it writes: ``stackstate``); end-to-end tests use it in-process (``with LocalStack() as
+stack: stack.address("gateway")``).
 """
 
 from __future__ import annotations
@@ -48,19 +44,11 @@ from .supervisor import RestartEvent, Supervisor
 
 __all__ = ["SERVICE_NAMES", "LocalStack", "StackStartError"]
 
-# Front to back: the order in which services are stopped (clients first, so nothing is cut off
-# mid-call by a dependency going away); they are started all at once.
 #: With TLS, nats-server and redis-server get certificates of the stack's CA too.
 TLS_SERVERS = ("nats", "redis")
-SERVICE_NAMES: tuple[str, ...] = (
-    "gateway",
-    "tournament",
-    "lobby",
-    "table",
-    "dealer",
-    "evaluator",
-    "ai",
-)
+# Front to back: the order in which services are stopped (clients first, so nothing is cut off
+# mid-call by a dependency going away); they are started all at once.
+SERVICE_NAMES = ("gateway", "tournament", "lobby", "table", "dealer", "evaluator", "ai")
 # Longer than the services' default HOLDEM_SHUTDOWN_GRACE_SECONDS, so in-flight calls can finish.
 SERVICE_STOP_TIMEOUT = 15.0
 PORT_ATTEMPTS = 3  # service ports chosen again when another process took one first
