@@ -4,8 +4,8 @@ The codes are collected from the code itself: every place a coded error (``Domai
 engine's ``PokerError`` families, or an exception class with a fixed ``code``) is built in the
 modules a service runs, with the code it is given. Each must be UPPER_SNAKE, listed with its
 intended status in tests/services/intended_codes.py, and mapped to that status by the service's
-error mapper. A new code without an entry there fails; so does an entry no code path raises any more, and a mapper refinement that
-no raised code uses (it could never match).
+error mapper. A new code without an entry there fails; so does an entry no code path raises any
+more, and a mapper refinement that no raised code uses (it could never match).
 """
 
 from __future__ import annotations
