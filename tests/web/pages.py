@@ -25,17 +25,18 @@ def guest(page: Any, name: str) -> None:
 
 
 def create_table(page: Any, ais: int, betting: str = "No limit", variant: str = "Hold'em") -> str:
-    """Creates a table from the lobby; its id (the newest row)."""
-    before = set(page.locator("tr[data-table]").evaluate_all("rs => rs.map(r => r.dataset.table)"))
+    """Creates a table from the lobby; its id, as the lobby's status line names it ("Created
+    <id>"; not the newest row: the lobby's first listing may still be arriving with tables
+    earlier tests left), once its row is listed."""
     page.locator("#new-variant").select_option(label=variant)
     page.locator("#new-structure").select_option(label=betting)
     page.locator("#new-ais").fill(str(ais))
     page.get_by_role("button", name="Create table").click()
-    page.wait_for_function(
-        "(n) => document.querySelectorAll('tr[data-table]').length > n", arg=len(before)
-    )
-    rows = page.locator("tr[data-table]").evaluate_all("rs => rs.map(r => r.dataset.table)")
-    return str(next(r for r in rows if r not in before))
+    created = page.locator(".lobby p.status").filter(has_text=re.compile(r"^Created \S+"))
+    created.wait_for(timeout=30_000)
+    table_id = str(created.inner_text()).split(" ", 1)[1].strip()
+    page.locator(f"tr[data-table='{table_id}']").wait_for(timeout=30_000)
+    return table_id
 
 
 def join(page: Any, table_id: str) -> None:
