@@ -29,6 +29,10 @@ from .events import (
     HoleCardsDealt,
     PotAwarded,
     RakeTaken,
+    RunDealt,
+    RunItAnswered,
+    RunItDecided,
+    RunItOffered,
     StreetDealt,
     UncalledBetReturned,
 )
@@ -152,6 +156,9 @@ def _on_round_end(s: HandState, event: BettingRoundEnded) -> None:
     if sum(1 for i in live if s.stacks[i] > 0) <= 1:
         s.runout = True
     if s.street == 3:
+        if len(s.run_boards) + 1 < s.runs:
+            s.phase = Phase.DEALING_RUN  # the first run is out: the others follow
+            return
         s.phase = Phase.SHOWDOWN
         s.showdown_queue = tuple(i for i in _showdown_order(s) if s.shown[i] is None)
     else:
@@ -168,6 +175,34 @@ def _on_street(s: HandState, event: StreetDealt) -> None:
     s.street = event.street
     s.flop_seen = True
     _begin_round(s)
+
+
+def _on_run_offered(s: HandState, event: RunItOffered) -> None:
+    s.run_asked = event.players
+    s.run_answers = (0,) * len(s.stacks)
+    s.run_most = event.most
+    s.run_from = s.street
+    s.phase = Phase.AGREEING_RUNS
+
+
+def _on_run_answered(s: HandState, event: RunItAnswered) -> None:
+    s.run_answers = _with(s.run_answers, event.player, event.times)
+
+
+def _on_runs_decided(s: HandState, event: RunItDecided) -> None:
+    s.runs = event.runs
+    s.phase = Phase.DEALING_BOARD
+
+
+def _on_run_dealt(s: HandState, event: RunDealt) -> None:
+    common = s.board[: (0, 3, 4, 5)[s.run_from]]
+    s.run_boards = (*s.run_boards, common + event.cards)
+    s.burns = s.burns + event.burns
+    for card in (*event.cards, *event.burns):
+        s.dealt_mask |= 1 << card
+    if len(s.run_boards) + 1 >= s.runs:
+        s.phase = Phase.SHOWDOWN
+        s.showdown_queue = tuple(i for i in _showdown_order(s) if s.shown[i] is None)
 
 
 def _on_uncalled(s: HandState, event: UncalledBetReturned) -> None:
@@ -248,6 +283,10 @@ APPLIERS: Mapping[type, Callable[[HandState, Any], None]] = {
     HoleCardsDealt: _on_hole,
     BettingRoundEnded: _on_round_end,
     StreetDealt: _on_street,
+    RunItOffered: _on_run_offered,
+    RunItAnswered: _on_run_answered,
+    RunItDecided: _on_runs_decided,
+    RunDealt: _on_run_dealt,
     UncalledBetReturned: _on_uncalled,
     HandShown: _on_shown,
     HandMucked: _on_mucked,
