@@ -265,6 +265,7 @@ def _on_end(s: HandState, event: HandEnded) -> None:
 
 
 def _on_void(s: HandState, event: HandVoided) -> None:
+    s.voided = True
     s.stacks = list(event.stacks)
     s.bets = [0] * len(s.bets)
     s.pot = 0

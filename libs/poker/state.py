@@ -77,6 +77,7 @@ class HandState:
     runs: int = 1
     run_from: int = 0
     run_boards: tuple[tuple[Card, ...], ...] = ()
+    voided: bool = False  # ended by HandVoided
 
     @property
     def player_count(self) -> int:

@@ -95,6 +95,7 @@ def plan_hand(s: TableState) -> HandPlan | None:
         rake=cfg.rake,
         big_blind_position=big_blind_position,
         dead_blinds=tuple(dead),
+        run_it_max=cfg.run_it_max,
     )
     stacks = tuple(s.seats[number].stack for number in order)
     return HandPlan(button, tuple(order), config, stacks, sb, bb)

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import cast
 
+from libs.poker.cards import Card
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.evolve import APPLIERS as HAND_APPLIERS
 from libs.poker.evolve import apply as apply_hand_event
 from libs.poker.history import PublicAction, public_action
 from libs.poker.legal import showdown_turn
-from libs.poker.state import HandState, initial_state
+from libs.poker.state import HandState, Phase, initial_state
 
 from .config import BotDifficulty, TableConfig
 from .events import (
@@ -33,6 +34,9 @@ from .events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerTimedOut,
+    RabbitHunted,
+    RunItClockStarted,
+    RunItTimesSet,
     SeatChanged,
     SeedRevealed,
     TableClosed,
@@ -61,6 +65,7 @@ class Seat:
     missed_big_blind: bool = False
     dead_small_due: bool = False
     auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
+    run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
 
     def copy(self) -> Seat:
         """A copy (every field is immutable: a shallow copy is a full one)."""
@@ -105,6 +110,12 @@ class TableState:
     close_requested: str = ""  # the reason of a close asked for during a hand ("": none)
     # The public history of the hand in play (forced bets included; replaced, never mutated).
     actions: tuple[PublicAction, ...] = ()
+    # When the players asked how many times to run the board stop being waited for.
+    run_it_deadline: float = 0.0
+    # The last rabbit hunt: its hand, first street and cards (shown until the next hand).
+    rabbit_hand: str = ""
+    rabbit_street: int = 0
+    rabbit: tuple[Card, ...] = ()
 
     @property
     def hand_in_progress(self) -> bool:
@@ -140,6 +151,14 @@ class TableState:
             turn = showdown_turn(self.hand)
             actor = turn.player if turn else None
         return None if actor is None else self.hand_seats[actor]
+
+    def wake_at(self) -> float | None:
+        """When time alone makes something due in the hand in play (a clock running out)."""
+        if not self.hand_in_progress or self.hand is None:
+            return None
+        if self.hand.phase is Phase.AGREEING_RUNS:
+            return self.run_it_deadline or None
+        return self.deadline if self.clock_seat is not None else None
 
     def copy(self) -> TableState:
         """A copy sharing nothing mutable with this state (one per command: ``copy.deepcopy``
@@ -213,6 +232,13 @@ def apply(s: TableState, event: Event) -> None:
             seat.dead_small_due = event.posts_dead_small_blind
         case AutoMuckSet():
             s.seats[event.seat].auto_muck = event.auto_muck
+        case RunItTimesSet():
+            s.seats[event.seat].run_it_times = event.times
+        case RunItClockStarted():
+            s.run_it_deadline = event.deadline
+        case RabbitHunted():
+            s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
+            s.rabbit = event.cards
         case SeatChanged():
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
@@ -248,6 +274,7 @@ def apply(s: TableState, event: Event) -> None:
         case HandStarted():
             s.hand = initial_state(event)
             s.actions = ()
+            s.run_it_deadline = 0.0
         case ClockStarted():
             s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
         case TimeBankStarted():

@@ -41,9 +41,7 @@ def _run(s: HandState, cards: str, burns: str = "") -> tuple[HandState, list[obj
 def _odd_pot_all_in(run_it_max: int = 3) -> HandState:
     """Three players, blinds 1/2: the button shoves 51, the small blind folds, the big blind
     calls all in: a pot of 103 between positions 1 (KK) and 2 (AA)."""
-    s = deal(
-        holdem([50, 51, 51], run_it_max=run_it_max), "2c3d", "KsKh", "AsAh"
-    )
+    s = deal(holdem([50, 51, 51], run_it_max=run_it_max), "2c3d", "KsKh", "AsAh")
     s, _ = play(s, AllIn(2), Fold(0), Call(1))
     return s
 
