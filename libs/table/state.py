@@ -116,6 +116,7 @@ class TableState:
     rabbit_hand: str = ""
     rabbit_street: int = 0
     rabbit: tuple[Card, ...] = ()
+    rabbit_seat: int = 0  # who asked
 
     @property
     def hand_in_progress(self) -> bool:
@@ -238,7 +239,7 @@ def apply(s: TableState, event: Event) -> None:
             s.run_it_deadline = event.deadline
         case RabbitHunted():
             s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
-            s.rabbit = event.cards
+            s.rabbit, s.rabbit_seat = event.cards, event.seat
         case SeatChanged():
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
