@@ -25,6 +25,7 @@ import pytest
 from libs.errors import DomainError
 from libs.platform.errors import ErrorMapper
 from libs.poker.errors import PokerError
+from tests.services.extras_codes import EXTRAS_CODES, EXTRAS_SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 UPPER_SNAKE = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")
@@ -43,6 +44,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "libs/tableproto",
             "libs/eventstore",
             "libs/poker/engine.py",
+            *EXTRAS_SOURCES,
         ],
         {
             # the request
@@ -93,6 +95,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "NOT_OWNER": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
             "STORE_UNAVAILABLE": S.UNAVAILABLE,
+            **EXTRAS_CODES,
         },
     ),
     "tournament": (
