@@ -18,6 +18,9 @@ MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
 #: The showdown question's clock (``TableConfig.showdown_seconds``), at most the action clock.
 SHOWDOWN_SECONDS = 10.0
+#: How long the next hand waits after one that ended before the river at a table that offers
+#: the rabbit hunt (or until somebody hunted): the time there is to ask.
+RABBIT_HUNT_SECONDS = 5.0
 
 
 class BotDifficulty(StrEnum):

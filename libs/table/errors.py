@@ -24,4 +24,5 @@ RUN_IT_TIMES_OUT_OF_RANGE = "RUN_IT_TIMES_OUT_OF_RANGE"
 RABBIT_HUNT_OFF = "RABBIT_HUNT_OFF"  # the table does not offer the rabbit hunt
 RABBIT_HUNT_RIVER_REACHED = "RABBIT_HUNT_RIVER_REACHED"  # every card of the board was dealt
 SEED_NOT_REVEALED = "SEED_NOT_REVEALED"  # the last hand's deck is not open yet: try again
+RABBIT_HUNT_WINDOW = "RABBIT_HUNT_WINDOW"  # the next hand waits a moment for a rabbit hunt
 NOT_RELEASED = "NOT_RELEASED"  # a tournament's table waits for its next hand to be released

@@ -102,6 +102,15 @@ class RabbitHunted:
 
 
 @record
+class RabbitHuntOpened:
+    """Hand ``hand_id`` ended before the river at a table that offers the rabbit hunt: the next
+    hand waits until ``until`` (or until somebody hunted), so there is time to ask."""
+
+    hand_id: str
+    until: float
+
+
+@record
 class LeaveRequested:
     """The player asked to leave during a hand: they leave when it ends."""
 
@@ -214,5 +223,6 @@ TableEvent = (
     | RunItTimesSet
     | RunItClockStarted
     | RabbitHunted
+    | RabbitHuntOpened
 )
 Event = TableEvent | HandEvent

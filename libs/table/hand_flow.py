@@ -19,7 +19,16 @@ from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.poker.state import HandState, Phase
 
 from . import errors as TE
-from .events import ClockStarted, Event, PlayerLeft, PlayerSatOut, RunItClockStarted, TableClosed
+from .config import RABBIT_HUNT_SECONDS
+from .events import (
+    ClockStarted,
+    Event,
+    PlayerLeft,
+    PlayerSatOut,
+    RabbitHuntOpened,
+    RunItClockStarted,
+    TableClosed,
+)
 from .planning import room_limit_reached
 from .state import TableState, apply
 
@@ -149,6 +158,9 @@ def agree_for_seats(x: Scratch, now: float) -> None:
 
 def _after_hand(x: Scratch, now: float) -> None:
     s = x.s
+    assert s.config is not None and s.hand is not None
+    if s.config.rabbit_hunt and s.hand.street < 3 and not s.hand.voided:
+        x.emit(RabbitHuntOpened(s.hand_id, now + RABBIT_HUNT_SECONDS))
     for number in sorted(s.seats):
         seat = s.seats[number]
         if seat.leaving:

@@ -116,6 +116,11 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     limit = room_limit_reached(s, now)
     if limit is not None:
         return IllegalAction(TE.TABLE_CLOSED, limit)
+    if s.rabbit_window_open(now):
+        return IllegalAction(
+            TE.RABBIT_HUNT_WINDOW,
+            "the last hand's rabbit hunt may still be asked for: the next hand follows shortly",
+        )
     if s.config.tournament and s.released != s.hands_started + 1:
         return IllegalAction(
             TE.NOT_RELEASED, "a tournament's table deals when its hand is released"

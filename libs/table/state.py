@@ -35,6 +35,7 @@ from .events import (
     PlayerSeated,
     PlayerTimedOut,
     RabbitHunted,
+    RabbitHuntOpened,
     RunItClockStarted,
     RunItTimesSet,
     SeatChanged,
@@ -117,6 +118,7 @@ class TableState:
     rabbit_street: int = 0
     rabbit: tuple[Card, ...] = ()
     rabbit_seat: int = 0  # who asked
+    rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
 
     @property
     def hand_in_progress(self) -> bool:
@@ -156,10 +158,17 @@ class TableState:
     def wake_at(self) -> float | None:
         """When time alone makes something due in the hand in play (a clock running out)."""
         if not self.hand_in_progress or self.hand is None:
-            return None
+            hunted = self.rabbit_hand == self.hand_id
+            return self.rabbit_until if self.rabbit_until and not hunted else None
         if self.hand.phase is Phase.AGREEING_RUNS:
             return self.run_it_deadline or None
         return self.deadline if self.clock_seat is not None else None
+
+    def rabbit_window_open(self, now: float) -> bool:
+        """The last hand waits for a rabbit hunt until ``rabbit_until`` (nobody hunted yet)."""
+        if self.hand_in_progress or now >= self.rabbit_until:
+            return False
+        return self.rabbit_hand != self.hand_id
 
     def copy(self) -> TableState:
         """A copy sharing nothing mutable with this state (one per command: ``copy.deepcopy``
@@ -237,6 +246,8 @@ def apply(s: TableState, event: Event) -> None:
             s.seats[event.seat].run_it_times = event.times
         case RunItClockStarted():
             s.run_it_deadline = event.deadline
+        case RabbitHuntOpened():
+            s.rabbit_until = event.until
         case RabbitHunted():
             s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
             s.rabbit, s.rabbit_seat = event.cards, event.seat

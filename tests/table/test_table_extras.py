@@ -254,3 +254,30 @@ def test_rabbit_hunt_waits_for_the_revealed_seed() -> None:
     with pytest.raises(IllegalAction) as early:
         rabbit_positions(t.state, "ann")
     assert early.value.code == TE.SEED_NOT_REVEALED
+
+
+def test_the_next_hand_waits_a_moment_for_a_rabbit_hunt() -> None:
+    from libs.table.automation import HandDue
+    from libs.table.config import RABBIT_HUNT_SECONDS
+
+    t = Table(RUN_TWICE, "ann", "bob")
+    t.start()
+    t.run(tc.Act(t.acting(), tc.PlayerAction.FOLD, now=1.0))
+    t.automatic()
+    until = 1.0 + RABBIT_HUNT_SECONDS
+    assert t.state.wake_at() == until
+    assert next_due(t.state, until - 0.1) is None  # time to ask
+    assert next_due(t.state, until) == HandDue("2")
+    cards = tuple(DECK[DECK_OF_SEED[i]] for i in rabbit_positions(t.state, "ann"))
+    t.run(tc.RabbitHunt("ann", "h1", cards, 2.0))
+    assert next_due(t.state, 2.0) == HandDue("2")  # hunted: no need to wait
+
+
+def test_no_wait_at_a_table_without_the_rabbit_hunt() -> None:
+    from libs.table.automation import HandDue
+
+    t = Table(TableConfig(seats=2), "ann", "bob")
+    t.start()
+    t.run(tc.Act(t.acting(), tc.PlayerAction.FOLD, now=1.0))
+    t.automatic()
+    assert next_due(t.state, 1.0) == HandDue("2")
