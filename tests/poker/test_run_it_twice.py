@@ -10,6 +10,7 @@ from libs.poker import (
     AllIn,
     Call,
     DealBoard,
+    Event,
     Fold,
     HandState,
     IllegalAction,
@@ -33,7 +34,7 @@ def _board(s: HandState, cards: str, burn: str) -> HandState:
     return s
 
 
-def _run(s: HandState, cards: str, burns: str = "") -> tuple[HandState, list[object]]:
+def _run(s: HandState, cards: str, burns: str = "") -> tuple[HandState, list[Event]]:
     s, events = step(s, DealRun(parse_cards(cards), parse_cards(burns) if burns else ()))
     return s, list(events)
 
