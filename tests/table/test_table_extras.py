@@ -296,3 +296,23 @@ def test_a_snapshot_mid_runs_loads_back_the_same_state() -> None:
     assert state_loads(state_dumps(t.state)) == t.state  # two runs dealt, the hand over
     for event in t.events:
         assert decode(encode(event)) == event
+
+
+def test_histories_of_a_hand_run_twice_keep_the_first_run_and_name_the_second() -> None:
+    from libs.history.histories import hands_of_player
+    from libs.poker import phh
+
+    t = Table(RUN_TWICE, "ann", "bob")
+    t.start()
+    t.all_in_preflop()
+    t.run(tc.AnswerRunIt("ann", 2, 2.0))
+    t.run(tc.AnswerRunIt("bob", 2, 2.0))
+    t.automatic(2.0)
+    [history] = hands_of_player([(1, 1.0, t.events)], "ann")
+    doc = phh.loads(history.phh)  # still a readable PHH hand
+    assert doc.extra["_runs"] == 2 and len(doc.extra["_run_boards"]) == 1
+    assert sum(1 for action in doc.actions if action.startswith("d db")) == 3  # the first run
+    assert sum(doc.finishing_stacks or ()) == 200
+    assert "*** RUN 2 ***" in history.pokerstars and "Board run 2 [" in history.pokerstars
+    run = next(e for e in history.hand.events if isinstance(e, RunDealt))
+    assert run.burns == ()  # a player's history shows no burn card
