@@ -36,6 +36,7 @@ from .events import (
     StreetDealt,
     UncalledBetReturned,
 )
+from .runs import BOARD_CARDS
 from .state import HandState, Phase, initial_state
 
 _V = TypeVar("_V")
@@ -195,7 +196,7 @@ def _on_runs_decided(s: HandState, event: RunItDecided) -> None:
 
 
 def _on_run_dealt(s: HandState, event: RunDealt) -> None:
-    common = s.board[: (0, 3, 4, 5)[s.run_from]]
+    common = s.board[: BOARD_CARDS[s.run_from]]
     s.run_boards = (*s.run_boards, common + event.cards)
     s.burns = s.burns + event.burns
     for card in (*event.cards, *event.burns):

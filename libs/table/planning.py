@@ -11,6 +11,7 @@ from libs.poker.errors import IllegalAction
 
 from . import errors as TE
 from .state import TableState
+from .timing import rabbit_window_open
 
 
 def free_seat(s: TableState) -> int:
@@ -116,7 +117,7 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     limit = room_limit_reached(s, now)
     if limit is not None:
         return IllegalAction(TE.TABLE_CLOSED, limit)
-    if s.rabbit_window_open(now):
+    if rabbit_window_open(s, now):
         return IllegalAction(
             TE.RABBIT_HUNT_WINDOW,
             "the last hand's rabbit hunt may still be asked for: the next hand follows shortly",

@@ -17,7 +17,7 @@ from libs.poker.evolve import APPLIERS as HAND_APPLIERS
 from libs.poker.evolve import apply as apply_hand_event
 from libs.poker.history import PublicAction, public_action
 from libs.poker.legal import showdown_turn
-from libs.poker.state import HandState, Phase, initial_state
+from libs.poker.state import HandState, initial_state
 
 from .config import BotDifficulty, TableConfig
 from .events import (
@@ -154,21 +154,6 @@ class TableState:
             turn = showdown_turn(self.hand)
             actor = turn.player if turn else None
         return None if actor is None else self.hand_seats[actor]
-
-    def wake_at(self) -> float | None:
-        """When time alone makes something due in the hand in play (a clock running out)."""
-        if not self.hand_in_progress or self.hand is None:
-            hunted = self.rabbit_hand == self.hand_id
-            return self.rabbit_until if self.rabbit_until and not hunted else None
-        if self.hand.phase is Phase.AGREEING_RUNS:
-            return self.run_it_deadline or None
-        return self.deadline if self.clock_seat is not None else None
-
-    def rabbit_window_open(self, now: float) -> bool:
-        """The last hand waits for a rabbit hunt until ``rabbit_until`` (nobody hunted yet)."""
-        if self.hand_in_progress or now >= self.rabbit_until:
-            return False
-        return self.rabbit_hand != self.hand_id
 
     def copy(self) -> TableState:
         """A copy sharing nothing mutable with this state (one per command: ``copy.deepcopy``

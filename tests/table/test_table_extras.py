@@ -33,6 +33,7 @@ from libs.table.events import (
     TimeBankUsed,
 )
 from libs.table.extras import rabbit_positions
+from libs.table.timing import wake_at
 
 SEED = bytes(range(32))
 DECK_OF_SEED = deck_from_seed(SEED)
@@ -161,7 +162,7 @@ def test_the_short_clock_runs_it_once_without_a_time_out_or_the_time_bank() -> N
     assert next_due(t.state, 2.0) is None  # bob is waited for
     deadline = 1.0 + SHOWDOWN_SECONDS
     assert next_due(t.state, deadline) == RunItClockDue()
-    assert t.state.wake_at() == deadline
+    assert wake_at(t.state) == deadline
     new = t.run(tc.Tick(deadline))
     assert _of(new, RunItAnswered) == [
         RunItAnswered(t.state.position_of(t.state.seat_of("bob") or 0) or 0, 1)
@@ -265,7 +266,7 @@ def test_the_next_hand_waits_a_moment_for_a_rabbit_hunt() -> None:
     t.run(tc.Act(t.acting(), tc.PlayerAction.FOLD, now=1.0))
     t.automatic()
     until = 1.0 + RABBIT_HUNT_SECONDS
-    assert t.state.wake_at() == until
+    assert wake_at(t.state) == until
     assert next_due(t.state, until - 0.1) is None  # time to ask
     assert next_due(t.state, until) == HandDue("2")
     cards = tuple(DECK[DECK_OF_SEED[i]] for i in rabbit_positions(t.state, "ann"))
