@@ -5,6 +5,8 @@ across the runs (odd chips to the first run, side pots, hi-lo) with chips exact.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from libs.poker import (
     AllIn,
@@ -22,10 +24,11 @@ from libs.poker import (
     step,
 )
 from libs.poker import errors as E
+from libs.poker.cards import DECK
 from libs.poker.commands import AnswerRunIt, DealRun
 from libs.poker.dealing import DealLayout
 from libs.poker.events import RunDealt, RunItDecided, RunItOffered
-from libs.poker.runs import run_shares
+from libs.poker.runs import BOARD_CARDS, run_shares
 from tests.poker.hand_helpers import deal, events_of, holdem, play
 
 
@@ -254,3 +257,68 @@ def test_ten_omaha_players_are_not_offered_a_run_the_deck_cannot_hold() -> None:
     s, _ = step(s, DealHands(holes))  # type: ignore[arg-type]
     s, _ = play(s, *(AllIn(p) for p in (2, 3, 4, 5, 6, 7, 8, 9, 0, 1)))
     assert s.phase is Phase.DEALING_BOARD and not s.run_asked
+
+
+RUNS_SEEN: set[int] = set()
+
+
+@given(
+    st.lists(st.integers(1, 300), min_size=2, max_size=6),
+    st.sampled_from(list(Variant)),
+    st.permutations(range(52)),
+    st.data(),
+)
+@settings(max_examples=150, deadline=None)
+def test_chips_are_exact_whatever_the_runs_and_answers(
+    stacks: list[int], variant: Variant, deck: list[int], data: st.DataObject
+) -> None:
+    """Players shove or call (or check) at random, answer at random, cards by deck position:
+    every chip put in is paid out, nothing created, and every card dealt once."""
+    from libs.poker import Check, DealHands, Phase, Show, legal_actions
+
+    s = holdem(stacks, variant=variant, run_it_max=3)
+    layout = DealLayout(len(stacks), variant.hole_card_count)
+    holes = tuple(
+        tuple(parse_cards("".join(str(DECK[deck[i]]) for i in layout.hole(p))))
+        for p in range(len(stacks))
+    )
+    s, _ = step(s, DealHands(holes))
+    while not s.is_complete:
+        options = legal_actions(s)
+        if options is not None:
+            p = options.player
+            if options.can_raise and data.draw(st.booleans()):
+                s, _ = step(s, AllIn(p))
+            else:
+                s, _ = step(s, Call(p) if options.can_call else Check(p))
+        elif s.phase is Phase.AGREEING_RUNS:
+            p = next(q for q in s.run_asked if not s.run_answers[q])
+            s, _ = step(s, AnswerRunIt(p, data.draw(st.integers(1, 3))))
+        elif s.phase is Phase.DEALING_BOARD:
+            street = s.street + 1
+            cards = tuple(DECK[deck[i]] for i in layout.board(street))
+            s, _ = step(s, DealBoard(cards, DECK[deck[layout.burn(street)]]))
+        elif s.phase is Phase.DEALING_RUN:
+            streets = layout.run_streets(len(s.run_boards) + 2, s.run_from)
+            burns = tuple(DECK[deck[b]] for b, _ in streets)
+            cards = tuple(DECK[deck[i]] for _, board in streets for i in board)
+            s, _ = step(s, DealRun(cards, burns))
+        elif s.phase is Phase.SHOWDOWN and s.showdown_queue:
+            s, _ = step(s, Show(s.showdown_queue[0]))
+        else:
+            raise AssertionError(f"stuck in {s.phase}")
+    assert sum(s.stacks) == sum(stacks)
+    assert s.pot == 0
+    RUNS_SEEN.add(s.runs)
+    assert len(s.run_boards) == s.runs - 1
+    common = BOARD_CARDS[s.run_from] if s.runs > 1 else 5
+    dealt = [*s.board, *(c for board in s.run_boards for c in board[common:]), *s.burns]
+    dealt += [c for hole in s.hole for c in hole]
+    assert len(set(dealt)) == len(dealt)
+    assert all(board[:common] == s.board[:common] for board in s.run_boards)
+
+
+def test_the_random_hands_ran_the_board_once_twice_and_three_times() -> None:
+    """The property above is not vacuous: its examples ran every number of runs (it runs first:
+    tests of a module run in file order)."""
+    assert {1, 2, 3} == RUNS_SEEN
