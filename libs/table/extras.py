@@ -32,6 +32,11 @@ def set_run_it_times(x: Scratch, c: tc.SetRunItTimes) -> None:
             f"run it 0 (ask me), 1 (once) .. {MOST_RUNS} times, not {c.times!r}",
         )
     number = require_seated(x.s, c.player_id)
+    assert x.s.config is not None
+    if c.times >= 2 and x.s.config.run_it_max < 2:
+        raise IllegalAction(
+            E.RUN_IT_NOT_OFFERED, "this table does not offer running the board more than once"
+        )
     if x.s.seats[number].run_it_times != c.times:
         x.emit(RunItTimesSet(number, c.times))
 

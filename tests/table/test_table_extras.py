@@ -195,6 +195,10 @@ def test_bad_run_it_input_is_refused_and_changes_nothing() -> None:
 
 def test_not_offered_at_a_table_without_it() -> None:
     t = Table(TableConfig(seats=2), "ann", "bob")
+    with pytest.raises(IllegalAction) as refused:
+        t.run(tc.SetRunItTimes("ann", 2))
+    assert refused.value.code == E.RUN_IT_NOT_OFFERED
+    t.run(tc.SetRunItTimes("ann", 1))  # "always once" is no request
     t.start()
     t.all_in_preflop()
     t.automatic()
