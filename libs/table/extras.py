@@ -5,8 +5,9 @@ a hand that ended before the river, the cards that would have come, shown to the
 The engine decides the runs themselves (libs.poker.runs); here is what the table adds: who may
 answer for which position, and the rabbit hunt's rules. The rabbit's cards come in the command
 (the table service reads them from the hand's revealed seed, as it gets every card from the
-dealer) at the positions ``rabbit_positions`` names: the burn and board positions the streets
-never dealt would have taken (``DealLayout``), so anyone can check them against the seed.
+dealer) at the positions ``rabbit_positions`` names: the board positions the streets never
+dealt would have taken (``DealLayout``; their burns stay unseen), so anyone can check them
+against the seed.
 """
 
 from __future__ import annotations
