@@ -128,8 +128,7 @@ class TableCommands(GatewayBase):
             request.idempotency_key,
             rabbit_hunt=table_pb2.RabbitHunt(hand_id=request.hand_id),
         )
-        view = await self._viewed(context, request.table_id, done.view)
-        return gateway_pb2.RabbitHuntResponse(sequence=done.sequence, rabbit=view.rabbit)
+        return gateway_pb2.RabbitHuntResponse(sequence=done.sequence, rabbit=done.rabbit)
 
     async def _viewed(
         self, context: Context, table_id: str, view: common_pb2.PlayerView

@@ -50,7 +50,7 @@ from services.table.history import HandHistories
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
 from services.table.requests import rabbit_command, table_command
-from services.table.views import player_view, timestamp
+from services.table.views import player_view, rabbit_to_proto, timestamp
 
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
 SERVICE_NAME = TABLE_SERVICE.full_name
@@ -136,8 +136,10 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             table = await self.app.existing(table_id)
             hunt = rabbit_command(table.state, request.rabbit_hunt, now)
             outcome = await self.app.execute(table_id, hunt, key)
+            view = await self._view_now(table_id, hunt.player_id)
+            after = (await self.app.table(table_id)).state  # the next hand may be on already
             return table_pb2.SubmitCommandResponse(
-                sequence=outcome.sequence, view=await self._view_now(table_id, hunt.player_id)
+                sequence=outcome.sequence, view=view, rabbit=rabbit_to_proto(after)
             )
         command = table_command(request, which or "", table_id, now)
         if command is None:

@@ -114,15 +114,18 @@ def player_view(
         else:
             seat_view.status = pb.SEAT_STATUS_ACTIVE
     if hand is None and state.rabbit and state.rabbit_hand == state.hand_id:
-        view.rabbit.CopyFrom(
-            pb.RabbitCards(
-                hand_id=state.rabbit_hand,
-                first_street=STREETS[state.rabbit_street],
-                cards=[card_to_proto(c) for c in state.rabbit],
-                seat=state.rabbit_seat,
-            )
-        )
+        view.rabbit.CopyFrom(rabbit_to_proto(state))
     return view
+
+
+def rabbit_to_proto(state: TableState) -> pb.RabbitCards:
+    """The table's last rabbit hunt (``rabbit_hand`` says of which hand)."""
+    return pb.RabbitCards(
+        hand_id=state.rabbit_hand,
+        first_street=STREETS[state.rabbit_street],
+        cards=[card_to_proto(c) for c in state.rabbit],
+        seat=state.rabbit_seat,
+    )
 
 
 def _run_it(view: pb.PlayerView, state: TableState, viewer_seat: int | None) -> None:
