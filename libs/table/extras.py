@@ -77,12 +77,12 @@ def run_it_timeout(x: Scratch, now: float) -> bool:
 
 def rabbit_positions(s: TableState, player_id: str, hand_id: str = "") -> tuple[int, ...]:
     """The deck positions of the rabbit of the table's last hand (the board cards of the
-    streets never dealt, in street order), or the refusal: the table does not offer it, the
-    caller is not seated, a hand is in play, the hand reached the river or was voided, or its
+    streets never dealt, in street order), or the refusal: the caller is not seated, the table
+    does not offer it, a hand is in play, the hand reached the river or was voided, or its
     deck is not revealed yet."""
+    require_seated(s, player_id)
     if s.config is None or not s.config.rabbit_hunt:
         raise IllegalAction(TE.RABBIT_HUNT_OFF, "this table does not offer the rabbit hunt")
-    require_seated(s, player_id)
     if s.hand_in_progress:
         raise IllegalAction(
             TE.HAND_IN_PROGRESS, "a hand is in play: the rabbit hunt is only after the hand"

@@ -155,7 +155,9 @@ def gateway_stack(
         tmp_path_factory.mktemp("gateway"),
         nats_url,
         redis_url,
-        {"HOLDEM_GATEWAY_WATCH_BUFFER": "64", "HOLDEM_GATEWAY_RATE_BURST": "200"},
+        # the burst covers test_gateway_bad_input's calls with bad tokens on every RPC (eight
+        # each, from one address): a new RPC adds eight
+        {"HOLDEM_GATEWAY_WATCH_BUFFER": "64", "HOLDEM_GATEWAY_RATE_BURST": "400"},
     )
     yield stack
     for process in (stack.gateway, stack.lobby, stack.table):
