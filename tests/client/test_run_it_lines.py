@@ -8,6 +8,7 @@ from holdem.common.v1 import common_pb2 as pb
 
 from libs.client.view import run_it_asked
 from libs.tui.model import TableModel
+from services.table.views import card_to_proto
 
 
 def _asked(most: int, answer: int = 0) -> pb.PlayerView:
@@ -37,8 +38,8 @@ def test_further_runs_show_beside_the_board() -> None:
     model = TableModel("t")
     view = _asked(2, answer=2)
     view.run_it.runs = 2
-    view.board.extend(pb.Card(rank=r, suit=1) for r in (2, 3, 4, 5, 6))
-    view.run_boards.add(cards=[pb.Card(rank=r, suit=2) for r in (2, 3, 4, 9, 10)])
+    view.board.extend(card_to_proto(c) for c in (0, 4, 8, 12, 16))
+    view.run_boards.add(cards=[card_to_proto(c) for c in (0, 4, 8, 29, 33)])
     model.set_view(view)
     line = model.board_line()
     assert line.startswith("Board: ") and " | run 2: " in line
