@@ -136,9 +136,9 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
 
 
 def agree_for_seats(x: Scratch, now: float) -> None:
-    """The board may be run again: answer for every seat asked that does not choose (a bot, a
-    player leaving or sitting out: once; a seat with a run-it setting: that), then start the
-    short clock for the rest once (who has not answered by then runs it once: ``tick``)."""
+    """The board may be run again: answer for every seat asked that does not choose (a seat with
+    a run-it setting: that; a bot without one, a player leaving or sitting out: once), then
+    start the short clock for the rest once (who has not answered by then runs it once)."""
     s = x.s
     assert s.hand is not None and s.config is not None
     for position in s.hand.run_asked:
@@ -147,7 +147,10 @@ def agree_for_seats(x: Scratch, now: float) -> None:
         if s.hand.run_answers[position]:
             continue
         seat = s.seats[s.hand_seats[position]]
-        times = 1 if seat.is_bot or seat.leaving or seat.sitting_out else seat.run_it_times
+        if seat.leaving or seat.sitting_out:
+            times = 1
+        else:
+            times = seat.run_it_times or (1 if seat.is_bot else 0)
         if times:
             _, events = step(s.hand, hc.AnswerRunIt(position, times), x.evaluator)
             for event in events:

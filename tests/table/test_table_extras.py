@@ -142,16 +142,18 @@ def test_a_seat_setting_answers_without_asking() -> None:
     assert not _of(t.events, RunItClockStarted)  # nobody had to be asked
 
 
-def test_a_bot_runs_it_once() -> None:
+@pytest.mark.parametrize(("setting", "runs"), [(0, 1), (2, 2)])
+def test_a_bot_runs_it_once_unless_its_seat_says_otherwise(setting: int, runs: int) -> None:
     t = Table(RUN_TWICE, "ann", "bot", bots=("bot",))
     t.run(tc.SetRunItTimes("ann", 2))
+    t.run(tc.SetRunItTimes("bot", setting))
     t.start()
     if t.acting() == "bot":
         t.run(tc.Act("bot", tc.PlayerAction.ALL_IN, now=1.0))
         t.run(tc.Act("ann", tc.PlayerAction.CALL, now=1.0))
     else:
         t.all_in_preflop()
-    assert _of(t.events, RunItDecided) == [RunItDecided(1)]
+    assert _of(t.events, RunItDecided) == [RunItDecided(runs)]
 
 
 def test_the_short_clock_runs_it_once_without_a_time_out_or_the_time_bank() -> None:
