@@ -57,6 +57,7 @@ async def play(
     config.CopyFrom(CONFIG)
     config.hand_limit = hands
     config.min_players_to_start = players
+    config.run_it_max = 3  # the bots agree (below): all-in hands run the board more than once
     setup: list[table_pb2.SubmitCommandRequest] = [
         table_pb2.SubmitCommandRequest(
             table_id=TABLE_ID,
@@ -73,6 +74,7 @@ async def play(
             )
             for i in range(players)
         ),
+        *(_run_it_thrice(f"bot{i}") for i in range(players)),
     ]
 
     def call(method: str, request: Any) -> Awaitable[Any]:
@@ -93,7 +95,10 @@ async def play(
                 raise TimeoutError(f"the hands did not finish: {progress.reason()}")
             for seat in _busted(state):  # a new bot takes the seat of one who lost every chip
                 await _racing(call("SubmitCommand", _leave(seat)), killing)
-                await _racing(call("SubmitCommand", _replace(seat)), killing)
+                replacement = _replace(seat)
+                await _racing(call("SubmitCommand", replacement), killing)
+                player = replacement.seat_player.player_id
+                await _racing(call("SubmitCommand", _run_it_thrice(player)), killing)
                 report.replacements += 1
             kick += 1
             request = table_pb2.SubmitCommandRequest(
@@ -155,6 +160,15 @@ def _leave(seat: common_pb2.SeatView) -> table_pb2.SubmitCommandRequest:
         table_id=TABLE_ID,
         idempotency_key=f"leave-{seat.player_id}",
         leave_seat=table_pb2.LeaveSeat(player_id=seat.player_id),
+    )
+
+
+def _run_it_thrice(player_id: str) -> table_pb2.SubmitCommandRequest:
+    """The bot's standing answer: run the board up to three times (a bot runs it once else)."""
+    return table_pb2.SubmitCommandRequest(
+        table_id=TABLE_ID,
+        idempotency_key=f"runs-{player_id}",
+        set_run_it_times=table_pb2.SetRunItTimes(player_id=player_id, times=3),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.fairdeck.audit import outcomes_from_stream
 from libs.platform.natsconn import connect_nats
-from libs.poker.events import HandEnded, HandVoided
+from libs.poker.events import HandEnded, HandVoided, RunItDecided
 from libs.table import replay
 from libs.table.events import Event, PlayerLeft, PlayerSeated, TableClosed
 from libs.tableproto.envelope import decode_commit
@@ -37,6 +37,7 @@ class Report:
     sequence_gaps: int = 0
     commits: int = 0
     decks_verified: int = 0
+    hands_run_again: int = 0  # all-in hands whose board was run two or three times
     decks_unverifiable: int = 0  # completed, but the dealer's store was wiped before the reveal
     fairness_failures: list[str] = field(default_factory=list)
     # From a kill of the table service until it is SERVING again, and until the table's next
@@ -80,6 +81,7 @@ async def verify(nats_url: str, hands: int, report: Report) -> None:
     report.chips_after = left + (closed if state.closed else state.total_chips())
     report.hands_completed = sum(isinstance(e, HandEnded) for e in events)
     report.hands_voided = sum(isinstance(e, HandVoided) for e in events)
+    report.hands_run_again = sum(isinstance(e, RunItDecided) and e.runs > 1 for e in events)
     _verify_decks(events, report)
     report.ok = (
         report.hands_completed + report.hands_voided == hands

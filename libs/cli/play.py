@@ -62,6 +62,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             seats=args.seats,
             bots=bots,
             hand_limit=args.hands,
+            run_it_max=args.run_it,
+            rabbit_hunt=args.rabbit_hunt,
         )
     app = PlayApp(
         gateway_address(args.gateway),
@@ -120,6 +122,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("--seats", type=int, default=6, choices=range(2, 11), metavar="2..10")
     play.add_argument("--bots", default="", help="AI opponents by level, e.g. hard,normal,easy")
     play.add_argument("--hands", type=int, default=0, help="close the table after N hands")
+    play.add_argument(
+        "--run-it",
+        type=int,
+        default=1,
+        choices=(1, 2, 3),
+        help="offer running the board up to N times when all in (1: not offered)",
+    )
+    play.add_argument("--rabbit-hunt", action="store_true", help="offer the rabbit hunt")
     play.add_argument("--buy-in", type=int, help="chips to sit down with (default 100 big blinds)")
     play.set_defaults(func=_cmd_play)
 

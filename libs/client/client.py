@@ -12,7 +12,8 @@
 - Chat (libs/client/chat.py): ``send_chat``, ``watch_chat``, ``mute_chat_player``,
   ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
   ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
-  ``leave_waitlist``, ``change_seat``.
+  ``leave_waitlist``, ``change_seat``. Run it twice and the rabbit hunt (libs/client/runit.py):
+  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -33,6 +34,7 @@ from libs.client.chat import ChatCalls
 from libs.client.errors import GatewayError
 from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
+from libs.client.runit import RunItCalls
 
 R = TypeVar("R")
 
@@ -45,7 +47,7 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient(ChatCalls, PrivateTableCalls):
+class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(

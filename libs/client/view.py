@@ -36,6 +36,18 @@ def is_showdown_turn(view: common_pb2.PlayerView) -> bool:
     return is_my_turn(view) and view.HasField("showdown")
 
 
+def run_it_asked(view: common_pb2.PlayerView) -> bool:
+    """The viewer is asked how many times to run the board and has not answered yet."""
+    question = view.run_it
+    return (
+        view.HasField("run_it")
+        and not question.runs
+        and view.HasField("viewer_seat")
+        and view.viewer_seat in question.asked_seats
+        and not question.viewer_answer
+    )
+
+
 def can_muck(view: common_pb2.PlayerView) -> bool:
     """At the viewer's showdown turn: may they muck (else only showing is allowed)?"""
     return is_showdown_turn(view) and view.showdown.can_muck

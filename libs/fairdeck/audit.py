@@ -4,7 +4,9 @@ For a hand, the seed must hash (SHA-256) to the commitment published before the 
 algorithm must be one we know (``holdem-deck-v1``, see ``libs.fairdeck.deck``), and every card
 shown (hole cards by position, the board, burns when recorded) must be the card at its deck
 position (``DealLayout``; the order within one player's hole cards or within the flop is not
-significant). ``check`` lists every difference.
+significant). A board run more than once has each further run checked at the positions after a
+single run's river (``DealLayout.run_streets``), and a rabbit hunt's cards at the positions of
+the streets never dealt. ``check`` lists every difference.
 
 ``DealtHand`` is what a history shows; ``dealt_from_events`` builds it from a hand's engine events
 and ``outcomes_from_stream`` audits every hand of a table's event stream (``libs.table`` events:
@@ -21,8 +23,17 @@ from typing import Any
 
 from libs.poker.cards import format_cards
 from libs.poker.dealing import DealLayout
-from libs.poker.events import Event, HandEnded, HandStarted, HandVoided, HoleCardsDealt, StreetDealt
-from libs.table.events import HandBegan, SeedRevealed
+from libs.poker.events import (
+    Event,
+    HandEnded,
+    HandStarted,
+    HandVoided,
+    HoleCardsDealt,
+    RunDealt,
+    RunItOffered,
+    StreetDealt,
+)
+from libs.table.events import HandBegan, RabbitHunted, SeedRevealed
 
 from .deck import ALGORITHM, commitment, deck_from_seed
 
@@ -58,6 +69,9 @@ class DealtHand:
     holes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     boards: dict[int, tuple[int, ...]] = field(default_factory=dict)
     burns: dict[int, int] = field(default_factory=dict)
+    # Cards checked at positions given with them: (what, cards, deck positions): further runs
+    # of the board, their burns, a rabbit hunt.
+    placed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
 
     @property
     def card_count(self) -> int:
@@ -65,6 +79,7 @@ class DealtHand:
             sum(len(c) for c in self.holes.values())
             + sum(len(c) for c in self.boards.values())
             + len(self.burns)
+            + sum(len(cards) for _, cards, _ in self.placed)
         )
 
 
@@ -127,6 +142,11 @@ def check(hand: DealtHand) -> list[str]:
             failures.append(f"burn for street {street}: there are only flop, turn and river")
             continue
         compare(f"burn before the {STREETS[street]}", [card], [layout.burn(street)])
+    for what, cards, positions in hand.placed:
+        if len(cards) != len(positions) or not all(0 <= i < 52 for i in positions):
+            failures.append(f"{what}: {len(cards)} cards for deck positions {positions}")
+            continue
+        compare(what, cards, positions)
     return failures
 
 
@@ -137,14 +157,40 @@ def dealt_from_events(events: Iterable[Event], reveal: Reveal) -> DealtHand:
     if not isinstance(first, HandStarted):
         raise ValueError("a hand's events begin with HandStarted")
     dealt = DealtHand(reveal, len(first.stacks), first.config.variant.hole_card_count)
+    layout = DealLayout(dealt.players, dealt.hole_cards_per_player)
+    street = run_from = 0
     for event in events:
         if isinstance(event, HoleCardsDealt):
             dealt.holes[event.player] = tuple(int(c) for c in event.cards)
         elif isinstance(event, StreetDealt):
+            street = event.street
             dealt.boards[event.street] = tuple(int(c) for c in event.cards)
             if event.burn is not None:
                 dealt.burns[event.street] = int(event.burn)
+        elif isinstance(event, RunItOffered):
+            run_from = street
+        elif isinstance(event, RunDealt):
+            streets = layout.run_streets(event.run, run_from)
+            boards = tuple(i for _, board in streets for i in board)
+            dealt.placed.append((f"run {event.run} board", _ints(event.cards), boards))
+            if event.burns:
+                burns = tuple(burn for burn, _ in streets)
+                dealt.placed.append((f"run {event.run} burns", _ints(event.burns), burns))
     return dealt
+
+
+def _ints(cards: Iterable[int]) -> tuple[int, ...]:
+    return tuple(int(c) for c in cards)
+
+
+def rabbit_placed(
+    hunted: RabbitHunted, players: int, hole_cards: int
+) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    """A rabbit hunt's cards with the deck positions they must come from."""
+    layout = DealLayout(players, hole_cards)
+    streets = [street for street in range(hunted.first_street, 4) if street in STREETS]
+    positions = tuple(i for street in streets for i in layout.board(street))
+    return "rabbit hunt", _ints(hunted.cards), positions
 
 
 @dataclass(frozen=True)
@@ -166,6 +212,7 @@ class Outcome:
 def outcomes_from_stream(events: Sequence[Any]) -> list[Outcome]:
     """One outcome per hand of a table's event stream (``libs.table`` and engine events)."""
     seeds = {e.hand_id: e.seed for e in events if isinstance(e, SeedRevealed)}
+    rabbits = {e.hand_id: e for e in events if isinstance(e, RabbitHunted)}
     outcomes: list[Outcome] = []
     began: Any = None
     hand_events: list[Any] = []
@@ -188,6 +235,11 @@ def outcomes_from_stream(events: Sequence[Any]) -> list[Outcome]:
                     )
                 else:
                     dealt = dealt_from_events(hand_events, Reveal(seed, began.commitment))
+                    rabbit = rabbits.get(began.hand_id)
+                    if rabbit is not None:
+                        dealt.placed.append(
+                            rabbit_placed(rabbit, dealt.players, dealt.hole_cards_per_player)
+                        )
                     outcomes.append(
                         Outcome(path, tuple(check(dealt)), dealt.card_count, voided=voided)
                     )

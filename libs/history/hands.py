@@ -20,6 +20,7 @@ from libs.poker.events import (
     HandStarted,
     HandVoided,
     HoleCardsDealt,
+    RunDealt,
     StreetDealt,
 )
 from libs.table.events import Event, HandBegan, PlayerLeft, PlayerSeated, TableClosed, TableOpened
@@ -56,6 +57,8 @@ def visible(event: PokerEvent, viewer: int | None) -> PokerEvent:
         return dataclasses.replace(event, cards=())
     if isinstance(event, StreetDealt) and event.burn is not None:
         return dataclasses.replace(event, burn=None)
+    if isinstance(event, RunDealt) and event.burns:
+        return dataclasses.replace(event, burns=())
     return event
 
 

@@ -21,6 +21,7 @@ from libs.poker.events import (
     HoleCardsDealt,
     PotAwarded,
     RakeTaken,
+    RunDealt,
     StreetDealt,
     UncalledBetReturned,
 )
@@ -59,6 +60,7 @@ def to_pokerstars(hand: PlayedHand) -> str:
     bets = [0] * len(names)
     showdown = False
     summary: list[str] = []
+    runs: list[str] = []  # the cards of each further run of the board
     rake = 0
     pot_total = 0
     hole_header = False
@@ -105,6 +107,9 @@ def to_pokerstars(hand: PlayedHand) -> str:
                 lines.append(f"*** {street} *** [{cards}]")
             board.extend(cards.split())
             bets = [0] * len(names)
+        elif isinstance(event, RunDealt):
+            runs.append(_cards(event.cards))
+            lines.append(f"*** RUN {event.run} *** [{_cards(event.cards)}]")
         elif isinstance(event, HandShown):
             if not showdown and not any(isinstance(e, HandEnded) for e in _before(hand, event)):
                 lines.append("*** SHOW DOWN ***")
@@ -115,14 +120,17 @@ def to_pokerstars(hand: PlayedHand) -> str:
         elif isinstance(event, RakeTaken):
             rake += event.amount
         elif isinstance(event, PotAwarded):
+            run = f" (run {event.run + 1})" if event.run else ""
             for winner, amount in event.winners:
-                lines.append(f"{names[winner]} collected {amount} from pot")
+                lines.append(f"{names[winner]} collected {amount} from pot{run}")
                 seat = hand.seats[winner] + 1
                 summary.append(f"Seat {seat}: {names[winner]} collected ({amount})")
     lines.append("*** SUMMARY ***")
     lines.append(f"Total pot {pot_total} | Rake {rake}")
     if board:
         lines.append(f"Board [{' '.join(board)}]")
+    for number, cards in enumerate(runs, start=2):
+        lines.append(f"Board run {number} [{cards}]")
     lines.extend(summary)
     return "\n".join(lines) + "\n"
 

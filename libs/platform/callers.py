@@ -160,6 +160,9 @@ TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
     "show_or_muck": _PLAYERS,
     "set_auto_muck": _PLAYERS,
     "change_seat": _PLAYERS,
+    "set_run_it_times": _PLAYERS,
+    "answer_run_it": _PLAYERS,
+    "rabbit_hunt": _PLAYERS,
     "start_hand": frozenset({"tools"}),
 }
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the

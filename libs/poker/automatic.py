@@ -22,6 +22,7 @@ from .events import (
 from .hand_values import describe_high, describe_low
 from .legal import contenders, pots_of
 from .pots import Pot, rake_amount, split_evenly, take_rake
+from .runs import run_board, run_offer, run_shares, runs_decided
 from .state import HandState, Phase
 
 Emit = Callable[[Event], None]
@@ -41,7 +42,15 @@ def advance(s: HandState, emit: Emit, evaluator: HandEvaluator) -> None:
                 if hidden:
                     for i in hidden:
                         emit(HandShown(i, s.hole[i]))
+                offer = run_offer(s)
+                if offer is not None:
+                    emit(offer)  # the players answer (libs.poker.runs)
             return
+        elif phase is Phase.AGREEING_RUNS:
+            decided = runs_decided(s)
+            if decided is None:
+                return
+            emit(decided)
         elif phase is Phase.SHOWDOWN:
             if s.showdown_queue and sum(contenders(s)) > 1:
                 return
@@ -76,17 +85,33 @@ def _award(s: HandState, emit: Emit, evaluator: HandEvaluator) -> None:
         emit(RakeTaken(rake))
         pots = take_rake(pots, rake)
     for index in range(len(pots) - 1, -1, -1):
-        for award in _pot_awards(s, index, pots[index], evaluator):
+        pot = pots[index]
+        contested = sum(1 for p in pot.eligible if not s.mucked[p]) > 1
+        if s.runs > 1 and contested:  # one share per run of the board, odd chips to the first
+            for run, share in enumerate(run_shares(pot.amount, s.runs)):
+                if share:
+                    part = Pot(share, pot.eligible)
+                    for award in _pot_awards(s, index, part, evaluator, run_board(s, run), run):
+                        emit(award)
+            continue
+        for award in _pot_awards(s, index, pot, evaluator, s.board):
             emit(award)
     emit(HandEnded(tuple(s.stacks)))
 
 
-def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) -> list[PotAwarded]:
+def _pot_awards(
+    s: HandState,
+    index: int,
+    pot: Pot,
+    evaluator: HandEvaluator,
+    board: tuple[int, ...],
+    run: int = 0,
+) -> list[PotAwarded]:
+    """The awards of ``pot`` on ``board`` (run ``run`` of the board)."""
     eligible = tuple(p for p in pot.eligible if not s.mucked[p])
     if len(eligible) == 1:
         return [PotAwarded(index, pot.amount, "whole", ((eligible[0], pot.amount),), eligible)]
     variant = s.config.variant
-    board = s.board
     if variant is Variant.HOLDEM:
         highs = {p: evaluator.high(s.hole[p] + tuple(board)) for p in eligible}
     else:
@@ -108,6 +133,7 @@ def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) ->
                 tuple(split_evenly(pot.amount, high_winners)),
                 eligible,
                 describe_high(best_high),
+                run,
             )
         ]
     best_low = min(lows.values())
@@ -122,6 +148,7 @@ def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) ->
             tuple(split_evenly(high_amount, high_winners)),
             eligible,
             describe_high(best_high),
+            run,
         ),
         PotAwarded(
             index,
@@ -130,5 +157,6 @@ def _pot_awards(s: HandState, index: int, pot: Pot, evaluator: HandEvaluator) ->
             tuple(split_evenly(low_amount, low_winners)),
             eligible,
             describe_low(best_low),
+            run,
         ),
     ]

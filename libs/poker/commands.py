@@ -27,6 +27,23 @@ class DealBoard:
 
 
 @dataclass(frozen=True, slots=True)
+class AnswerRunIt:
+    """While the board's runs are being agreed: run it up to ``times`` times (1..3; 1 declines)."""
+
+    player: int
+    times: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealRun:
+    """The next extra run of the board (the cards after the common ones, street order) with
+    the burn before each of its streets."""
+
+    cards: tuple[Card, ...]
+    burns: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Fold:
     player: int
 
@@ -80,6 +97,8 @@ Command = (
     DealHoleCards
     | DealHands
     | DealBoard
+    | DealRun
+    | AnswerRunIt
     | Fold
     | Check
     | Call

@@ -69,6 +69,10 @@ class HandConfig:
     Antes normally count toward what each player has put in (a player all-in for less is
     eligible only up to that amount from everyone). With ``dead_antes`` (big-blind ante style)
     all antes go whole into the main pot instead.
+
+    ``run_it_max`` (1 to 3): when the board is run out with no betting left, the players in the
+    hand may agree to deal the rest of it up to this many times (``libs.poker.runs``); 1 = never
+    offered.
     """
 
     variant: Variant
@@ -81,6 +85,7 @@ class HandConfig:
     dead_antes: bool = False
     big_blind_position: int | None = None
     dead_blinds: tuple[int, ...] = ()
+    run_it_max: int = 1
 
     def __post_init__(self) -> None:
         n = len(self.blinds)
@@ -100,6 +105,8 @@ class HandConfig:
             object.__setattr__(self, "dead_blinds", (0,) * n)
         elif len(self.dead_blinds) != n or any(d < 0 for d in self.dead_blinds):
             raise ValueError("dead_blinds must give one amount (>= 0) per position")
+        if not 1 <= self.run_it_max <= 3:
+            raise ValueError(f"run_it_max must be 1..3, not {self.run_it_max}")
         if self.big_blind_position is not None and not 0 <= self.big_blind_position < n:
             raise ValueError(f"big_blind_position must be a position 0..{n - 1}")
 

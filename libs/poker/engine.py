@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import errors as E
+from . import runs
 from .automatic import Emit, advance
 from .cards import Card
 from .commands import (
     AllIn,
+    AnswerRunIt,
     BetOrRaise,
     Call,
     Check,
@@ -22,6 +24,7 @@ from .commands import (
     DealBoard,
     DealHands,
     DealHoleCards,
+    DealRun,
     Fold,
     Muck,
     Show,
@@ -155,6 +158,10 @@ def step(
         _decide_board(s, command, emit)  # type: ignore[arg-type]
     elif kind is DealHoleCards:
         _decide_hole(s, command, emit)  # type: ignore[arg-type]
+    elif kind is AnswerRunIt:
+        runs.decide_answer(s, command, emit)  # type: ignore[arg-type]
+    elif kind is DealRun:
+        runs.decide_run(s, command, emit, _check_new_cards)  # type: ignore[arg-type]
     elif kind is Show or kind is Muck:
         _decide_showdown(s, command, emit)  # type: ignore[arg-type]
     else:

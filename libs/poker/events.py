@@ -121,6 +121,41 @@ class StreetDealt:
 
 
 @record
+class RunItOffered:
+    """No betting is left before the river: ``players`` may agree to run the rest of the board
+    up to ``most`` times (the table offers it and the deck holds that many runs)."""
+
+    players: tuple[int, ...]
+    most: int
+
+
+@record
+class RunItAnswered:
+    """``player`` agrees to run the board up to ``times`` times (1: once, i.e. declines)."""
+
+    player: int
+    times: int
+
+
+@record
+class RunItDecided:
+    """Everyone asked answered: the rest of the board is dealt ``runs`` times (the smallest
+    answer)."""
+
+    runs: int
+
+
+@record
+class RunDealt:
+    """Run ``run`` (2, 3) of the board: the cards after the common ones (``cards``, the street
+    order) and the burn before each of its streets (``burns``, hidden from the public)."""
+
+    run: int
+    cards: tuple[Card, ...]
+    burns: tuple[Card, ...] = ()
+
+
+@record
 class HandShown:
     player: int
     cards: tuple[Card, ...]
@@ -150,6 +185,7 @@ class PotAwarded:
     winners: tuple[tuple[int, int], ...]
     eligible: tuple[int, ...]
     description: str = ""
+    run: int = 0  # which run of the board decided it (0: the first, or the only one)
 
 
 @record
@@ -175,6 +211,10 @@ Event = (
     | UncalledBetReturned
     | BettingRoundEnded
     | StreetDealt
+    | RunItOffered
+    | RunItAnswered
+    | RunItDecided
+    | RunDealt
     | HandShown
     | HandMucked
     | RakeTaken

@@ -29,9 +29,14 @@ from .events import (
     HoleCardsDealt,
     PotAwarded,
     RakeTaken,
+    RunDealt,
+    RunItAnswered,
+    RunItDecided,
+    RunItOffered,
     StreetDealt,
     UncalledBetReturned,
 )
+from .runs import BOARD_CARDS
 from .state import HandState, Phase, initial_state
 
 _V = TypeVar("_V")
@@ -152,6 +157,9 @@ def _on_round_end(s: HandState, event: BettingRoundEnded) -> None:
     if sum(1 for i in live if s.stacks[i] > 0) <= 1:
         s.runout = True
     if s.street == 3:
+        if len(s.run_boards) + 1 < s.runs:
+            s.phase = Phase.DEALING_RUN  # the first run is out: the others follow
+            return
         s.phase = Phase.SHOWDOWN
         s.showdown_queue = tuple(i for i in _showdown_order(s) if s.shown[i] is None)
     else:
@@ -168,6 +176,34 @@ def _on_street(s: HandState, event: StreetDealt) -> None:
     s.street = event.street
     s.flop_seen = True
     _begin_round(s)
+
+
+def _on_run_offered(s: HandState, event: RunItOffered) -> None:
+    s.run_asked = event.players
+    s.run_answers = (0,) * len(s.stacks)
+    s.run_most = event.most
+    s.run_from = s.street
+    s.phase = Phase.AGREEING_RUNS
+
+
+def _on_run_answered(s: HandState, event: RunItAnswered) -> None:
+    s.run_answers = _with(s.run_answers, event.player, event.times)
+
+
+def _on_runs_decided(s: HandState, event: RunItDecided) -> None:
+    s.runs = event.runs
+    s.phase = Phase.DEALING_BOARD
+
+
+def _on_run_dealt(s: HandState, event: RunDealt) -> None:
+    common = s.board[: BOARD_CARDS[s.run_from]]
+    s.run_boards = (*s.run_boards, common + event.cards)
+    s.burns = s.burns + event.burns
+    for card in (*event.cards, *event.burns):
+        s.dealt_mask |= 1 << card
+    if len(s.run_boards) + 1 >= s.runs:
+        s.phase = Phase.SHOWDOWN
+        s.showdown_queue = tuple(i for i in _showdown_order(s) if s.shown[i] is None)
 
 
 def _on_uncalled(s: HandState, event: UncalledBetReturned) -> None:
@@ -230,6 +266,7 @@ def _on_end(s: HandState, event: HandEnded) -> None:
 
 
 def _on_void(s: HandState, event: HandVoided) -> None:
+    s.voided = True
     s.stacks = list(event.stacks)
     s.bets = [0] * len(s.bets)
     s.pot = 0
@@ -248,6 +285,10 @@ APPLIERS: Mapping[type, Callable[[HandState, Any], None]] = {
     HoleCardsDealt: _on_hole,
     BettingRoundEnded: _on_round_end,
     StreetDealt: _on_street,
+    RunItOffered: _on_run_offered,
+    RunItAnswered: _on_run_answered,
+    RunItDecided: _on_runs_decided,
+    RunDealt: _on_run_dealt,
     UncalledBetReturned: _on_uncalled,
     HandShown: _on_shown,
     HandMucked: _on_mucked,

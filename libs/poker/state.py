@@ -25,6 +25,8 @@ class Phase(StrEnum):
     DEALING_BOARD = "dealing_board"  # the dealer gives the next street
     SHOWDOWN = "showdown"  # players show or muck in turn (``showdown_queue[0]``)
     AWARDING = "awarding"  # transient: pots are about to be paid
+    AGREEING_RUNS = "agreeing_runs"  # players answer: run the rest of the board how many times
+    DEALING_RUN = "dealing_run"  # the dealer gives the next extra run of the board
     COMPLETE = "complete"
 
 
@@ -65,6 +67,17 @@ class HandState:
     flop_seen: bool = False
     dealt_mask: int = 0  # bit c set once card c is dealt (hole, board or burn)
     dead: tuple[int, ...] = ()  # dead blinds posted, by position
+    # Running the board more than once (libs.poker.runs). ``run_asked``: the positions asked
+    # (empty: never offered); ``run_answers[p]``: p's answer, 0 while none; ``runs``: how many
+    # times the board is run (1 until agreed otherwise); ``run_from``: the street dealt when it
+    # was agreed; ``run_boards``: the complete boards of the runs after the first, as dealt.
+    run_asked: tuple[int, ...] = ()
+    run_answers: tuple[int, ...] = ()
+    run_most: int = 1
+    runs: int = 1
+    run_from: int = 0
+    run_boards: tuple[tuple[Card, ...], ...] = ()
+    voided: bool = False  # ended by HandVoided
 
     @property
     def player_count(self) -> int:

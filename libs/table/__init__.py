@@ -10,7 +10,9 @@ seat left of the button, the button is last) and passes commands through.
 - ``planning``: who is dealt into the next hand, the button and the blinds
 - ``decide``: ``decide`` and ``step_table``, each command sent to its handler: ``seating`` (the
   seats), ``hand_commands`` (the hand and the clock), both over ``hand_flow`` (running the hand)
-- ``automation``: what the table needs next that no player decides (``next_due``)
+- ``extras``: run it twice (answers, the clock) and the rabbit hunt
+- ``automation``: what the table needs next that no player decides (``next_due``); ``timing``:
+  when time alone makes something due
 - ``settling``: replaying a run of stored commits, settling the hands that are over
 - ``errors``: the table's stable error codes
 - ``codec``, ``converters``: events and snapshots to and from JSON-able data

@@ -2,7 +2,8 @@
 
 The table service's driver turns each item into a command (asking the dealer for cards or a
 seed, the bot policy for a decision) and commits it; then it asks again. Priorities, first
-match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street;
+match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street
+(or the next run of the board; the clock of the question how many times to run it);
 a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
 start the next hand. Deck positions come from ``libs.poker.dealing.DealLayout``, so asking the
 dealer again for the same item returns the same cards.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from libs.poker.dealing import DealLayout
 from libs.poker.legal import LegalActions, legal_actions, showdown_turn
+from libs.poker.runs import flatten_run
 from libs.poker.state import Phase
 
 from .planning import can_start_hand
@@ -47,6 +49,22 @@ class BoardDue:
 
 
 @dataclass(frozen=True, slots=True)
+class RunDue:
+    """A further run of the board (``run`` 2 or 3): its burns and board cards, by deck position
+    (after a single run's river: ``DealLayout.run_streets``)."""
+
+    deck_id: str
+    run: int
+    burns: tuple[int, ...]
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunItClockDue:
+    """The players asked how many times to run the board were waited for long enough."""
+
+
+@dataclass(frozen=True, slots=True)
 class BotTurn:
     """A bot is to act: bet (``options``: what it may do) or, with ``options`` None, show or
     muck at showdown."""
@@ -69,7 +87,7 @@ class HandDue:
     hand_id: str
 
 
-Due = RevealDue | HoleCardsDue | BoardDue | BotTurn | ClockDue | HandDue
+Due = RevealDue | HoleCardsDue | BoardDue | RunDue | RunItClockDue | BotTurn | ClockDue | HandDue
 
 
 def next_due(s: TableState, now: float) -> Due | None:
@@ -89,6 +107,12 @@ def next_due(s: TableState, now: float) -> Due | None:
         if hand.phase is Phase.DEALING_BOARD:
             street = hand.street + 1
             return BoardDue(s.deck_id, street, layout.burn(street), layout.board(street))
+        if hand.phase is Phase.DEALING_RUN:
+            run = len(hand.run_boards) + 2
+            burns, cards = flatten_run(layout.run_streets(run, hand.run_from))
+            return RunDue(s.deck_id, run, tuple(burns), tuple(cards))
+        if hand.phase is Phase.AGREEING_RUNS:
+            return RunItClockDue() if s.run_it_deadline and now >= s.run_it_deadline else None
         seat = s.acting_seat()
         if seat is not None and s.seats[seat].is_bot:
             options = legal_actions(hand)

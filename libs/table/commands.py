@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from libs.poker.commands import DealBoard, DealHoleCards
+from libs.poker.cards import Card
+from libs.poker.commands import DealBoard, DealHoleCards, DealRun
 from libs.poker.errors import InvalidCommand
 
 from .config import BotDifficulty, TableConfig
@@ -101,7 +102,7 @@ class Deal:
     """Cards from the dealer, by hand position (hole cards) or for the next street; several
     deals in one command (e.g. every player's hole cards) make one commit."""
 
-    deals: tuple[DealHoleCards | DealBoard, ...]
+    deals: tuple[DealHoleCards | DealBoard | DealRun, ...]
     now: float = 0.0
 
 
@@ -138,6 +139,37 @@ class ShowOrMuck:
 class SetAutoMuck:
     player_id: str
     auto_muck: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SetRunItTimes:
+    """The seat's run-it setting (0 = ask me, 1 = once, 2 or 3 = agree up to that many runs)."""
+
+    player_id: str
+    times: int
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRunIt:
+    """Asked how many times to run the board: up to ``times`` (1..3; 1 declines)."""
+
+    player_id: str
+    times: int
+    now: float = 0.0
+    hand_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RabbitHunt:
+    """Show the cards that would have come in hand ``hand_id`` (the table's last, over before
+    the river); ``cards``: those at the deck positions of the streets not dealt, which the table
+    service reads from the hand's revealed seed."""
+
+    player_id: str
+    hand_id: str
+    cards: tuple[Card, ...]
     now: float = 0.0
 
 
@@ -194,4 +226,7 @@ TableCommand = (
     | VoidCurrentHand
     | CloseTable
     | ChangeSeat
+    | SetRunItTimes
+    | AnswerRunIt
+    | RabbitHunt
 )

@@ -18,6 +18,9 @@ MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
 #: The showdown question's clock (``TableConfig.showdown_seconds``), at most the action clock.
 SHOWDOWN_SECONDS = 10.0
+#: How long the next hand waits after one that ended before the river at a table that offers
+#: the rabbit hunt (or until somebody hunted): the time there is to ask.
+RABBIT_HUNT_SECONDS = 5.0
 
 
 class BotDifficulty(StrEnum):
@@ -77,6 +80,12 @@ class TableConfig:
     tournament: bool = False
     #: Spectators chat apart from the seated players (the gateway's chat, docs/chat.md).
     separate_spectator_chat: bool = False
+    #: Run it twice: with no betting left before the river the players may agree to deal the
+    #: rest of the board up to this many times (1 = not offered; docs/table-features.md).
+    run_it_max: int = 1
+    #: Rabbit hunt: after a hand that ended before the river, a seated player may ask to see the
+    #: cards that would have come (docs/table-features.md).
+    rabbit_hunt: bool = False
 
     def __post_init__(self) -> None:
         if self.tournament:
@@ -138,6 +147,10 @@ class TableConfig:
             raise TableConfigError("timeouts_before_sit_out", "must be at least 1")
         if not 2 <= self.min_players_to_start <= self.seats:
             raise TableConfigError("min_players_to_start", f"must be 2..{self.seats} (the seats)")
+        if not 1 <= self.run_it_max <= 3:
+            raise TableConfigError(
+                "run_it_max", f"must be 1..3 (1: not offered), not {self.run_it_max}"
+            )
         if self.hand_limit < 0:
             raise TableConfigError("hand_limit", "must not be negative")
         if self.duration_seconds < 0:

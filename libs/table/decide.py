@@ -1,6 +1,7 @@
 """``decide(state, command) -> events``: each table command's rules, one handler per command
-(``seating`` for the seats, ``hand_commands`` for the hand and the clock, both running the hand
-through ``hand_flow``); this module opens the table and sends every other command to its handler.
+(``seating`` for the seats, ``hand_commands`` for the hand and the clock, ``extras`` for run it
+twice and the rabbit hunt, all running the hand through ``hand_flow``); this module opens the
+table and sends every other command to its handler.
 
 Choices where the rules are silent (documented here, tested in tests/table):
 - Until the first hand, and while fewer than two players are active, a new player is active at
@@ -25,7 +26,7 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 
 from . import commands as tc
 from . import errors as TE
-from . import hand_commands, seating
+from . import extras, hand_commands, seating
 from .events import Event, TableOpened
 from .hand_flow import Scratch, shown_id
 from .state import TableState
@@ -94,6 +95,12 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             hand_commands.close(x, command)
         case tc.ChangeSeat():
             seating.change_seat(x, command)
+        case tc.SetRunItTimes():
+            extras.set_run_it_times(x, command)
+        case tc.AnswerRunIt():
+            extras.answer_run_it(x, command)
+        case tc.RabbitHunt():
+            extras.rabbit_hunt(x, command)
         case _:
             assert_never(command)
     return x

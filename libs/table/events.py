@@ -3,6 +3,7 @@ the same stream (a table commit holds both kinds)."""
 
 from __future__ import annotations
 
+from libs.poker.cards import Card
 from libs.poker.events import Event as HandEvent
 from libs.poker.events import record
 
@@ -69,6 +70,44 @@ class ChipsAdded:
     seat: int
     player_id: str
     amount: int
+
+
+@record
+class RunItTimesSet:
+    """The seat's run-it setting: 0 = ask me; 1 = always once (decline); 2, 3 = agree at once
+    to run the board up to that many times."""
+
+    seat: int
+    times: int
+
+
+@record
+class RunItClockStarted:
+    """Players were asked how many times to run the board: who has not answered by
+    ``deadline`` runs it once (a short clock; it spends no time bank)."""
+
+    deadline: float
+
+
+@record
+class RabbitHunted:
+    """The cards that would have come after a hand ended before the river, shown to the table
+    at ``seat``'s request: the board of streets ``first_street``..3, from the deck positions
+    those streets would have taken (no chips move)."""
+
+    hand_id: str
+    seat: int
+    first_street: int
+    cards: tuple[Card, ...]
+
+
+@record
+class RabbitHuntOpened:
+    """Hand ``hand_id`` ended before the river at a table that offers the rabbit hunt: the next
+    hand waits until ``until`` (or until somebody hunted), so there is time to ask."""
+
+    hand_id: str
+    until: float
 
 
 @record
@@ -181,5 +220,9 @@ TableEvent = (
     | TableClosed
     | HandReleased
     | SeatChanged
+    | RunItTimesSet
+    | RunItClockStarted
+    | RabbitHunted
+    | RabbitHuntOpened
 )
 Event = TableEvent | HandEvent

@@ -27,6 +27,7 @@ from .events import (
     TimeBankStarted,
     TimeBankUsed,
 )
+from .extras import run_it_timeout
 from .hand_flow import Scratch, clock_action, emit_close, hand_step, require_seated, shown_id
 from .planning import plan_hand, start_hand_refusal
 
@@ -122,6 +123,8 @@ def _use_time_bank(x: Scratch, number: int, now: float) -> None:
 def tick(x: Scratch, c: tc.Tick) -> None:
     s = x.s
     assert s.config is not None
+    if run_it_timeout(x, c.now):  # the run-it question's own clock (no time bank, no time-out)
+        return
     number = s.clock_seat
     if number is None or c.now < s.deadline or s.hand is None:
         return  # nothing is due

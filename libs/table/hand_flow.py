@@ -1,7 +1,8 @@
 """Running the hand under the table, shared by every command's handler: ``Scratch`` (the private
 copy a command is decided on, with the events so far); ``hand_step`` runs a hand command through
 the engine, then starts the acting seat's clock, plays the turn of a leaving player or of an
-auto-muck setting, shows at once a hand that must be shown to win, or at the hand's end lets the
+auto-muck setting, answers for the seats asked to run the board again that do not choose
+(``agree_for_seats``), shows at once a hand that must be shown to win, or at the hand's end lets the
 leavers leave, sits out the busted, and closes a table whose room limit is reached or whose close
 was asked for; ``clock_action`` and ``showdown_choice`` are what the table does for a player who
 does not choose.
@@ -15,10 +16,19 @@ from libs.poker.engine import step
 from libs.poker.errors import IllegalAction
 from libs.poker.evaluation import HandEvaluator
 from libs.poker.legal import legal_actions, pots_of, showdown_turn
-from libs.poker.state import HandState
+from libs.poker.state import HandState, Phase
 
 from . import errors as TE
-from .events import ClockStarted, Event, PlayerLeft, PlayerSatOut, TableClosed
+from .config import RABBIT_HUNT_SECONDS
+from .events import (
+    ClockStarted,
+    Event,
+    PlayerLeft,
+    PlayerSatOut,
+    RabbitHuntOpened,
+    RunItClockStarted,
+    TableClosed,
+)
 from .planning import room_limit_reached
 from .state import TableState, apply
 
@@ -100,6 +110,9 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
     for event in events:
         x.emit(event)
     if s.hand_in_progress:
+        if s.hand.phase is Phase.AGREEING_RUNS:
+            agree_for_seats(x, now)
+            return
         acting = s.acting_seat()
         if acting is not None and s.hand.actor is not None:
             if s.seats[acting].leaving:  # leaving players fold (or check) when it is their turn
@@ -122,8 +135,35 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
     _after_hand(x, now)
 
 
+def agree_for_seats(x: Scratch, now: float) -> None:
+    """The board may be run again: answer for every seat asked that does not choose (a seat with
+    a run-it setting: that; a bot without one, a player leaving or sitting out: once), then
+    start the short clock for the rest once (who has not answered by then runs it once)."""
+    s = x.s
+    assert s.hand is not None and s.config is not None
+    for position in s.hand.run_asked:
+        if s.hand.phase is not Phase.AGREEING_RUNS:
+            return
+        if s.hand.run_answers[position]:
+            continue
+        seat = s.seats[s.hand_seats[position]]
+        if seat.leaving or seat.sitting_out:
+            times = 1
+        else:
+            times = seat.run_it_times or (1 if seat.is_bot else 0)
+        if times:
+            _, events = step(s.hand, hc.AnswerRunIt(position, times), x.evaluator)
+            for event in events:
+                x.emit(event)
+    if s.hand.phase is Phase.AGREEING_RUNS and not s.run_it_deadline:
+        x.emit(RunItClockStarted(now + s.config.showdown_seconds))
+
+
 def _after_hand(x: Scratch, now: float) -> None:
     s = x.s
+    assert s.config is not None and s.hand is not None
+    if s.config.rabbit_hunt and s.hand.street < 3 and not s.hand.voided:
+        x.emit(RabbitHuntOpened(s.hand_id, now + RABBIT_HUNT_SECONDS))
     for number in sorted(s.seats):
         seat = s.seats[number]
         if seat.leaving:

@@ -11,6 +11,7 @@ from libs.poker.errors import IllegalAction
 
 from . import errors as TE
 from .state import TableState
+from .timing import rabbit_window_open
 
 
 def free_seat(s: TableState) -> int:
@@ -95,6 +96,7 @@ def plan_hand(s: TableState) -> HandPlan | None:
         rake=cfg.rake,
         big_blind_position=big_blind_position,
         dead_blinds=tuple(dead),
+        run_it_max=cfg.run_it_max,
     )
     stacks = tuple(s.seats[number].stack for number in order)
     return HandPlan(button, tuple(order), config, stacks, sb, bb)
@@ -115,6 +117,11 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     limit = room_limit_reached(s, now)
     if limit is not None:
         return IllegalAction(TE.TABLE_CLOSED, limit)
+    if rabbit_window_open(s, now):
+        return IllegalAction(
+            TE.RABBIT_HUNT_WINDOW,
+            "the last hand's rabbit hunt may still be asked for: the next hand follows shortly",
+        )
     if s.config.tournament and s.released != s.hands_started + 1:
         return IllegalAction(
             TE.NOT_RELEASED, "a tournament's table deals when its hand is released"

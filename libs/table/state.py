@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import cast
 
+from libs.poker.cards import Card
 from libs.poker.events import ActionTaken, HandEnded, HandMucked, HandShown, HandStarted, HandVoided
 from libs.poker.events import Event as HandEvent
 from libs.poker.evolve import APPLIERS as HAND_APPLIERS
@@ -33,6 +34,10 @@ from .events import (
     PlayerSatOut,
     PlayerSeated,
     PlayerTimedOut,
+    RabbitHunted,
+    RabbitHuntOpened,
+    RunItClockStarted,
+    RunItTimesSet,
     SeatChanged,
     SeedRevealed,
     TableClosed,
@@ -61,6 +66,7 @@ class Seat:
     missed_big_blind: bool = False
     dead_small_due: bool = False
     auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
+    run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
 
     def copy(self) -> Seat:
         """A copy (every field is immutable: a shallow copy is a full one)."""
@@ -105,6 +111,14 @@ class TableState:
     close_requested: str = ""  # the reason of a close asked for during a hand ("": none)
     # The public history of the hand in play (forced bets included; replaced, never mutated).
     actions: tuple[PublicAction, ...] = ()
+    # When the players asked how many times to run the board stop being waited for.
+    run_it_deadline: float = 0.0
+    # The last rabbit hunt: its hand, first street and cards (shown until the next hand).
+    rabbit_hand: str = ""
+    rabbit_street: int = 0
+    rabbit: tuple[Card, ...] = ()
+    rabbit_seat: int = 0  # who asked
+    rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
 
     @property
     def hand_in_progress(self) -> bool:
@@ -213,6 +227,15 @@ def apply(s: TableState, event: Event) -> None:
             seat.dead_small_due = event.posts_dead_small_blind
         case AutoMuckSet():
             s.seats[event.seat].auto_muck = event.auto_muck
+        case RunItTimesSet():
+            s.seats[event.seat].run_it_times = event.times
+        case RunItClockStarted():
+            s.run_it_deadline = event.deadline
+        case RabbitHuntOpened():
+            s.rabbit_until = event.until
+        case RabbitHunted():
+            s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
+            s.rabbit, s.rabbit_seat = event.cards, event.seat
         case SeatChanged():
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
@@ -248,6 +271,7 @@ def apply(s: TableState, event: Event) -> None:
         case HandStarted():
             s.hand = initial_state(event)
             s.actions = ()
+            s.run_it_deadline = 0.0
         case ClockStarted():
             s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
         case TimeBankStarted():

@@ -64,6 +64,8 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         "needs_a_person": msg.needs_a_person,
         "tournament": msg.tournament,
         "separate_spectator_chat": msg.separate_spectator_chat,
+        "run_it_max": max(msg.run_it_max, 1),  # 0: not offered, as 1
+        "rabbit_hunt": msg.rabbit_hunt,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -110,6 +112,8 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         needs_a_person=config.needs_a_person,
         tournament=config.tournament,
         separate_spectator_chat=config.separate_spectator_chat,
+        run_it_max=config.run_it_max,
+        rabbit_hunt=config.rabbit_hunt,
     )
 
 

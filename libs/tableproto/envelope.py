@@ -15,7 +15,7 @@ import orjson
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.events.v1 import events_pb2
 
-from libs.poker.events import HoleCardsDealt, StreetDealt
+from libs.poker.events import HoleCardsDealt, RunDealt, StreetDealt
 from libs.table import codec
 from libs.table.events import Event, SeedRevealed
 
@@ -180,14 +180,17 @@ def with_sequence(payload: bytes, table_id: str, sequence: int) -> bytes:
 
 def public_event(event: Event, seeds: bool = False) -> Event:
     """What anyone may see of an event: hole cards are removed (their number follows from the
-    variant), burn cards stay face down, and a revealed seed, from which every card of the hand
-    follows (folded and mucked hands too), is left out unless ``seeds`` (a table that makes
-    seeds public at the hand's end: ``HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS=0``); it is public
-    later, by the table service's ``GetDecks``."""
+    variant), burn cards stay face down (a further run's burns too), and a revealed seed, from
+    which every card of the hand follows (folded and mucked hands too), is left out unless
+    ``seeds`` (a table that makes seeds public at the hand's end:
+    ``HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS=0``); it is public later, by the table service's
+    ``GetDecks``."""
     if isinstance(event, HoleCardsDealt):
         return dataclasses.replace(event, cards=())
     if isinstance(event, StreetDealt) and event.burn is not None:
         return dataclasses.replace(event, burn=None)
+    if isinstance(event, RunDealt) and event.burns:
+        return dataclasses.replace(event, burns=())
     if isinstance(event, SeedRevealed) and event.seed and not seeds:
         return dataclasses.replace(event, seed="")
     return event

@@ -19,6 +19,7 @@ from libs.client.view import (
     is_showdown_turn,
     my_seat,
     pot_total,
+    run_it_asked,
 )
 from libs.poker import events as pe
 from libs.poker.cards import DECK
@@ -217,6 +218,19 @@ class TableModel:
         name = STREET_NAMES.get(x.street, "Board")
         self.say(f"{name}: {faces(x.cards)}")
 
+    def _on_RunItOffered(self, x: pe.RunItOffered) -> None:
+        self.say(f"No betting left: run the board up to {x.most} times if everyone agrees")
+
+    def _on_RunItDecided(self, x: pe.RunItDecided) -> None:
+        self.say("The board is run once" if x.runs == 1 else f"The board is run {x.runs} times")
+
+    def _on_RunDealt(self, x: pe.RunDealt) -> None:
+        self.say(f"Run {x.run}: {faces(x.cards)}")
+
+    def _on_RabbitHunted(self, x: te.RabbitHunted) -> None:
+        street = STREET_NAMES.get(x.first_street, "board").lower()
+        self.say(f"Rabbit hunt from the {street} (asked by {self.name(x.seat)}): {faces(x.cards)}")
+
     def _on_UncalledBetReturned(self, x: pe.UncalledBetReturned) -> None:
         self.say(f"Uncalled bet of {x.amount} returned to {self.name(self.seat_of(x.player))}")
 
@@ -231,6 +245,7 @@ class TableModel:
     def _on_PotAwarded(self, x: pe.PotAwarded) -> None:
         pot = "the pot" if x.pot == 0 else f"side pot {x.pot}"
         share = {"high": " (high)", "low": " (low)"}.get(x.share, "")
+        share += f" on run {x.run + 1}" if x.run else ""
         hand = f" with {x.description}" if x.description else ""
         for position, amount in x.winners:
             line = self.who(self.seat_of(position), f"wins {amount} from {pot}{share}{hand}")
@@ -289,7 +304,11 @@ class TableModel:
 
     def board_line(self) -> str:
         board = cards_text(list(self.view.board)) if self.view.board else "-"
-        return f"Board: {board}"
+        runs = "".join(
+            f" | run {n}: {cards_text(list(run.cards))}"
+            for n, run in enumerate(self.view.run_boards, start=2)
+        )
+        return f"Board: {board}{runs}"
 
     def pot_lines(self) -> list[str]:
         """The pot, and the pots a side pot splits it into when two or more are contested."""
@@ -335,10 +354,15 @@ class TableModel:
     def action_line(self) -> str:
         """The keys that do something now, with the amounts."""
         v = self.view
+        if run_it_asked(v):
+            keys = ["[n] once", "[w] twice", "[e] three times"][: max(v.run_it.most, 1)]
+            return "Run it how many times? " + "  ".join(keys)
         if is_showdown_turn(v):
             return "[s] show  [k] muck" if can_muck(v) else "[s] show"
         if not is_my_turn(v):
-            return "[o] sit out/in  [l] leave  [q] quit"
+            hunt = "[b] rabbit hunt  " if v.config.rabbit_hunt and not v.hand_id else ""
+            runs = "[g] run-it setting  " if v.config.run_it_max > 1 else ""
+            return f"{hunt}{runs}[o] sit out/in  [l] leave  [q] quit"
         legal = v.legal_actions
         keys = []
         if legal.can_fold:

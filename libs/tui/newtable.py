@@ -38,6 +38,8 @@ class NewTable:
     bots: Sequence[pb.BotDifficulty.ValueType] = field(default_factory=list)
     name: str = ""
     hand_limit: int = 0
+    run_it_max: int = 1  # run it twice: 2 or 3 offered (docs/table-features.md)
+    rabbit_hunt: bool = False
 
     def config(self) -> pb.TableConfig:
         return pb.TableConfig(
@@ -47,6 +49,8 @@ class NewTable:
             small_blind=self.small_blind,
             big_blind=self.big_blind,
             hand_limit=self.hand_limit,
+            run_it_max=self.run_it_max,
+            rabbit_hunt=self.rabbit_hunt,
         )
 
 

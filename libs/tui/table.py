@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Input, RichLog, Static
 
 from libs.client import GatewayClient, GatewayError
-from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn, my_seat
+from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn, my_seat
 from libs.tui.host import host
 from libs.tui.model import TableModel
 
@@ -48,6 +48,11 @@ class TableScreen(Screen[None]):
         Binding("a", "size('all_in')", "all-in"),
         Binding("s", "show(True)", "show"),
         Binding("k", "show(False)", "muck"),
+        Binding("n", "run_it(1)", "run once"),
+        Binding("w", "run_it(2)", "run twice"),
+        Binding("e", "run_it(3)", "run 3 times"),
+        Binding("g", "run_it_setting", "run-it setting"),
+        Binding("b", "rabbit_hunt", "rabbit hunt"),
         Binding("o", "sit_out_in", "sit out/in"),
         Binding("l", "leave", "leave"),
         Binding("q", "app.quit", "quit"),
@@ -210,6 +215,41 @@ class TableScreen(Screen[None]):
             self.set_status(f"refused: {error.message}")
             return
         self.set_status("")
+
+    @work(group="act")
+    async def action_run_it(self, times: int) -> None:
+        view = self.model.view
+        try:
+            answered = await self.client.answer_run_it(
+                self.model.table_id, times, hand_id=view.hand_id
+            )
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.model.set_view(answered.view)
+        self.set_status("run once" if times == 1 else f"agreed to run it up to {times} times")
+
+    @work(group="act")
+    async def action_run_it_setting(self) -> None:
+        """Cycle the standing answer: ask me, once, twice, three times."""
+        me = my_seat(self.model.view)
+        times = ((me.run_it_times if me is not None else 0) + 1) % 4
+        try:
+            await self.client.set_run_it_times(self.model.table_id, times)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        said = {0: "ask me", 1: "always once", 2: "agree to twice", 3: "agree to three times"}
+        self.set_status(f"run it: {said[times]}")
+
+    @work(group="act")
+    async def action_rabbit_hunt(self) -> None:
+        try:
+            rabbit = await self.client.rabbit_hunt(self.model.table_id)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.set_status(f"rabbit: {cards_text(list(rabbit.cards))}")
 
     @work(group="act")
     async def action_sit_out_in(self) -> None:

@@ -1,5 +1,6 @@
 """The gateway's calls the table answers for the caller's own seat: actions (Act), showing or
-mucking at showdown, sitting out and in, seat settings. One table command each, for the
+mucking at showdown, sitting out and in, seat settings, run it twice (the standing answer and the
+answer when asked) and the rabbit hunt. One table command each, for the
 caller's player id; the client's idempotency key scoped by the player and the kind of call
 (``scoped_key``: the table looks keys up alone, so two players' keys must never meet). A table
 that says the caller has no seat there is PERMISSION_DENIED (``NOT_YOUR_SEAT``)."""
@@ -91,6 +92,59 @@ class TableCommands(GatewayBase):
             set_auto_muck=table_pb2.SetAutoMuck(auto_muck=request.auto_muck),
         )
         return gateway_pb2.UpdateSeatSettingsResponse(sequence=done.sequence)
+
+    async def SetRunItTimes(
+        self, request: gateway_pb2.RunItSetTimesRequest, context: Context
+    ) -> gateway_pb2.RunItSetTimesResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "runs",
+            request.idempotency_key,
+            set_run_it_times=table_pb2.SetRunItTimes(times=request.times),
+        )
+        return gateway_pb2.RunItSetTimesResponse(sequence=done.sequence)
+
+    async def AnswerRunIt(
+        self, request: gateway_pb2.RunItAnswerRequest, context: Context
+    ) -> gateway_pb2.RunItAnswerResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "answer",
+            request.idempotency_key,
+            answer_run_it=table_pb2.AnswerRunIt(times=request.times, hand_id=request.hand_id),
+        )
+        view = await self._viewed(context, request.table_id, done.view)
+        return gateway_pb2.RunItAnswerResponse(sequence=done.sequence, view=view)
+
+    async def RabbitHunt(
+        self, request: gateway_pb2.RabbitHuntRequest, context: Context
+    ) -> gateway_pb2.RabbitHuntResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "rabbit",
+            request.idempotency_key,
+            rabbit_hunt=table_pb2.RabbitHunt(hand_id=request.hand_id),
+        )
+        return gateway_pb2.RabbitHuntResponse(sequence=done.sequence, rabbit=done.rabbit)
+
+    async def _viewed(
+        self, context: Context, table_id: str, view: common_pb2.PlayerView
+    ) -> common_pb2.PlayerView:
+        """The caller's view a table command answered with (asked for when it sent none),
+        with the seats named."""
+        if not view.HasField("config"):
+            claims = await self.admission.caller(context)
+            asked = await self.table.GetPlayerView(
+                table_pb2.GetPlayerViewRequest(table_id=table_id, player_id=claims.player_id),
+                timeout=self._timeout(context),
+                metadata=self._meta(),
+            )
+            view = asked.view
+        await self.names.name_seats(view)
+        return view
 
     async def _show_or_muck(
         self, context: Context, table_id: str, hand_id: str, key: str, show: bool

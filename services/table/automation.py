@@ -23,6 +23,8 @@ from libs.table.automation import (
     HandDue,
     HoleCardsDue,
     RevealDue,
+    RunDue,
+    RunItClockDue,
     next_due,
 )
 from libs.table.events import Event
@@ -79,7 +81,13 @@ class Automation:
                 if due.options is None:
                     return tc.ShowOrMuck(due.player_id, True, now)
                 return await self.bots.act(table_id, s, due.player_id)
-            case ClockDue():
+            case RunDue():
+                burns_and_cards = await self.dealer.deal(due.deck_id, (*due.burns, *due.cards))
+                burns = burns_and_cards[: len(due.burns)]
+                cards = burns_and_cards[len(due.burns) :]
+                run = hc.DealRun(tuple(_cards(cards)), tuple(_cards(burns)))
+                return tc.Deal((run,), now)
+            case ClockDue() | RunItClockDue():
                 return tc.Tick(now)
             case HandDue():
                 deck_id, commitment = await self.dealer.start_deck(table_id, due.hand_id)

@@ -24,7 +24,8 @@ import structlog
 from libs.platform.tasks import honour_cancel, stop_tasks
 from libs.poker.errors import PokerError
 from libs.table import commands as tc
-from libs.table.automation import ClockDue, HandDue, next_due
+from libs.table.automation import ClockDue, HandDue, RunItClockDue, next_due
+from libs.table.timing import wake_at
 from services.table.ahead import WorkAhead
 from services.table.automation import Automation
 from services.table.commits import Conflict, Decided, LoadedTable, TableStream
@@ -206,7 +207,7 @@ class Driver:
                 self._awake.discard(table_id)
                 continue
             due = next_due(table.state, now)
-            if isinstance(due, ClockDue):
+            if isinstance(due, (ClockDue, RunItClockDue)):
                 try:
                     await self.drive_now(table_id)
                 except (NotOwner, Conflict) as exc:
@@ -232,8 +233,9 @@ class Driver:
         one thing time alone makes due), wakes it."""
         self._awake.discard(table_id)
         state = table.state
-        if state.hand_in_progress and state.clock_seat is not None and state.deadline > now:
-            heapq.heappush(self._deadlines, (state.deadline, table_id))
+        due_at = wake_at(state)
+        if due_at is not None and due_at > now:
+            heapq.heappush(self._deadlines, (due_at, table_id))
         elif self.unload_after > 0 and not state.hand_in_progress:
             self._unload_if_idle(table_id, table, now)
 

@@ -21,6 +21,7 @@ import structlog
 from libs.platform.metrics import table as metrics
 from libs.poker.config import Variant
 from libs.poker.known_values import HandValueNeeded, KnownValues, high_key, omaha_key
+from libs.poker.runs import MOST_RUNS
 from libs.poker.state import HandState
 from libs.table import TableState, step_table
 from libs.table.commands import TableCommand
@@ -119,9 +120,9 @@ async def values_for_showdown(
 class RankedStep:
     """``step_table`` with the hands of a showdown ranked by ``ranker`` (None: the aggregate's own
     evaluator, in the same step). A step that reaches a showdown stops, asks for every live
-    hand's value in one call, and runs again. If the ranker cannot answer, the same evaluator
-    runs in-process (ranking is a pure function; the hand goes on), counted in ``fallbacks``
-    and logged."""
+    hand's value in one call (one per board of a board run more than once), and runs again. If
+    the ranker cannot answer, the same evaluator runs in-process (ranking is a pure function;
+    the hand goes on), counted in ``fallbacks`` and logged."""
 
     def __init__(self, ranker: HandRanker | None) -> None:
         self.ranker = ranker
@@ -133,7 +134,8 @@ class RankedStep:
         if self.ranker is None:
             return step_table(state, command)
         known = KnownValues()
-        for _ in range(3):
+        # one call per board: a board run three times (libs.poker.runs) is three showdowns
+        for _ in range(MOST_RUNS + 2):
             try:
                 return step_table(state, command, known)
             except HandValueNeeded as need:

@@ -1,12 +1,17 @@
 """SubmitCommand's table commands from their protos (the servicer's translation, one place):
-the commands decided and committed like any other; ``start_hand`` and ``show_or_muck`` are
-answered by the servicer itself."""
+the commands decided and committed like any other; ``start_hand``, ``show_or_muck``,
+``answer_run_it`` and ``rabbit_hunt`` are answered by the servicer itself (``rabbit_command``
+reads the rabbit's cards from the last hand's revealed seed)."""
 
 from __future__ import annotations
 
 from holdem.table.v1 import table_pb2
 
+from libs.fairdeck import deck_from_seed
+from libs.poker.cards import DECK
+from libs.table import TableState
 from libs.table import commands as tc
+from libs.table.extras import rabbit_positions
 from libs.tableproto.config import bot_difficulty_from_proto, config_from_proto
 
 
@@ -40,9 +45,24 @@ def table_command(
         return tc.SetAutoMuck(request.set_auto_muck.player_id, request.set_auto_muck.auto_muck, now)
     if which == "change_seat":
         return tc.ChangeSeat(request.change_seat.player_id, request.change_seat.seat, now)
+    if which == "set_run_it_times":
+        r_times = request.set_run_it_times
+        return tc.SetRunItTimes(r_times.player_id, r_times.times, now)
     if which == "close_table":
         return tc.CloseTable("closed by owner", now)
     if which == "release_hand":
         r = request.release_hand
         return tc.ReleaseHand(r.number, r.small_blind, r.big_blind, r.ante, now)
     return None
+
+
+def rabbit_command(state: TableState, request: table_pb2.RabbitHunt, now: float) -> tc.RabbitHunt:
+    """The rabbit hunt ``request`` asks for, its cards read from the last hand's revealed seed
+    at the positions of the streets never dealt; the table's refusal (a hand in play, no rabbit
+    hunt here, the river reached, the seed not out yet) as ``rabbit_positions`` raises it. The
+    command is decided like any other, so a refusal there too changes nothing."""
+    hand_id = request.hand_id or state.hand_id
+    positions = rabbit_positions(state, request.player_id, hand_id)
+    deck = deck_from_seed(bytes.fromhex(state.revealed_seeds[state.hand_id]))
+    cards = tuple(DECK[deck[i]] for i in positions)
+    return tc.RabbitHunt(request.player_id, hand_id, cards, now)

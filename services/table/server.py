@@ -49,8 +49,8 @@ from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
-from services.table.requests import table_command
-from services.table.views import player_view, timestamp
+from services.table.requests import rabbit_command, table_command
+from services.table.views import player_view, rabbit_to_proto, timestamp
 
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
 SERVICE_NAME = TABLE_SERVICE.full_name
@@ -124,6 +124,22 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
             outcome = await self.app.act(table_id, shown, key)
             return table_pb2.SubmitCommandResponse(
                 sequence=outcome.sequence, view=await self._view_now(table_id, som.player_id)
+            )
+        if which == "answer_run_it":
+            answer = request.answer_run_it
+            asked = tc.AnswerRunIt(answer.player_id, answer.times, now, hand_id=answer.hand_id)
+            outcome = await self.app.act(table_id, asked, key)
+            return table_pb2.SubmitCommandResponse(
+                sequence=outcome.sequence, view=await self._view_now(table_id, answer.player_id)
+            )
+        if which == "rabbit_hunt":
+            table = await self.app.existing(table_id)
+            hunt = rabbit_command(table.state, request.rabbit_hunt, now)
+            outcome = await self.app.execute(table_id, hunt, key)
+            view = await self._view_now(table_id, hunt.player_id)
+            after = (await self.app.table(table_id)).state  # the next hand may be on already
+            return table_pb2.SubmitCommandResponse(
+                sequence=outcome.sequence, view=view, rabbit=rabbit_to_proto(after)
             )
         command = table_command(request, which or "", table_id, now)
         if command is None:

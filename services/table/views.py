@@ -9,6 +9,7 @@ from holdem.common.v1 import common_pb2 as pb
 
 from libs.aiproto.mapping import MOVES
 from libs.poker.legal import legal_actions, pots_of, showdown_turn
+from libs.poker.state import Phase
 from libs.table import TableState
 from libs.tableproto.config import config_to_proto
 
@@ -62,6 +63,7 @@ def player_view(
             view.acting_seat = acting
             if state.clock_seat == acting:
                 view.action_deadline.CopyFrom(timestamp(state.deadline))
+        _run_it(view, state, viewer_seat)
         turn = showdown_turn(hand)
         if turn is not None and viewer_seat is not None and acting == viewer_seat:
             view.showdown.can_muck = turn.can_muck
@@ -87,6 +89,7 @@ def player_view(
             is_bot=seat.is_bot,
             stack=seat.stack,
             time_bank_seconds=int(seat.time_bank),
+            run_it_times=seat.run_it_times,
         )
         position = state.position_of(number) if hand is not None else None
         if hand is not None and position is not None:
@@ -110,7 +113,43 @@ def player_view(
             seat_view.status = pb.SEAT_STATUS_WAITING
         else:
             seat_view.status = pb.SEAT_STATUS_ACTIVE
+    if hand is None and state.rabbit and state.rabbit_hand == state.hand_id:
+        view.rabbit.CopyFrom(rabbit_to_proto(state))
     return view
+
+
+def rabbit_to_proto(state: TableState) -> pb.RabbitCards:
+    """The table's last rabbit hunt (``rabbit_hand`` says of which hand)."""
+    return pb.RabbitCards(
+        hand_id=state.rabbit_hand,
+        first_street=STREETS[state.rabbit_street],
+        cards=[card_to_proto(c) for c in state.rabbit],
+        seat=state.rabbit_seat,
+    )
+
+
+def _run_it(view: pb.PlayerView, state: TableState, viewer_seat: int | None) -> None:
+    """The run-it question of the hand in play, and each further run of the board once dealt
+    (never before: a run's cards are in the state only after its ``RunDealt``)."""
+    hand = state.hand
+    if hand is None or not hand.run_asked:
+        return
+    for board in hand.run_boards:
+        view.run_boards.add(cards=[card_to_proto(c) for c in board])
+    question = view.run_it
+    question.most = hand.run_most
+    question.asked_seats.extend(state.hand_seats[p] for p in hand.run_asked)
+    question.answered_seats.extend(
+        state.hand_seats[p] for p in hand.run_asked if hand.run_answers[p]
+    )
+    if hand.phase is Phase.AGREEING_RUNS:
+        if state.run_it_deadline:
+            question.deadline.CopyFrom(timestamp(state.run_it_deadline))
+    else:
+        question.runs = hand.runs
+    position = None if viewer_seat is None else state.position_of(viewer_seat)
+    if position is not None and position in hand.run_asked:
+        question.viewer_answer = hand.run_answers[position]
 
 
 def timestamp(seconds: float) -> Timestamp:

@@ -1,6 +1,6 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists and seat changes (tested against the real gateway in tests/gateway). Each answers
-UNIMPLEMENTED, as a gateway without them would."""
+waiting lists, seat changes, run it twice and the rabbit hunt (tested against the real gateway in
+tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
 
 from __future__ import annotations
 
@@ -44,4 +44,13 @@ class Unmodelled:
         await _refuse(context)
 
     async def ChangeSeat(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def SetRunItTimes(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def AnswerRunIt(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def RabbitHunt(self, request: Any, context: Any) -> Any:
         await _refuse(context)

@@ -135,8 +135,10 @@ def describe(view: pb.PlayerView, acted: int) -> str:
 # the privacy spy
 
 
-# hand id -> (the sequence of the commit that showed them, the cards shown), per table
+# hand id -> (the sequence of the commit that showed them, the cards shown), per table; under
+# hand id + RUNS, the further runs of its board (their own cards) the same way
 Shown = dict[str, list[tuple[int, tuple[int, ...]]]]
+RUNS = "#runs"
 
 
 async def shown_in_stream(nats_url: str, table_id: str) -> Shown:
@@ -155,6 +157,9 @@ async def shown_in_stream(nats_url: str, table_id: str) -> Shown:
             elif record.type == "HandShown":
                 cards = tuple(sorted(json.loads(record.data)["cards"]))
                 shown.setdefault(hand, []).append((stored.sequence, cards))
+            elif record.type == "RunDealt":  # a further run of the board (run it twice)
+                cards = tuple(sorted(json.loads(record.data)["cards"]))
+                shown.setdefault(f"{hand}{RUNS}", []).append((stored.sequence, cards))
     return shown
 
 
@@ -182,10 +187,13 @@ class Spy:
                     )
                 elif record.type == "StreetDealt" and data.get("burn") is not None:
                     found.append(f"{self.player_id} got a burn card at {update.sequence}")
+                elif record.type == "RunDealt" and data.get("burns"):
+                    found.append(f"{self.player_id} got a run's burn cards at {update.sequence}")
         views = [u.view for u in self.updates if u.HasField("view")]
         snapshots = [u.snapshot for u in self.updates if u.HasField("snapshot")]
         views += snapshots
         for view in views + self.views:
+            found += _unseen_runs(self.player_id, view, shown)
             for seat in view.seats:
                 if not seat.hole_cards:
                     continue
@@ -206,3 +214,29 @@ class Spy:
                         f" snapshot {view in snapshots})"
                     )
         return found
+
+
+def _unseen_runs(player_id: str, view: pb.PlayerView, shown: Shown) -> list[str]:
+    """Cards of a further run of the board in ``view`` before the stream dealt that run."""
+    dealt = {
+        int(c)
+        for seq, cards in shown.get(f"{view.hand_id}{RUNS}", [])
+        for c in cards
+        if seq <= view.sequence
+    }
+    allowed = dealt | {(c.rank - 2) * 4 + (c.suit - 1) for c in view.board}
+    return [
+        f"{player_id} saw an undealt run's card at {view.sequence} (hand {view.hand_id!r})"
+        for run in view.run_boards
+        for c in run.cards
+        if (c.rank - 2) * 4 + (c.suit - 1) not in allowed
+    ]
+
+
+async def standing_answer(client: Any, table_id: str) -> None:
+    """Agree in advance to run the board three times (a new seat would be asked, and wait the
+    question's clock); a refusal (the seat already gone: a leave, the table closed) is fine."""
+    from libs.client import GatewayError
+
+    with contextlib.suppress(GatewayError):
+        await client.set_run_it_times(table_id, 3)

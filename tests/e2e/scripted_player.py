@@ -27,6 +27,7 @@ from tests.e2e.play_support import (
     describe,
     moved,
     stalled,
+    standing_answer,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -278,6 +279,7 @@ async def leave_and_join(client: GatewayClient, table_id: str, counts: Counts) -
         try:
             await client.join_table(table_id, BUY_IN)
             counts.joins += 1
+            await standing_answer(client, table_id)
             return
         except GatewayError as error:
             if error.code == "TABLE_CLOSED" or error.status == grpc.StatusCode.NOT_FOUND:

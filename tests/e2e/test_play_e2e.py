@@ -41,6 +41,7 @@ from tests.e2e.play_support import (
     VARIANTS,
     Spy,
     shown_in_stream,
+    standing_answer,
 )
 from tests.e2e.scripted_player import (
     Counts,
@@ -106,6 +107,9 @@ async def run_table(
         # busted AI gets another one, below)
         min_players_to_start=PEOPLE + len(AIS),
         action_clock_seconds=60,
+        # run it up to three times when every person all in agrees (their standing answer,
+        # below; an AI runs it once): the spy checks no run is seen before it is dealt
+        run_it_max=3,
     )
     people = [GatewayClient(address, retry=PATIENT, timeout=CALL_TIMEOUT) for _ in range(PEOPLE)]
     async with accounts:
@@ -123,6 +127,7 @@ async def run_table(
     ) -> None:
         await client.join_table(table_id, BUY_IN)
         c.joins += 1
+        await standing_answer(client, table_id)
         sat.set()
         rng_of = random.Random(rng.random())
         # the first player leaves and goes all in, the second sits out, once at least each

@@ -75,6 +75,9 @@ def requests(table_id: str) -> dict[str, Message]:
         "GetWaitlist": g.GetWaitlistRequest(table_id=table_id),
         "LeaveWaitlist": g.LeaveWaitlistRequest(table_id=table_id),
         "ChangeSeat": g.ChangeSeatRequest(table_id=table_id, seat=3),
+        "SetRunItTimes": g.RunItSetTimesRequest(table_id=table_id, times=2),
+        "AnswerRunIt": g.RunItAnswerRequest(table_id=table_id, times=2),
+        "RabbitHunt": g.RabbitHuntRequest(table_id=table_id),
     }
 
 
@@ -168,11 +171,24 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "GetHandHistory",
             "JoinTable",
             "CloseTable",
+            "SetRunItTimes",
+            "AnswerRunIt",
+            "RabbitHunt",
         ):
             code = call(gw, method, requests("nosuchtable")[method], good)
             assert code == S.NOT_FOUND, (method, code)
         # another player's seat: a token of someone with no seat at this table
-        for method in ("Act", "SitOut", "SitIn", "Show", "Muck", "UpdateSeatSettings"):
+        for method in (
+            "Act",
+            "SitOut",
+            "SitIn",
+            "Show",
+            "Muck",
+            "UpdateSeatSettings",
+            "SetRunItTimes",
+            "AnswerRunIt",
+            "RabbitHunt",
+        ):
             code = call(gw, method, requests(table_id)[method], outsider)
             assert code == S.PERMISSION_DENIED, (method, code)
         # a spectator may watch

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import grpc
 
+from tests.services.extras_codes import EXTRAS_CODES, EXTRAS_SOURCES
+
 S = grpc.StatusCode
 INVALID, PRECONDITION, NOT_FOUND = S.INVALID_ARGUMENT, S.FAILED_PRECONDITION, S.NOT_FOUND
 UNIMPLEMENTED = {"NOT_IMPLEMENTED": S.UNIMPLEMENTED}
@@ -20,6 +22,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "libs/tableproto",
             "libs/eventstore",
             "libs/poker/engine.py",
+            *EXTRAS_SOURCES,
         ],
         {
             # the request
@@ -70,6 +73,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "NOT_OWNER": S.UNAVAILABLE,
             "CONCURRENCY_CONFLICT": S.ABORTED,
             "STORE_UNAVAILABLE": S.UNAVAILABLE,
+            **EXTRAS_CODES,
         },
     ),
     "tournament": (

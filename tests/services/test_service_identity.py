@@ -197,6 +197,13 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
         "sit_in": command("si", sit_in=table_pb2.SitIn(player_id="rich")),
         "show_or_muck": command("sm", show_or_muck=table_pb2.ShowOrMuck(player_id="rich")),
         "set_auto_muck": command("am", set_auto_muck=table_pb2.SetAutoMuck(player_id="rich")),
+        "set_run_it_times": command(
+            "rt", set_run_it_times=table_pb2.SetRunItTimes(player_id="rich", times=2)
+        ),
+        "answer_run_it": command(
+            "ar", answer_run_it=table_pb2.AnswerRunIt(player_id="rich", times=2)
+        ),
+        "rabbit_hunt": command("rh", rabbit_hunt=table_pb2.RabbitHunt(player_id="rich")),
     }
     act = table_pb2.SubmitActionRequest(
         table_id=table_id,

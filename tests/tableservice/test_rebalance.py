@@ -69,7 +69,9 @@ def tables_in(shard: int, count: int) -> list[str]:
 
 
 def rebalance(
-    leases: FakeLeases, tables: list[str], busy: set[str] = frozenset()  # type: ignore[assignment]
+    leases: FakeLeases,
+    tables: list[str],
+    busy: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> tuple[list[str], list[str], list[str]]:
     in_use = FakeRegistry([])
     ownership = Ownership(leases, FakeRegistry(tables), in_use, SHARDS)  # type: ignore[arg-type]

@@ -161,3 +161,34 @@ def test_omaha_hi_lo_showdowns_get_high_and_low_values() -> None:
         assert sum(ended.stacks) == 200
 
     asyncio.run(main())
+
+
+def test_a_board_run_three_times_is_ranked_on_each_board() -> None:
+    async def main() -> None:
+        from libs.poker.events import RunDealt
+
+        ranker = RecordingRanker()
+        app = TableApp(InMemoryEventStore(), InMemorySnapshotStore(), LocalDealer(), ranker=ranker)
+        table_id = "r3x"
+        config = replace(CONFIG, run_it_max=3)
+        await app.execute(table_id, tc.OpenTable(table_id, replace(config, hand_limit=1), 0.0), "o")
+        for player, number in (("a", 0), ("b", 1)):
+            await app.execute(table_id, tc.SitDown(player, number, 100), f"sit-{player}")
+            await app.execute(table_id, tc.SetRunItTimes(player, 3), f"runs-{player}")
+        for key, action in (("shove", PlayerAction.ALL_IN), ("call", PlayerAction.CALL)):
+            state = await app.state(table_id)
+            seat = state.acting_seat()
+            assert seat is not None
+            await app.execute(
+                table_id, tc.Act(state.seats[seat].player_id, action, now=app.clock()), key
+            )
+        await app.drive(table_id)
+        events = [e for c in await app.events.read(table_id) for e in decode_commit(c.data)[1]]
+        (ended,) = [e for e in events if isinstance(e, HandEnded)]
+        assert sum(ended.stacks) == 200
+        runs = [e for e in events if isinstance(e, RunDealt)]
+        assert len(runs) == 2
+        boards = {tuple(b) for _, holdings in ranker.calls for _, b in holdings}
+        assert len(ranker.calls) == 3 and len(boards) == 3  # one call per board
+
+    asyncio.run(main())

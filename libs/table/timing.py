@@ -1,0 +1,26 @@
+"""When time alone makes something due at a table (pure): the clock of the decision in play,
+the question how many times to run the board, the moment the next hand may follow a hand that
+waits for a rabbit hunt. The driver of the table service sleeps until ``wake_at``."""
+
+from __future__ import annotations
+
+from libs.poker.state import Phase
+
+from .state import TableState
+
+
+def wake_at(s: TableState) -> float | None:
+    """When a clock runs out at ``s`` (None: nothing waits for time alone)."""
+    if not s.hand_in_progress or s.hand is None:
+        hunted = s.rabbit_hand == s.hand_id
+        return s.rabbit_until if s.rabbit_until and not hunted else None
+    if s.hand.phase is Phase.AGREEING_RUNS:
+        return s.run_it_deadline or None
+    return s.deadline if s.clock_seat is not None else None
+
+
+def rabbit_window_open(s: TableState, now: float) -> bool:
+    """The last hand waits for a rabbit hunt until ``rabbit_until`` (nobody hunted yet)."""
+    if s.hand_in_progress or now >= s.rabbit_until:
+        return False
+    return s.rabbit_hand != s.hand_id
