@@ -12,7 +12,9 @@
 - Chat (libs/client/chat.py): ``send_chat``, ``watch_chat``, ``mute_chat_player``,
   ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
   ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
-  ``leave_waitlist``, ``change_seat``.
+  ``leave_waitlist``, ``change_seat``. Tournaments (libs/client/tournaments.py):
+  ``tournaments``, ``tournament``, ``register_tournament``, ``unregister_tournament``,
+  ``rebuy``, ``add_on``, ``watch_tournament``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -33,6 +35,7 @@ from libs.client.chat import ChatCalls
 from libs.client.errors import GatewayError
 from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
+from libs.client.tournaments import TournamentCalls
 
 R = TypeVar("R")
 
@@ -45,7 +48,7 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient(ChatCalls, PrivateTableCalls):
+class GatewayClient(ChatCalls, PrivateTableCalls, TournamentCalls):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(
