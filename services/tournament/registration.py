@@ -160,7 +160,9 @@ class Registrations:
                 kind, player, key, self.clock(), bool(saga["bot"]), str(saga["level"])
             )
             try:
-                state = await self.tournaments.execute(tid, command, f"register:{key}")
+                # a purchase's key names its kind already (purchase_key)
+                msg_id = f"register:{key}" if kind == REGISTER else key
+                state = await self.tournaments.execute(tid, command, msg_id)
             except DomainError as refusal:
                 log.info("refused after payment: refunding", kind=kind, key=key, error=str(refusal))
                 await self._refund(tid, player, key, amount)
