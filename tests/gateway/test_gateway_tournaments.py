@@ -2,9 +2,10 @@
 lobby, tournament and gateway services): players list, read, register and unregister with their
 wallets checked to the chip; every refusal (an unknown tournament, registering twice,
 unregistering when not registered or after the start, too few chips, no rebuys in a freezeout,
-not signed in) has its status and changes nothing; ``holdem tournaments`` does the same for a
-player; and a short tournament of AIs and one player, who plays their hands through the gateway
-and follows WatchTournament from table to table to the end."""
+not signed in) has its status and changes nothing; a rebuy is paid once and refunded by a
+cancellation; ``holdem tournaments`` does the same for a player; and a short tournament of AIs
+and one player, who plays their hands through the gateway and follows WatchTournament from table
+to table to the end."""
 
 from __future__ import annotations
 
@@ -392,3 +393,44 @@ def test_a_short_tournament_watched_through_the_gateway(stack: Stack) -> None:
     assert (mine.place, mine.prize) == (final.me.place, final.me.prize)
     moves = sum(1 for u in updates if u.me.moved_from_table_id)
     print(f"watched: {len(updates)} updates, {moves} moves of the player, {seconds:.1f} s")
+
+
+def test_a_rebuy_through_the_gateway_pays_once_and_a_cancellation_refunds_it(
+    stack: Stack,
+) -> None:
+    # any stack may rebuy (hands are being played meanwhile), once
+    rule = tpb.RebuyRule(chips=300, cost=50, last_level=3, max_rebuys=1, threshold=100_000)
+    tid = stack.create(name="rebuys", max_entrants=2, seats_per_table=2, rebuy=rule)
+    alice = Player(stack, "alice")
+    before = stack.balance(alice.player_id)
+    bot = stack.lobby.register(bot=True).player_id
+    early = gateway_pb2.TournamentPurchaseRequest(tournament_id=tid, idempotency_key="early")
+    alice.call("RegisterTournament", alice.register(tid))
+    assert alice.refused("RebuyTournament", early).code() == S.FAILED_PRECONDITION  # not started
+    assert stack.balance(alice.player_id) == before - BUY_IN
+    register_bot = tpb.RegisterRequest(
+        tournament_id=tid,
+        player_id=bot,
+        idempotency_key="bot",
+        is_bot=True,
+        bot_level=common_pb2.BOT_DIFFICULTY_EASY,
+    )
+    stack.tools("Register", register_bot)
+    _eventually(lambda: stack.summary(tid).status == "running", "the start")
+    buy = gateway_pb2.TournamentPurchaseRequest(tournament_id=tid, idempotency_key="r1")
+    bought = alice.call("RebuyTournament", buy)
+    assert (bought.chips, bought.cost) == (300, 50) and bought.stack >= 300
+    assert alice.call("RebuyTournament", buy).cost == 50  # a retry: bought once
+    assert stack.balance(alice.player_id) == before - BUY_IN - 50
+    above = gateway_pb2.TournamentPurchaseRequest(tournament_id=tid, idempotency_key="r2")
+    assert alice.refused("RebuyTournament", above).code() == S.FAILED_PRECONDITION  # one each
+    assert alice.refused("AddOnTournament", above).code() == S.FAILED_PRECONDITION  # none sold
+    summary = stack.summary(tid)
+    assert summary.prize_pool == 2 * BUY_IN + 50 and summary.chips_in_play == 2 * 200 + 300
+    assert stack.balance(alice.player_id) == before - BUY_IN - 50
+    stack.tools("Cancel", tpb.CancelRequest(tournament_id=tid, reason="test over"))
+    _eventually(  # everything alice paid comes back, once
+        lambda: stack.balance(alice.player_id) == before, "the refund", timeout=240
+    )
+    time.sleep(1)
+    assert stack.balance(alice.player_id) == before
