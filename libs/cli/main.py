@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "libs.cli.play",
     "libs.cli.chat",
     "libs.cli.tournament",
+    "libs.cli.tournaments",
 )
 
 

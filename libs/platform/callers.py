@@ -190,14 +190,17 @@ LOBBY_CALLERS = EveryMethod(
         "CreditTournament": frozenset({"tournament", "tools"}),
     },
 )
-#: Tournaments: any authenticated service (and tools) may create one; players register and
-#: unregister through the gateway (or tools); only the tournament service itself and tools
-#: cancel one. Reading them (GetTournament, ListTournaments) shows nothing hidden: open.
+#: Tournaments: any authenticated service (and tools) may create one; players register,
+#: unregister, rebuy and buy the add-on through the gateway (or tools); only the tournament
+#: service itself and tools cancel one. Reading them (GetTournament, ListTournaments) shows
+#: nothing hidden: open.
 TOURNAMENT_CALLERS = OnlyServices(
     {
         "CreateTournament": frozenset(IDENTITIES),
         "Register": frozenset({"gateway", "tools"}),
         "Unregister": frozenset({"gateway", "tools"}),
+        "Rebuy": frozenset({"gateway", "tools"}),
+        "AddOn": frozenset({"gateway", "tools"}),
         "Cancel": frozenset({"tournament", "tools"}),
     }
 )

@@ -1,12 +1,13 @@
 """What every part of the gateway's servicer shares (``GatewayBase``): its configuration and
-backends (the lobby, the table, the tables' public feeds), who is calling and how often
-(``admission``), the seats' display names (``names``), and how a call to the table is made: the
-gateway's service token and the request id by hand (the table channel has no interceptor), the
-client's deadline, and a player's view of a table.
+backends (the lobby, the table, the tables' public feeds, the tournament service), who is calling
+and how often (``admission``), the seats' display names (``names``), and how a call to the table is
+made: the gateway's service token and the request id by hand (the table channel has no interceptor),
+the client's deadline, and a player's view of a table.
 
 The RPCs are in the parts built on it: lobby_calls.py (accounts, wallets, the catalogue, seats),
-commands.py (actions and seat commands), watching.py (WatchTable), histories.py (hand histories
-and decks); server.py puts them together as the one GatewayService."""
+commands.py (actions and seat commands), watching.py (WatchTable), histories.py (hand histories and
+decks), tournaments.py (the tournament service's calls for players); server.py puts them together as
+the one GatewayService."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
+from holdem.tournament.v1 import tournament_pb2_grpc
 
 from libs.errors import NotFound
 from libs.platform.clients import call_timeout
@@ -43,11 +45,13 @@ class GatewayBase:
         feeds: TableFeeds | None,
         clock: Callable[[], float] = time.monotonic,
         revocations: RevocationCheck | None = None,
+        tournaments: tournament_pb2_grpc.TournamentServiceAsyncStub | None = None,
     ) -> None:
         self.config = config
         self.lobby = lobby
         self.table = table
         self.feeds = feeds  # None: no NATS, nothing to watch
+        self.tournaments = tournaments  # None: no tournament service (UNAVAILABLE)
         self.clock = clock
         self.rpc_timeout = config.platform.rpc_timeout_seconds
         limiter = RateLimiter(config.rate_per_second, config.rate_burst)

@@ -1,6 +1,6 @@
-"""Gateway configuration: the shared HOLDEM_* variables (HOLDEM_LOBBY_ADDR and HOLDEM_TABLE_ADDR
-say where its backends are), the token keys it verifies with, its limits, and its HTTP port for
-browsers (Connect and gRPC-Web, allowed origins, the web client's files)."""
+"""Gateway configuration: the shared HOLDEM_* variables (HOLDEM_LOBBY_ADDR, HOLDEM_TABLE_ADDR and
+HOLDEM_TOURNAMENT_ADDR say where its backends are), the token keys it verifies with, its limits, and
+its HTTP port for browsers (Connect and gRPC-Web, allowed origins, the web client's files)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,13 @@ HISTORIES_PER_PLAYER = Var(
     "GetHandHistory calls one player may have in flight (each reads a table's stream in the "
     "table service); more are answered RESOURCE_EXHAUSTED with a retry hint",
 )
+TOURNAMENT_POLL = Var(
+    "HOLDEM_GATEWAY_TOURNAMENT_POLL_SECONDS",
+    number(minimum=0.1, maximum=60),
+    "1",
+    "how often a WatchTournament stream reads its tournament (an update goes out when anything "
+    "but the countdown changed)",
+)
 HTTP_LISTEN = Var(
     "HOLDEM_GATEWAY_HTTP_LISTEN",
     OPTIONAL_ADDRESS,
@@ -90,6 +97,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     WATCH_BUFFER,
     WATCHES_PER_PLAYER,
     HISTORIES_PER_PLAYER,
+    TOURNAMENT_POLL,
     HTTP_LISTEN,
     HTTP_ORIGINS,
     HTTP_MAX_BODY,
@@ -108,6 +116,7 @@ class GatewayConfig:
     watch_buffer: int = 512
     watches_per_player: int = 16
     histories_per_player: int = 2
+    tournament_poll_seconds: float = 1.0
     http_listen: str | None = None
     http_origins: tuple[str, ...] = ()
     http_max_body_bytes: int = 1 << 20
@@ -126,6 +135,7 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
         watch_buffer=values[WATCH_BUFFER],
         watches_per_player=values[WATCHES_PER_PLAYER],
         histories_per_player=values[HISTORIES_PER_PLAYER],
+        tournament_poll_seconds=values[TOURNAMENT_POLL],
         http_listen=values[HTTP_LISTEN],
         http_origins=tuple(o.strip() for o in values[HTTP_ORIGINS].split(",") if o.strip()),
         http_max_body_bytes=values[HTTP_MAX_BODY],

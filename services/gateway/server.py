@@ -3,7 +3,8 @@ its parts (each a class of RPCs on the shared ``GatewayBase``, base.py): lobby_c
 (accounts, wallets, the catalogue and seats, forwarded to the lobby: contract-13 §3),
 commands.py (actions, showdown choices, sitting out and in: one table call each), watching.py
 (WatchTable, on the table's public projection: watch.py), histories.py (hand histories and
-decks, asked of the table, which reads its own stream), chat.py (chat rooms, kept in NATS).
+decks, asked of the table, which reads its own stream), chat.py (chat rooms, kept in NATS),
+tournaments.py (tournaments for players, asked of the tournament service).
 Every call but Register, Login, GuestLogin and ListTables carries a bearer token, verified by
 admission.py (auth.py, revocations.py); the player it names is the only player the call acts
 for. Here too: the
@@ -21,6 +22,7 @@ import structlog
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2_grpc
 from holdem.table.v1 import table_pb2_grpc
+from holdem.tournament.v1 import tournament_pb2_grpc
 
 from libs.eventstore.projection import JetStreamProjection
 from libs.platform.clients import aio_channel, connect_peer, service_config
@@ -38,6 +40,7 @@ from services.gateway.echo import echoes_clipped
 from services.gateway.histories import Histories
 from services.gateway.lobby_calls import LobbyCalls
 from services.gateway.revocations import RevocationCheck
+from services.gateway.tournaments import TournamentCalls
 from services.gateway.watch import TableFeeds
 from services.gateway.watching import Watching
 
@@ -57,6 +60,7 @@ class GatewayServicer(
     Watching,
     Histories,
     Chatting,
+    TournamentCalls,
     gateway_pb2_grpc.GatewayServiceServicer,
 ):
     """Every RPC of GatewayService, from its parts (the constructor is ``GatewayBase``'s)."""
@@ -78,6 +82,7 @@ def fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
 async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
     table_channel = fast_channel(config.platform)
+    tournament_channel = connect_peer(config.platform, "tournament")
     nc = await connect_nats(config.platform.nats_url, config.platform.tls, name="gateway")
     # watched from the start when the bucket is there; else tried again in the background, and
     # each token read from the bucket until then (services/gateway/revocations.py)
@@ -94,6 +99,7 @@ async def build(config: GatewayConfig) -> Mount:
         auth,
         feeds,
         revocations=revocations,
+        tournaments=tournament_pb2_grpc.TournamentServiceStub(tournament_channel),
     )
     chat = config.chat
     servicer.chat_store = ChatStore(
@@ -109,6 +115,7 @@ async def build(config: GatewayConfig) -> Mount:
         await close_nats(nc)
         await lobby_channel.close()
         await table_channel.close()
+        await tournament_channel.close()
 
     return Mount(
         endpoints=[

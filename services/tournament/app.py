@@ -1,13 +1,15 @@
-"""The tournament service's use cases: create, list and read tournaments, register (the
-registration saga, ``registration.py``), unregister and cancel. Each is one command decided by
-the aggregate (``store.Tournaments``) and appended with a message id made from the caller's key,
-so a retry appends nothing; a refusal raises its ``libs.errors`` kind with nothing changed. What
-the tournament then owes (refunds, prizes) its director pays (``supervisor.py``)."""
+"""The tournament service's use cases: create, list and read tournaments, register, rebuy and
+the add-on (the registration and purchase sagas, ``registration.py``), unregister and cancel.
+Each is one command decided by the aggregate (``store.Tournaments``) and appended with a message
+id made from the caller's key, so a retry appends nothing; a refusal raises its ``libs.errors``
+kind with nothing changed. What the tournament then owes (refunds, prizes) its director pays
+(``supervisor.py``)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 from libs.errors import InvalidArgument, NotFound
 from libs.tournament import commands as C
@@ -15,10 +17,21 @@ from libs.tournament.config import TournamentConfig
 from libs.tournament.errors import INVALID_COMMAND, TOURNAMENT_NOT_FOUND
 from libs.tournament.state import Status, TournamentState
 
-from .registration import Registrations
+from .registration import ADD_ON, REBUY, Registrations
 from .store import Tournaments
 
 STATUSES = frozenset(s.value for s in Status if s is not Status.NEW)
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    """A rebuy or add-on made: the tournament after it, the chips bought, their wallet cost,
+    the buyer's stack in the books now."""
+
+    state: TournamentState
+    chips: int
+    cost: int
+    stack: int
 
 
 class TournamentApp:
@@ -66,6 +79,21 @@ class TournamentApp:
     ) -> TournamentState:
         await self.get(tournament_id)
         return await self.registrations.register(tournament_id, player_id, key, is_bot, bot_level)
+
+    async def rebuy(self, tournament_id: str, player_id: str, key: str) -> Purchase:
+        return await self._purchase(tournament_id, player_id, key, REBUY)
+
+    async def add_on(self, tournament_id: str, player_id: str, key: str) -> Purchase:
+        return await self._purchase(tournament_id, player_id, key, ADD_ON)
+
+    async def _purchase(self, tournament_id: str, player_id: str, key: str, kind: str) -> Purchase:
+        """The state after, the chips and cost of the rule, and the player's stack now."""
+        await self.get(tournament_id)
+        state = await self.registrations.purchase(tournament_id, player_id, key, kind)
+        rule = state.cfg.rebuy if kind == REBUY else state.cfg.add_on
+        entrant = state.entrants[player_id]  # the purchase was made: the player is an entrant
+        chips, cost = (0, 0) if rule is None else (rule.chips, rule.cost)
+        return Purchase(state, chips, cost, entrant.stack)
 
     async def unregister(
         self, tournament_id: str, player_id: str, key: str

@@ -19,7 +19,7 @@ from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failur
 from libs.tournament import errors as TE
 
 from . import wire
-from .app import TournamentApp
+from .app import Purchase, TournamentApp
 
 TOURNAMENT_SERVICE = pb.DESCRIPTOR.services_by_name["TournamentService"]
 SERVICE_NAME = TOURNAMENT_SERVICE.full_name
@@ -79,6 +79,26 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
         )
         return pb.UnregisterResponse(
             tournament=wire.summary_to_proto(state, self.app.clock()), refund=refund
+        )
+
+    async def Rebuy(self, request: pb.PurchaseRequest, context: Context) -> pb.PurchaseResponse:
+        bought = await self.app.rebuy(
+            request.tournament_id, request.player_id, request.idempotency_key
+        )
+        return self._purchased(bought)
+
+    async def AddOn(self, request: pb.PurchaseRequest, context: Context) -> pb.PurchaseResponse:
+        bought = await self.app.add_on(
+            request.tournament_id, request.player_id, request.idempotency_key
+        )
+        return self._purchased(bought)
+
+    def _purchased(self, bought: Purchase) -> pb.PurchaseResponse:
+        return pb.PurchaseResponse(
+            tournament=wire.summary_to_proto(bought.state, self.app.clock()),
+            chips=bought.chips,
+            cost=bought.cost,
+            stack=bought.stack,
         )
 
     async def Cancel(self, request: pb.CancelRequest, context: Context) -> pb.CancelResponse:

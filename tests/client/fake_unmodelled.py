@@ -1,6 +1,6 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice and the rabbit hunt (tested against the real gateway in
-tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
+waiting lists, seat changes, run it twice, the rabbit hunt and tournaments (tested against the real
+gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
 
 from __future__ import annotations
 
@@ -54,3 +54,24 @@ class Unmodelled:
 
     async def RabbitHunt(self, request: Any, context: Any) -> Any:
         await _refuse(context)
+    async def ListTournaments(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def GetTournament(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def RegisterTournament(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def UnregisterTournament(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def RebuyTournament(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def AddOnTournament(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def WatchTournament(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        await _refuse(context)
+        yield None  # a stream: refused before its first message

@@ -97,7 +97,7 @@ def _pods(manifests: list[Manifest]) -> dict[str, tuple[dict[str, str], list[int
 
 #: Who calls whom (ARCHITECTURE.md, "Services": talks to), on its gRPC or client port.
 CALLS = {
-    "gateway": {"lobby", "table", "nats"},
+    "gateway": {"lobby", "table", "tournament", "nats"},
     "lobby": {"table", "nats"},
     "table": {"dealer", "evaluator", "ai", "nats", "redis"},
     "dealer": {"redis"},

@@ -46,6 +46,7 @@ class Target:
     normal_call: Callable[[grpc.Channel], Known]
     needs_lobby: bool = False
     needs_table: bool = False
+    needs_tournament: bool = False
     ok_codes: frozenset[grpc.StatusCode] = field(default_factory=frozenset)
     # The service identity the fuzzer calls with (libs.platform.callers: who may call what),
     # and the methods only another identity reaches the handler of.
@@ -204,6 +205,7 @@ def gateway_call(channel: grpc.Channel) -> Known:
     ).table
     wallet = stub.GetWallet(gateway_pb2.GetWalletRequest(), metadata=auth, timeout=CALL_TIMEOUT)
     assert wallet.wallet.balance >= 0
+    stub.ListTournaments(gateway_pb2.ListTournamentsRequest(), metadata=auth, timeout=CALL_TIMEOUT)
     return {"username": [name], "table_id": [table.table_id], METADATA: [auth]}
 
 
@@ -239,6 +241,7 @@ def _infra(*names: str) -> Callable[[Infra], dict[str, str]]:
         "redis": "HOLDEM_REDIS_URL",
         "lobby": "HOLDEM_LOBBY_ADDR",
         "table": "HOLDEM_TABLE_ADDR",
+        "tournament": "HOLDEM_TOURNAMENT_ADDR",
     }
     return lambda infra: {keys[name]: infra[name] for name in names}
 
@@ -297,10 +300,11 @@ TARGETS: Mapping[str, Target] = {
     ),
     "gateway": Target(
         gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"],
-        _infra("nats", "redis", "lobby", "table"),
+        _infra("nats", "redis", "lobby", "table", "tournament"),
         gateway_call,
         needs_lobby=True,
         needs_table=True,
+        needs_tournament=True,  # its tournament calls answer, not UNAVAILABLE
         # its per-player and per-peer rate limits are part of the contract: a fuzzer is one caller
         ok_codes=frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED}),
     ),

@@ -117,6 +117,8 @@ def running(
                 infra["lobby"] = get("lobby").process.address
             if target.needs_table:
                 infra["table"] = get("table").process.address
+            if target.needs_tournament:
+                infra["tournament"] = get("tournament").process.address
             process = start_service(name, log_dir, target.env(infra))
             channel = channel_as(process.address, target.identity)
             anonymous = grpc.insecure_channel(process.address)

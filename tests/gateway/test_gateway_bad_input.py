@@ -36,7 +36,7 @@ HOSTILE = {
 OPEN = {"Register", "Login", "GuestLogin", "ListTables"}
 #: Calls whose empty table_id is the lobby's chat (not a missing table).
 LOBBY_OR_TABLE = {"SendChat", "WatchChat", "ModerateChat"}
-STREAMS = {"WatchTable", "WatchChat"}
+STREAMS = {"WatchTable", "WatchChat", "WatchTournament"}
 
 
 def requests(table_id: str) -> dict[str, Message]:
@@ -78,6 +78,17 @@ def requests(table_id: str) -> dict[str, Message]:
         "SetRunItTimes": g.RunItSetTimesRequest(table_id=table_id, times=2),
         "AnswerRunIt": g.RunItAnswerRequest(table_id=table_id, times=2),
         "RabbitHunt": g.RabbitHuntRequest(table_id=table_id),
+        "ListTournaments": g.ListTournamentsRequest(),
+        "GetTournament": g.GetTournamentRequest(tournament_id=table_id),
+        "RegisterTournament": g.RegisterTournamentRequest(
+            tournament_id=table_id, idempotency_key="r"
+        ),
+        "UnregisterTournament": g.UnregisterTournamentRequest(
+            tournament_id=table_id, idempotency_key="u"
+        ),
+        "RebuyTournament": g.TournamentPurchaseRequest(tournament_id=table_id, idempotency_key="b"),
+        "AddOnTournament": g.TournamentPurchaseRequest(tournament_id=table_id, idempotency_key="a"),
+        "WatchTournament": g.WatchTournamentRequest(tournament_id=table_id),
     }
 
 

@@ -138,6 +138,14 @@ def test_the_api_refuses_bad_input_unknown_ids_and_wrong_callers_changing_nothin
     nobody = pb.RegisterRequest(tournament_id="nope", player_id=player, idempotency_key="r3")
     assert _refused(at, "Register", nobody).code() == grpc.StatusCode.NOT_FOUND
     assert stack.wallet(player).balance == 10_000 - 100
+    buy = pb.PurchaseRequest(tournament_id="api1", player_id=player, idempotency_key="b1")
+    for method in ("Rebuy", "AddOn"):  # a freezeout: none sold, nothing paid
+        assert _refused(at, method, buy).code() == grpc.StatusCode.FAILED_PRECONDITION
+        for identity in ("lobby", "table"):  # players' purchases come through the gateway
+            assert _refused(at, method, buy, identity).code() == grpc.StatusCode.PERMISSION_DENIED
+    nobody_buys = pb.PurchaseRequest(tournament_id="nope", player_id=player, idempotency_key="b2")
+    assert _refused(at, "Rebuy", nobody_buys, "gateway").code() == grpc.StatusCode.NOT_FOUND
+    assert stack.wallet(player).balance == 10_000 - 100
     unregister = pb.UnregisterRequest(tournament_id="api1", player_id=player, idempotency_key="u")
     assert _call(at, "Unregister", unregister).refund == 100
     cancelled = _call(at, "Cancel", cancel).tournament
