@@ -164,18 +164,28 @@ async def _run(
     healed_at: list[float] = []
     try:
         await asyncio.gather(*(play.open(t) for t in table_ids))
+        # The tables were opened long ago, as far as the disk knows: a power cut under the
+        # default policy takes hands played, not the tables themselves (which would leave
+        # nothing to play on, and the run waiting out its deadlines to say so).
+        rig.disk.sync()
         _log(f"{clock():.1f}s {tables} tables open")
         drivers = [asyncio.create_task(play.drive(t)) for t in table_ids]
         end = clock() + duration  # the faults' time starts once every table is open
+        since = clock()
         while clock() < end:
             await asyncio.sleep(rng.uniform(0.5, 2.0))
+            # A fault only once the tables committed since the last one healed: a fault that
+            # hits nothing in flight tests nothing (and under the default policy a power cut
+            # then always has an acknowledged, never fsynced commit to take).
+            await recovered(history, since, clock)
             fault = FAULTS[rng.choice(names)](rig)
             injected.append(fault.name)
             _log(f"{clock():.1f}s {fault.name}: {len(history.acknowledged)} acknowledged")
             await asyncio.to_thread(fault.start)
             await asyncio.sleep(rng.uniform(*FAULT_SECONDS))
             await asyncio.to_thread(fault.heal)
-            healed_at.append(clock())
+            since = clock()
+            healed_at.append(since)
             _log(f"{clock():.1f}s healed")
         await recovered(history, healed_at[-1] if healed_at else 0.0, clock)
         _log(f"{clock():.1f}s recovered; closing the tables")
