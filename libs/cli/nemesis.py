@@ -246,6 +246,8 @@ def ok(report: dict[str, Any]) -> bool:
     return bool(
         report["lost"] == 0
         and report.get("acked_while_isolated", 0) == 0
+        and report.get("stale_after_waking", 0) == 0
+        and report.get("fault_failures", 0) == 0
         and report["duplicated"] == 0
         and report["gaps"] == 0
         and report["chips_conserved"]
@@ -299,12 +301,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--faults",
         default="all",
         help=f"comma list of {','.join(FAULTS)} (with --network: isolate-leader, "
-        "isolate-replica, split, flap, delay-loss), or all (default)",
+        "isolate-replica, split, flap, delay-loss, pause-replica, lose-unsynced, "
+        "lose-unsynced-all, disk-full), or all (default)",
     )
     parser.add_argument(
         "--network",
         action="store_true",
-        help="network faults: a 3-node NATS cluster and two table replicas in network "
+        help="a cluster's faults: a 3-node NATS cluster and two table replicas in network "
         "namespaces (root; nemesis_net)",
     )
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of faults")
