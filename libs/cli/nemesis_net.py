@@ -108,6 +108,7 @@ def run_network(
         cluster = HostCluster(
             nodes,
             parent_dir=workdir,
+            keep_temp=True,  # in the run's directory: its logs go (or stay) with it
             data_dirs=[disk.mount / "js" for disk in disks] if lazy else None,
             sync_interval=None if sync == "default" else "always",
         )
