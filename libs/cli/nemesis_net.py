@@ -46,7 +46,7 @@ from libs.cli.nemesis_check import (
     recovery,
     stale_after_waking,
 )
-from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig
+from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig, run_step
 from libs.cli.nemesis_replicas import FORWARD_PORT, LEASE_TTL, Replica
 from libs.devstack.processes import spawn
 from libs.eventstore import Commit
@@ -266,16 +266,6 @@ class _Tables:
             await asyncio.sleep(0.1)
 
 
-async def _step(rig: NetRig, what: str, work: Callable[[], object]) -> None:
-    """A fault's start or heal, off the loop; a failure (a node that will not come back) is
-    noted and counted, and the run goes on to say what it did to the tables."""
-    try:
-        await asyncio.to_thread(work)
-    except Exception as exc:
-        rig.failures += 1
-        rig.say(f"{what} failed: {exc!r:.300}")
-
-
 def _driving(table_id: str, limit: int) -> Callable[[TableApp], Coroutine[Any, Any, int]]:
     return lambda app: app.drive(table_id, limit)
 
@@ -320,9 +310,9 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
             fault = NET_FAULTS[name](rig)
             injected.append(fault.name)
             _log(f"{clock():.1f}s {fault.name}: {len(history.acknowledged)} acknowledged")
-            await _step(rig, f"{name} start", fault.start)
+            await run_step(rig, f"{name} start", fault.start)
             await asyncio.sleep(rig.rng.uniform(*HOLD.get(name, FAULT_SECONDS)))
-            await _step(rig, f"{name} heal", fault.heal)
+            await run_step(rig, f"{name} heal", fault.heal)
             since = clock()
             healed_at.append(since)
             _log(f"{clock():.1f}s healed")
@@ -337,8 +327,13 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
         for replica in replicas:
             await replica.stop()
         await admin.close()
-    streams = await _streams(rig.cluster.url, table_ids)
-    verdict = check(streams, history)
+    try:
+        streams: dict[str, list[Commit]] | None = await _streams(rig.cluster.url, table_ids)
+    except Exception as exc:  # the cluster never came back: nothing can be checked (null)
+        rig.say(f"the streams cannot be read: {exc!r:.200}")
+        streams = None
+    verdict = check(streams or {}, history)
+    read = streams is not None
     recoveries = [recovery(history, healed) for healed in healed_at]
     writers = [r.name for r in replicas]
     cut_off = [(writers[i], writers[1 - i], began, healed) for i, began, healed in rig.isolated]
@@ -349,12 +344,12 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
         "faults": injected,
         "ops": len(history.acknowledged) + play.errors,
         "acknowledged": len(history.acknowledged),
-        "lost": len(verdict.lost),
-        "duplicated": verdict.duplicated,
-        "chips_conserved": verdict.chips_conserved,
+        "lost": len(verdict.lost) if read else None,
+        "duplicated": verdict.duplicated if read else None,
+        "chips_conserved": verdict.chips_conserved and read,
         "max_recovery_s": round(max(recoveries, default=0.0), 3),
         "closed": closed,
-        "gaps": verdict.gaps,
+        "gaps": verdict.gaps if read else None,
         "commits": verdict.commits,
         "hands": verdict.hands,
         "errors_waited_out": play.errors,

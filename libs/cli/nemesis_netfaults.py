@@ -23,6 +23,7 @@ leader's disk refuses writes, ENOSPC, until the heal).
 
 from __future__ import annotations
 
+import asyncio
 import random
 import subprocess
 import sys
@@ -35,7 +36,7 @@ from libs.nemesis.hosts import HostCluster
 from libs.nemesis.lazymount import LazyMount
 from libs.nemesis.network import Host, Network
 
-__all__ = ["DISK_FAULTS", "NET_FAULTS", "NetRig"]
+__all__ = ["DISK_FAULTS", "NET_FAULTS", "NetRig", "run_step"]
 
 
 @dataclass
@@ -86,6 +87,16 @@ class NetRig:
                     if stream.get("name") == "HOLDEM_TABLES" and leader:
                         return self.cluster.host_of(str(leader))
         return self.cluster.hosts[0]
+
+
+async def run_step(rig: NetRig, what: str, work: Callable[[], object]) -> None:
+    """A fault's start or heal, off the loop; a failure (a node that will not come back) is
+    noted and counted, and the run goes on to say what it did to the tables."""
+    try:
+        await asyncio.to_thread(work)
+    except Exception as exc:
+        rig.failures += 1
+        rig.say(f"{what} failed: {exc!r:.300}")
 
 
 def _isolate_leader(rig: NetRig) -> Fault:
