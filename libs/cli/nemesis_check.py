@@ -13,7 +13,9 @@ run is over and compares:
   left it equal those that came in (buy-ins, top-ups), replaying the stream;
 - with several writers (``holdem nemesis --network``'s replicas), ``isolation``: what a writer
   cut off from the network got acknowledged meanwhile (nothing may land), and what the other
-  took over; ``recovery``: seconds from a heal to the next acknowledged commit.
+  took over; ``stale_after_waking``: what a writer that was paused (stopped, not cut off) got
+  acknowledged after it woke, while the other still held the tables it took over meanwhile
+  (nothing may land); ``recovery``: seconds from a heal to the next acknowledged commit.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ __all__ = [
     "isolation",
     "recovered",
     "recovery",
+    "stale_after_waking",
 ]
 
 #: how long a fault lasts, at most (seconds), and how long a table may take to commit again
@@ -192,3 +195,29 @@ def isolation(
         theirs = [a for a in history.acknowledged if a.by == other]
         taken_over += sum(1 for a in theirs if began < a.at < healed and a.table_id in its_tables)
     return while_cut, taken_over
+
+
+def stale_after_waking(
+    history: History, paused: list[tuple[str, str, float, float]], window: float
+) -> int:
+    """For writers that were paused, each ``(writer, other writer, began, woke)``: how many
+    appends the paused writer got acknowledged within ``window`` seconds after it woke (the
+    other writer's lease on the tables it took over outlasts that) on a table the other
+    committed to while it slept, and after the other's first commit there: it woke believing
+    it owned the table, and nothing it sends then may land (must be none). Appends of its own
+    that reached the store before the other took over count not, whenever their answer was
+    read: their sequence is below the other's."""
+    stale = 0
+    for writer, other, began, woke in paused:
+        taken: dict[str, int] = {}  # table -> the other's first sequence there meanwhile
+        for a in history.acknowledged:
+            if a.by == other and began < a.at < woke:
+                taken[a.table_id] = min(a.sequence, taken.get(a.table_id, a.sequence))
+        stale += sum(
+            1
+            for a in history.acknowledged
+            if a.by == writer
+            and woke <= a.at <= woke + window
+            and a.sequence > taken.get(a.table_id, float("inf"))
+        )
+    return stale

@@ -1,6 +1,7 @@
-"""The network faults of ``holdem nemesis --network``, a registry (``NET_FAULTS``): each is made
-for a run's ``NetRig`` (the nemesis network, the 3-node NATS cluster on its hosts, and the two
-table replicas' hosts) and has a ``start`` and a ``heal`` (blocking: run off the event loop).
+"""The faults of ``holdem nemesis --network``, a registry (``NET_FAULTS``): each is made for a
+run's ``NetRig`` (the nemesis network, the 3-node NATS cluster on its hosts, the nodes' lazy
+disks when a disk fault runs, and the two table replicas) and has a ``start`` and a ``heal``
+(blocking: run off the event loop). The network's:
 
 - ``isolate-leader``: the host of the table stream's leader reaches nobody (the other two elect
   a new leader; the old one must not acknowledge anything meanwhile);
@@ -12,10 +13,17 @@ table replicas' hosts) and has a ``start`` and a ``heal`` (blocking: run off the
 - ``delay-loss``: every packet the stream leader's host sends waits 50-80 ms
   (libs/nemesis/delay.py: this kernel has no netem qdisc) and a fifth of its packets are
   dropped (nftables).
+
+A process's and the disks': ``pause-replica`` (the replica holding the
+most tables stops, longer than its lease, and wakes believing it still owns them),
+``lose-unsynced`` (the stream leader's node loses power: killed, and every page it had not
+fsynced dropped), ``lose-unsynced-all`` (every node at once), ``disk-full`` (the stream
+leader's disk refuses writes, ENOSPC, until the heal).
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import subprocess
 import sys
@@ -25,25 +33,44 @@ from dataclasses import dataclass, field
 
 from libs.cli.nemesis_faults import Fault
 from libs.nemesis.hosts import HostCluster
+from libs.nemesis.lazymount import LazyMount
 from libs.nemesis.network import Host, Network
 
-__all__ = ["NET_FAULTS", "NetRig"]
+__all__ = ["DISK_FAULTS", "NET_FAULTS", "NetRig", "run_step"]
 
 
 @dataclass
 class NetRig:
-    """What the network faults act on. ``held`` says how many tables each replica holds now;
-    ``isolated`` records (replica index, start, heal) of each replica isolation (the run's
-    clock), for the check that an isolated replica commits nothing."""
+    """What the faults act on. ``held`` says how many tables each replica holds now,
+    ``freeze``/``thaw`` pause and wake one (by index); ``isolated`` and ``paused`` record
+    (replica index, start, heal) of each replica isolation and pause (the run's clock), for
+    the checks that an isolated replica commits nothing and a woken one nothing stale.
+    ``disks``: node i's lazy filesystem (none unless a disk fault runs)."""
 
     net: Network
     cluster: HostCluster
     replicas: list[Host]
     rng: random.Random
     clock: Callable[[], float]
+    disks: list[LazyMount] = field(default_factory=list)
     held: Callable[[], list[int]] = lambda: []
+    freeze: Callable[[int], None] = lambda index: None
+    thaw: Callable[[int], None] = lambda index: None
     isolated: list[tuple[int, float, float]] = field(default_factory=list)
+    paused: list[tuple[int, float, float]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what each fault did, for the report
+    lost_bytes: int = 0  # unsynced bytes the power cuts dropped
+    failures: int = 0  # starts and heals that failed (a node that did not come back)
+
+    def sync_disks(self) -> None:
+        """Every node's disk writes back what it holds, as time would."""
+        for disk in self.disks:
+            disk.sync()
+
+    def busiest_replica(self) -> int:
+        """The index of the replica holding the most tables."""
+        held = self.held()
+        return max(range(len(self.replicas)), key=lambda i: held[i] if i < len(held) else 0)
 
     def say(self, message: str) -> None:
         self.notes.append(f"{self.clock():.1f}s {message}")
@@ -60,6 +87,16 @@ class NetRig:
                     if stream.get("name") == "HOLDEM_TABLES" and leader:
                         return self.cluster.host_of(str(leader))
         return self.cluster.hosts[0]
+
+
+async def run_step(rig: NetRig, what: str, work: Callable[[], object]) -> None:
+    """A fault's start or heal, off the loop; a failure (a node that will not come back) is
+    noted and counted, and the run goes on to say what it did to the tables."""
+    try:
+        await asyncio.to_thread(work)
+    except Exception as exc:
+        rig.failures += 1
+        rig.say(f"{what} failed: {exc!r:.300}")
 
 
 def _isolate_leader(rig: NetRig) -> Fault:
@@ -79,8 +116,7 @@ def _isolate_replica(rig: NetRig) -> Fault:
     chosen: list[int] = []
 
     def start() -> None:
-        held = rig.held()
-        index = max(range(len(rig.replicas)), key=lambda i: held[i] if i < len(held) else 0)
+        held, index = rig.held(), rig.busiest_replica()
         chosen[:] = [index]
         rig.say(f"isolating {rig.replicas[index].name}, the replica holding {held} tables")
         rig.net.isolate(rig.replicas[index].name)
@@ -154,6 +190,89 @@ def _delay_loss(rig: NetRig) -> Fault:
     return Fault("delay-loss", start, heal)
 
 
+def _pause_replica(rig: NetRig) -> Fault:
+    chosen: list[tuple[int, float]] = []
+
+    def start() -> None:
+        held, index = rig.held(), rig.busiest_replica()
+        rig.say(f"pausing {rig.replicas[index].name}, the replica holding {held} tables")
+        rig.freeze(index)
+        chosen[:] = [(index, rig.clock())]
+
+    def heal() -> None:
+        for index, began in chosen:  # none when it could not be paused
+            rig.paused.append((index, began, rig.clock()))  # before it runs again
+            rig.thaw(index)
+
+    return Fault("pause-replica", start, heal)
+
+
+def _node_index(rig: NetRig, host: Host) -> int:
+    return rig.cluster.hosts.index(host)
+
+
+def _power_cut(rig: NetRig, indexes: list[int]) -> None:
+    """Nodes ``indexes`` lose power: killed, then every page they had not fsynced dropped."""
+    for index in indexes:
+        rig.cluster.nodes[index].kill()
+    for index in indexes:
+        rig.lost_bytes += rig.disks[index].crash()
+
+
+def _lose_unsynced(rig: NetRig) -> Fault:
+    chosen: list[int] = []
+
+    def start() -> None:
+        index = _node_index(rig, rig.leader())
+        chosen[:] = [index]
+        rig.say(f"n{index} (the stream's leader) loses power and what it had not fsynced")
+        _power_cut(rig, chosen)
+
+    def heal() -> None:
+        rig.cluster.restart_node(chosen[0], timeout=RESTART_TIMEOUT)
+
+    return Fault("lose-unsynced", start, heal)
+
+
+def _lose_unsynced_all(rig: NetRig) -> Fault:
+    def start() -> None:
+        rig.say("every node loses power and what it had not fsynced")
+        _power_cut(rig, list(range(len(rig.cluster.nodes))))
+
+    return Fault("lose-unsynced-all", start, lambda: rig.cluster.restart_all(RESTART_TIMEOUT))
+
+
+def _disk_full(rig: NetRig) -> Fault:
+    chosen: list[int] = []
+
+    def start() -> None:
+        index = _node_index(rig, rig.leader())
+        chosen[:] = [index]
+        rig.say(f"n{index}'s disk (the stream's leader) is full")
+        rig.disks[index].fill(True)
+
+    def heal() -> None:
+        index = chosen[0]
+        rig.disks[index].fill(False)
+        node = rig.cluster.nodes[index]
+        jsz = node.monitor_json("jsz") or {}
+        if not node.running or jsz.get("disabled") or "config" not in jsz:
+            # nats-server turns JetStream off on a node whose disk filled (or the node went
+            # down): space back, the operator restarts it, as here
+            rig.say(f"n{index}'s JetStream is off after the full disk: restarting it")
+            if node.running:
+                node.halt()
+            rig.cluster.restart_node(index, timeout=RESTART_TIMEOUT)
+
+    return Fault("disk-full", start, heal)
+
+
+#: a node started again after a power cut replays its store: longer than a first start
+RESTART_TIMEOUT = 60.0
+
+#: The faults that need each node's store on a lazy filesystem.
+DISK_FAULTS = frozenset({"lose-unsynced", "lose-unsynced-all", "disk-full"})
+
 #: What ``holdem nemesis --network --faults`` may name (``all``: every one).
 NET_FAULTS: dict[str, Callable[[NetRig], Fault]] = {
     "isolate-leader": _isolate_leader,
@@ -161,4 +280,8 @@ NET_FAULTS: dict[str, Callable[[NetRig], Fault]] = {
     "split": _split,
     "flap": _flap,
     "delay-loss": _delay_loss,
+    "pause-replica": _pause_replica,
+    "lose-unsynced": _lose_unsynced,
+    "lose-unsynced-all": _lose_unsynced_all,
+    "disk-full": _disk_full,
 }

@@ -1,17 +1,21 @@
 """The servers of a nemesis run placed on hosts of the nemesis network (libs/nemesis/network.py):
 a nats-server run inside a host's namespace, bound to its address (``HostedNats``), and a
 JetStream cluster with one node per host (``HostCluster``: ``NatsCluster``'s life cycle, its
-nodes' routes on the hosts' addresses), which the network's faults then cut apart.
+nodes' routes on the hosts' addresses, each node's store where told: a lazy filesystem of its
+own for the disk faults), which the network's faults then cut apart; ``restart_all`` brings
+every node back at once, after a power cut of the whole cluster.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from libs.devstack import NatsCluster, NatsServer
 from libs.devstack.cluster import CLUSTER_NAME
+from libs.devstack.processes import START_TIMEOUT, StartError
 from libs.nemesis.network import Host
 
 __all__ = ["ROUTE_PORT", "HostCluster", "HostedNats"]
@@ -32,12 +36,20 @@ class HostedNats(NatsServer):
 
 
 class HostCluster(NatsCluster):
-    """A JetStream cluster of one node per host of ``hosts`` (node ``n<i>`` on ``hosts[i]``)."""
+    """A JetStream cluster of one node per host of ``hosts`` (node ``n<i>`` on ``hosts[i]``),
+    node ``n<i>``'s JetStream store in ``data_dirs[i]`` when given (else its temp directory)."""
 
     def __init__(
-        self, hosts: Sequence[Host], parent_dir: Path | None = None, **kwargs: Any
+        self,
+        hosts: Sequence[Host],
+        parent_dir: Path | None = None,
+        data_dirs: Sequence[Path] | None = None,
+        **kwargs: Any,
     ) -> None:
         self.hosts = list(hosts)
+        if data_dirs is not None and len(data_dirs) != len(self.hosts):
+            raise ValueError("one data directory per host")
+        self.data_dirs = None if data_dirs is None else list(data_dirs)
         super().__init__(len(hosts), hosts[0].address, parent_dir=parent_dir, **kwargs)
 
     def _make_nodes(self) -> None:
@@ -61,8 +73,25 @@ class HostCluster(NatsCluster):
                     extra_args=extra,
                     config=self.config,
                     sync_interval=self.sync_interval,
+                    data_dir=None if self.data_dirs is None else self.data_dirs[index],
                 )
             )
+
+    def restart_all(self, timeout: float = START_TIMEOUT) -> None:
+        """Start every node that is down again, all at once (one alone has no quorum to wait
+        for), and wait until the cluster serves and every node is caught up (/healthz ok)."""
+        for node in self.nodes:
+            if not node.running:
+                node.spawn()
+        deadline = time.monotonic() + timeout
+        for node in self.nodes:
+            node.wait_ready(deadline)
+        self.wait_ready(deadline)
+        for node in self.nodes:
+            while (node.monitor_json("healthz") or {}).get("status") != "ok":
+                if time.monotonic() >= deadline:
+                    raise StartError(f"NATS node {node.name} did not catch up: {node.log_path}")
+                time.sleep(0.1)
 
     def host_of(self, server_name: str) -> Host:
         """The host of node ``server_name`` (``n0``, ``n1``, ...)."""

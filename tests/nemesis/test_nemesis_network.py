@@ -1,20 +1,26 @@
-"""``holdem nemesis --network``: each network fault, in a short run of its own, under a 3-node
-NATS cluster and two table replicas on hosts of their own (network namespaces: root, as
-tests/nemesis/test_network.py), loses no acknowledged commit, applies none twice, leaves no gap
-and conserves chips; an isolated replica gets nothing acknowledged while cut off and the other
-takes its tables over. A machine without ip/nft fails saying so (require_tools), never skips."""
+"""``holdem nemesis --network``: each fault of the cluster, in a short run of its own, under a
+3-node NATS cluster and two table replicas on hosts of their own (network namespaces: root, as
+tests/nemesis/test_network.py; the disk faults put each node's store on a lazy filesystem:
+FUSE), loses no acknowledged commit, applies none twice, leaves no gap and conserves chips; an
+isolated replica gets nothing acknowledged while cut off, a paused one nothing stale once it
+wakes, and the other takes their tables over. A machine without ip/nft or FUSE fails saying so
+(require_tools, require_fuse), never skips."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
-from libs.cli.nemesis_check import Acknowledged, History, isolation
+from libs.cli.nemesis_check import Acknowledged, History, isolation, stale_after_waking
 from libs.cli.nemesis_faults import parse_faults
-from libs.cli.nemesis_netfaults import NET_FAULTS
+from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS
+from libs.cli.nemesis_replicas import Replica
+from libs.nemesis.network import Host
 
 
 def test_an_ack_to_a_cut_off_replica_is_caught_and_a_takeover_counted() -> None:
@@ -33,8 +39,56 @@ def test_an_ack_to_a_cut_off_replica_is_caught_and_a_takeover_counted() -> None:
     assert isolation(history, [("r0", "r1", 1.0, 5.0)], 0.5) == (1, 1)
 
 
+def test_a_stale_ack_to_a_woken_replica_is_caught() -> None:
+    """A paused replica's appends that landed before the other took its table over count not,
+    whenever their answer was read; one that lands after the other's commits there, within
+    the lease's time after waking, does (and one on a table nobody took over does not)."""
+    acks = [
+        Acknowledged("t0", 1, "a", 0.5, "r0"),
+        Acknowledged("t0", 2, "b", 5.0, "r0"),  # sent before the pause, its answer read late
+        Acknowledged("t0", 3, "c", 3.0, "r1"),  # the takeover, while r0 slept (1.0 to 5.0)
+        Acknowledged("t1", 4, "d", 5.2, "r0"),  # a table r1 never touched
+        Acknowledged("t0", 9, "e", 7.0, "r0"),  # past the window: r0 may hold t0 again
+    ]
+    history = History(list(acks))
+    assert stale_after_waking(history, [("r0", "r1", 1.0, 5.0)], 1.0) == 0
+    history.acknowledged.append(Acknowledged("t0", 5, "f", 5.3, "r0"))  # woke and wrote
+    assert stale_after_waking(history, [("r0", "r1", 1.0, 5.0)], 1.0) == 1
+
+
+def test_a_frozen_replica_runs_nothing_until_thawed() -> None:
+    """``freeze`` parks the replica's whole loop (as SIGSTOP a process): a task of its own
+    makes no step until ``thaw``, and then goes on where it stood."""
+    replica = Replica(0, Host("r0", "nem-r0", "10.0.0.1", "p"), History(), time.monotonic)
+    steps: list[int] = []
+
+    async def count() -> None:
+        while True:
+            steps.append(len(steps))
+            await asyncio.sleep(0.01)
+
+    replica._thread.start()
+    task = asyncio.run_coroutine_threadsafe(count(), replica.loop)
+    try:
+        time.sleep(0.1)
+        replica.freeze()
+        frozen_at = len(steps)
+        time.sleep(0.3)
+        assert len(steps) == frozen_at > 0
+        replica.thaw()
+        time.sleep(0.1)
+        assert len(steps) > frozen_at
+    finally:
+        replica.thaw()
+        task.cancel()
+        replica.loop.call_soon_threadsafe(replica.loop.stop)
+        replica._thread.join(5)
+        replica.loop.close()
+
+
 def test_network_fault_names() -> None:
     assert parse_faults("all", NET_FAULTS) == tuple(NET_FAULTS)
+    assert set(NET_FAULTS) > DISK_FAULTS and "pause-replica" in NET_FAULTS
     assert parse_faults("split,flap", NET_FAULTS) == ("split", "flap")
     with pytest.raises(ValueError, match="unknown fault"):
         parse_faults("kill-nats", NET_FAULTS)  # a process fault, not one of the network's
@@ -55,5 +109,6 @@ def test_each_network_fault_loses_nothing_acknowledged(fault: str) -> None:
     assert report["acknowledged"] > 0 and report["closed"]
     assert (report["lost"], report["duplicated"], report["gaps"]) == (0, 0, 0)
     assert report["chips_conserved"] and report["acked_while_isolated"] == 0
-    if fault == "isolate-replica":
+    assert report["stale_after_waking"] == 0, report
+    if fault in ("isolate-replica", "pause-replica"):
         assert report["taken_over"] > 0, report
