@@ -15,8 +15,6 @@ import itertools
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,150 +23,17 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.tournament.v1 import tournament_pb2 as tpb
-from holdem.tournament.v1 import tournament_pb2_grpc
 
 from libs.cli.main import main
 from libs.client import GatewayClient, GatewayError
 from libs.client.view import is_my_turn, is_showdown_turn
-from libs.devstack.identity import channel_as
-from tests import infra
-from tests.gateway.stack import KEYS, bearer
-from tests.services.conftest import ServiceProcess, launch_service, start_service
-from tests.services.lobby_stack import LobbyStack
+from tests.gateway.tournament_stack import BUY_IN, Player, Stack, eventually, stack
+
+__all__ = ["stack"]  # fixture
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 S = grpc.StatusCode
-BUY_IN = 100
-
-
-@dataclass
-class Stack:
-    lobby: LobbyStack
-    tournament: ServiceProcess
-    gateway: ServiceProcess
-
-    def tools(self, method: str, request: Any) -> Any:
-        with channel_as(self.tournament.address, "tools") as channel:
-            stub = tournament_pb2_grpc.TournamentServiceStub(channel)
-            return getattr(stub, method)(request, timeout=30)
-
-    def create(self, **fields: Any) -> str:
-        base: dict[str, Any] = {
-            "name": "gateway",
-            "kind": tpb.TOURNAMENT_KIND_SIT_AND_GO,
-            "max_entrants": 3,
-            "seats_per_table": 3,
-            "starting_stack": 200,
-            "buy_in": BUY_IN,
-            "structure": tpb.BlindStructure(name="hyper", unit=tpb.LEVEL_UNIT_HANDS),
-        }
-        tid = f"g{uuid.uuid4().hex[:10]}"
-        config = tpb.TournamentConfig(**{**base, **fields})
-        request = tpb.CreateTournamentRequest(tournament_id=tid, config=config, idempotency_key="c")
-        self.tools("CreateTournament", request)
-        return tid
-
-    def guest(self, name: str) -> tuple[str, str]:
-        """A guest's token and player id, through the gateway."""
-        with grpc.insecure_channel(self.gateway.address) as channel:
-            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
-            login = stub.GuestLogin(gateway_pb2.GuestLoginRequest(display_name=name), timeout=30)
-        return login.token, login.player.player_id
-
-    def balance(self, player_id: str) -> int:
-        return int(self.lobby.wallet(player_id).balance)
-
-    def summary(self, tid: str) -> tpb.TournamentSummary:
-        answer = self.tools("GetTournament", tpb.GetTournamentRequest(tournament_id=tid))
-        summary: tpb.TournamentSummary = answer.tournament.summary
-        return summary
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[Stack]:
-    log_dir = tmp_path_factory.mktemp("gateway-tournaments")
-    with infra.nats_backend() as nats_server:
-        lobby = LobbyStack(
-            log_dir, nats_server.url, redis_url, lobby_env={"HOLDEM_TOKEN_KEYS": KEYS}
-        )
-        started: list[ServiceProcess] = []
-        try:
-            lobby.start_table()
-            lobby.start_lobby()
-            infra_env = {"HOLDEM_NATS_URL": nats_server.url, "HOLDEM_REDIS_URL": redis_url}
-            peers = {
-                "HOLDEM_TABLE_ADDR": f"127.0.0.1:{lobby.table_port}",
-                "HOLDEM_LOBBY_ADDR": f"127.0.0.1:{lobby.lobby_port}",
-            }
-            tournament = launch_service(
-                "tournament",
-                log_dir,
-                {
-                    **infra_env,
-                    **peers,
-                    "HOLDEM_TOURNAMENT_LEASE_TTL_SECONDS": "5",
-                    "HOLDEM_TOURNAMENT_DIRECTOR_POLL_SECONDS": "0.2",
-                    "HOLDEM_TOURNAMENT_SAGA_RESUME_SECONDS": "1",
-                    "HOLDEM_RPC_TIMEOUT_SECONDS": "3",
-                },
-            ).wait_serving()
-            started.append(tournament)
-            gateway = start_service(
-                "gateway",
-                log_dir,
-                {
-                    **infra_env,
-                    **peers,
-                    "HOLDEM_TOURNAMENT_ADDR": tournament.address,
-                    "HOLDEM_TOKEN_KEYS": KEYS,
-                    "HOLDEM_GATEWAY_TOURNAMENT_POLL_SECONDS": "0.2",
-                    "HOLDEM_GATEWAY_RATE_BURST": "1000",
-                },
-            )
-            started.append(gateway)
-            yield Stack(lobby, tournament, gateway)
-        finally:
-            for process in reversed(started):
-                process.kill()
-            lobby.kill()
-
-
-def _eventually(check: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
-class Player:
-    """One player's calls through the gateway (a blocking channel)."""
-
-    def __init__(self, stack: Stack, name: str) -> None:
-        self.stack = stack
-        self.token, self.player_id = stack.guest(name)
-
-    def call(self, method: str, request: Any, token: str | None = None) -> Any:
-        with grpc.insecure_channel(self.stack.gateway.address) as channel:
-            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
-            metadata = bearer(self.token if token is None else token) if token != "" else ()
-            return getattr(stub, method)(request, metadata=metadata, timeout=30)
-
-    def refused(self, method: str, request: Any, token: str | None = None) -> grpc.RpcError:
-        with pytest.raises(grpc.RpcError) as caught:
-            self.call(method, request, token)
-        assert caught.value.details(), method
-        return caught.value
-
-    def register(self, tid: str, key: str = "") -> Any:
-        return gateway_pb2.RegisterTournamentRequest(
-            tournament_id=tid, idempotency_key=key or uuid.uuid4().hex
-        )
-
-    def unregister(self, tid: str, key: str = "") -> Any:
-        return gateway_pb2.UnregisterTournamentRequest(
-            tournament_id=tid, idempotency_key=key or uuid.uuid4().hex
-        )
 
 
 def test_players_list_read_register_and_unregister_with_exact_wallets(stack: Stack) -> None:
@@ -200,12 +65,12 @@ def test_players_list_read_register_and_unregister_with_exact_wallets(stack: Sta
     assert gone.refund == BUY_IN and gone.tournament.entrants == 1
     repeat = alice.call("UnregisterTournament", alice.unregister(tid, "u1"))
     assert repeat.refund == 0 and repeat.tournament.entrants == 1  # a retry: refunded once
-    _eventually(lambda: stack.balance(alice.player_id) == start[alice.player_id], "alice's refund")
+    eventually(lambda: stack.balance(alice.player_id) == start[alice.player_id], "alice's refund")
     time.sleep(1)  # the director pays each refund once: nothing more comes
     assert stack.balance(alice.player_id) == start[alice.player_id]
     assert stack.balance(bob.player_id) == start[bob.player_id] - BUY_IN
     stack.tools("Cancel", tpb.CancelRequest(tournament_id=tid, reason="test over"))
-    _eventually(lambda: stack.balance(bob.player_id) == start[bob.player_id], "bob's refund")
+    eventually(lambda: stack.balance(bob.player_id) == start[bob.player_id], "bob's refund")
 
 
 def test_refusals_have_their_status_and_change_nothing(stack: Stack) -> None:
@@ -255,7 +120,7 @@ def test_refusals_have_their_status_and_change_nothing(stack: Stack) -> None:
     unchanged(1)
     bob.call("RegisterTournament", bob.register(tid))  # the field is full: it starts
     start[bob.player_id] -= BUY_IN
-    _eventually(lambda: stack.summary(tid).status == "running", "the start")
+    eventually(lambda: stack.summary(tid).status == "running", "the start")
     after_start = alice.refused("UnregisterTournament", alice.unregister(tid))
     assert after_start.code() == S.FAILED_PRECONDITION
     late = carol.refused("RegisterTournament", carol.register(tid))
@@ -268,7 +133,7 @@ def test_refusals_have_their_status_and_change_nothing(stack: Stack) -> None:
     stack.tools("Cancel", tpb.CancelRequest(tournament_id=tid, reason="test over"))
     for p in (alice, bob):
         start[p.player_id] += BUY_IN
-    _eventually(  # the director closes the tables (a hand in play first), then refunds
+    eventually(  # the director closes the tables (a hand in play first), then refunds
         lambda: {p.player_id: stack.balance(p.player_id) for p in (alice, bob, carol)} == start,
         "the refunds",
         timeout=240,
@@ -416,7 +281,7 @@ def test_a_rebuy_through_the_gateway_pays_once_and_a_cancellation_refunds_it(
         bot_level=common_pb2.BOT_DIFFICULTY_EASY,
     )
     stack.tools("Register", register_bot)
-    _eventually(lambda: stack.summary(tid).status == "running", "the start")
+    eventually(lambda: stack.summary(tid).status == "running", "the start")
     buy = gateway_pb2.TournamentPurchaseRequest(tournament_id=tid, idempotency_key="r1")
     bought = alice.call("RebuyTournament", buy)
     assert (bought.chips, bought.cost) == (300, 50) and bought.stack >= 300
@@ -429,7 +294,7 @@ def test_a_rebuy_through_the_gateway_pays_once_and_a_cancellation_refunds_it(
     assert summary.prize_pool == 2 * BUY_IN + 50 and summary.chips_in_play == 2 * 200 + 300
     assert stack.balance(alice.player_id) == before - BUY_IN - 50
     stack.tools("Cancel", tpb.CancelRequest(tournament_id=tid, reason="test over"))
-    _eventually(  # everything alice paid comes back, once
+    eventually(  # everything alice paid comes back, once
         lambda: stack.balance(alice.player_id) == before, "the refund", timeout=240
     )
     time.sleep(1)
