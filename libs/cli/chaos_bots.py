@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -58,23 +58,27 @@ async def play(
     config.hand_limit = hands
     config.min_players_to_start = players
     config.run_it_max = 3  # the bots agree (below): all-in hands run the board more than once
+    seats = [
+        table_pb2.SubmitCommandRequest(
+            table_id=TABLE_ID,
+            idempotency_key=f"seat-{i}",
+            seat_player=table_pb2.SeatPlayer(
+                player_id=f"bot{i}", seat=i, buy_in=200, is_bot=True, wait_for_big_blind=True
+            ),
+        )
+        for i in range(players)
+    ]
+    # Each bot's standing answer right after its seat, so every bot but the last has it before
+    # the first hand (which starts with the last seat: bots in-process can play every hand of a
+    # short run within that call, and the last answer then finds the table closed).
     setup: list[table_pb2.SubmitCommandRequest] = [
         table_pb2.SubmitCommandRequest(
             table_id=TABLE_ID,
             idempotency_key="open",
             open_table=table_pb2.OpenTable(config=config),
         ),
-        *(
-            table_pb2.SubmitCommandRequest(
-                table_id=TABLE_ID,
-                idempotency_key=f"seat-{i}",
-                seat_player=table_pb2.SeatPlayer(
-                    player_id=f"bot{i}", seat=i, buy_in=200, is_bot=True, wait_for_big_blind=True
-                ),
-            )
-            for i in range(players)
-        ),
-        *(_run_it_thrice(f"bot{i}") for i in range(players)),
+        *(r for i in range(players - 1) for r in (seats[i], _run_it_thrice(f"bot{i}"))),
+        seats[-1],
     ]
 
     def call(method: str, request: Any) -> Awaitable[Any]:
@@ -85,6 +89,7 @@ async def play(
         # Everyone sits before the first hand: it starts only with ``players`` ready.
         for request in setup:
             await _racing(call("SubmitCommand", request), killing)
+        await _racing(_answer_runs(call, f"bot{players - 1}"), killing)
         kick = 0
         while True:
             get = call("GetTableState", table_pb2.GetTableStateRequest(table_id=TABLE_ID))
@@ -98,7 +103,7 @@ async def play(
                 replacement = _replace(seat)
                 await _racing(call("SubmitCommand", replacement), killing)
                 player = replacement.seat_player.player_id
-                await _racing(call("SubmitCommand", _run_it_thrice(player)), killing)
+                await _racing(_answer_runs(call, player), killing)
                 report.replacements += 1
             kick += 1
             request = table_pb2.SubmitCommandRequest(
@@ -161,6 +166,17 @@ def _leave(seat: common_pb2.SeatView) -> table_pb2.SubmitCommandRequest:
         idempotency_key=f"leave-{seat.player_id}",
         leave_seat=table_pb2.LeaveSeat(player_id=seat.player_id),
     )
+
+
+async def _answer_runs(call: Callable[[str, Any], Awaitable[Any]], player_id: str) -> None:
+    """The bot's standing answer, sent once it sits; nothing to answer when the table has
+    played its last hand meanwhile (closed)."""
+    try:
+        await call("SubmitCommand", _run_it_thrice(player_id))
+    except grpc.aio.AioRpcError as exc:
+        codes = dict(exc.trailing_metadata() or ())
+        if codes.get("x-error-code") != "TABLE_CLOSED":
+            raise
 
 
 def _run_it_thrice(player_id: str) -> table_pb2.SubmitCommandRequest:

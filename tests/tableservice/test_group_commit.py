@@ -18,7 +18,6 @@ from services.table.app import TableApp
 from services.table.bots import Bots, LocalDecider
 from services.table.dealing import LocalDealer
 from tests.eventstore.backends import batching_store
-from tests.tableservice.harness import setup
 from tests.tableservice.test_bots import play_out
 
 pytestmark = pytest.mark.integration
@@ -40,11 +39,22 @@ def _table(table_id: str) -> list[tc.TableCommand]:
     ]
 
 
+async def _seat(app: TableApp, table_id: str) -> None:
+    for i, command in enumerate(_table(table_id)):
+        await app.execute(table_id, command, f"{table_id}-setup-{i}")
+
+
 def test_tables_played_at_once_commit_in_batches_and_replay_exactly(nats_url: str) -> None:
     async def main() -> None:
         async with batching_store(nats_url, min_batch=2) as events:
             app = TableApp(events, None, LocalDealer(), bots=Bots(LocalDecider(), timeout=5.0))
-            await asyncio.gather(*(setup(app, t, _table(t)) for t in TABLES))
+            # every table seated before any hand starts (``setup`` for one table at a time: its
+            # switch of auto_start is the app's own, so concurrent setups would turn it back on
+            # under each other and a table could play its hands out before its last seat)
+            app.auto_start = False
+            await asyncio.gather(*(_seat(app, t) for t in TABLES))
+            app.auto_start = True
+            await asyncio.gather(*(app.drive(t) for t in TABLES))
             await asyncio.gather(*(play_out(app, t, "played out") for t in TABLES))
             held = {t: await app.state(t) for t in TABLES}
             await app.stop()
