@@ -199,6 +199,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
         ["services/gateway", "libs/chat"],
         {
             "MISSING_TOKEN": S.UNAUTHENTICATED,
+            "NO_TOURNAMENT_SERVICE": S.UNAVAILABLE,  # a gateway run without one
             "MALFORMED_TOKEN": S.UNAUTHENTICATED,
             "INVALID_TOKEN": S.UNAUTHENTICATED,
             "TOKEN_EXPIRED": S.UNAUTHENTICATED,
