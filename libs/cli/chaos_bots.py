@@ -19,6 +19,7 @@ from libs.cli.chaos_cluster import Cluster, Services
 from libs.cli.chaos_killer import Killer, KillPlan, Progress, Pulse
 from libs.cli.chaos_report import TABLE_ID, Report
 from libs.devstack.identity import aio_channel_as
+from libs.platform.errors import error_code_of
 from libs.platform.natsconn import connect_nats
 from libs.platform.tasks import stop_tasks
 
@@ -174,8 +175,7 @@ async def _answer_runs(call: Callable[[str, Any], Awaitable[Any]], player_id: st
     try:
         await call("SubmitCommand", _run_it_thrice(player_id))
     except grpc.aio.AioRpcError as exc:
-        codes = dict(exc.trailing_metadata() or ())
-        if codes.get("x-error-code") != "TABLE_CLOSED":
+        if error_code_of(exc) != "TABLE_CLOSED":
             raise
 
 
