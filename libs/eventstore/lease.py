@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import time
 
+import structlog
 from nats.aio.client import Client as NATS
 from nats.js.api import KeyValueConfig, StorageType
 from nats.js.errors import (
@@ -25,6 +26,8 @@ from nats.js.kv import KeyValue
 
 from libs.eventstore.kv import open_bucket
 from libs.eventstore.kvkeys import all_keys
+
+log = structlog.get_logger("eventstore.lease")
 
 
 class LeaseLost(Exception):
@@ -45,6 +48,7 @@ class Leases:
         self.owner = owner
         self.bucket = bucket
         self.ttl = ttl
+        self.configured_ttl = ttl  # what this process was told; ``ttl`` is the bucket's own
         self._kv: KeyValue | None = None
         self._members: KeyValue | None = None
         self._revisions: dict[str, int] = {}
@@ -63,6 +67,25 @@ class Leases:
     async def start(self) -> None:
         self._kv = await self._bucket(self.bucket)
         self._members = await self._bucket(f"{self.bucket}_members")
+        await self._adopt_bucket_ttl(self._kv)
+
+    async def _adopt_bucket_ttl(self, kv: KeyValue) -> None:
+        """Every holder must renew within the TTL the bucket ages entries out by, and that is the
+        TTL of whoever made the bucket first (an existing bucket is opened as it is). A process
+        configured with another TTL would renew too slowly (its leases lapse between renewals and
+        its tables flap to the others) or count a dead holder alive too long: it takes the
+        bucket's TTL and says so, loudly, instead."""
+        bucket_ttl = (await kv.status()).ttl
+        if not bucket_ttl or abs(bucket_ttl - self.configured_ttl) < 1e-3:
+            return
+        log.warning(
+            "lease_ttl_differs",
+            bucket=self.bucket,
+            configured_ttl=self.configured_ttl,
+            bucket_ttl=bucket_ttl,
+            hint="every replica should set the same lease TTL; using the bucket's",
+        )
+        self.ttl = bucket_ttl
 
     async def _bucket(self, name: str) -> KeyValue:
         config = KeyValueConfig(

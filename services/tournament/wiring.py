@@ -86,7 +86,7 @@ async def build(config: TournamentServiceConfig) -> Mount:
         finally:
             await tables.stop()
 
-    supervisor = Supervisor(tournaments, leases, direct, config.lease_ttl_seconds / 3)
+    supervisor = Supervisor(tournaments, leases, direct, leases.ttl / 3)
     tasks = [
         asyncio.create_task(resume_registrations(registrations, config.saga_resume_seconds)),
         asyncio.create_task(supervisor.run()),

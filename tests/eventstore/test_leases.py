@@ -101,3 +101,28 @@ def test_renewals_of_one_lease_at_once_never_lose_it(nats_url: str) -> None:
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_a_replica_configured_with_another_ttl_takes_the_bucket_s(nats_url: str) -> None:
+    """Replicas must renew within the TTL the bucket ages leases out by: the first creator's.
+    One started with a longer TTL would renew too slowly and see its leases lapse."""
+
+    async def main() -> None:
+        import nats
+
+        nc = await nats.connect(nats_url)
+        bucket = f"leases_{uuid.uuid4().hex[:8]}"
+        first = Leases(nc, "replica-a", bucket=bucket, ttl=2.0)
+        second = Leases(nc, "replica-b", bucket=bucket, ttl=30.0)
+        try:
+            await first.start()
+            await second.start()
+            assert first.ttl == 2.0
+            assert second.configured_ttl == 30.0
+            assert second.ttl == pytest.approx(2.0)
+        finally:
+            await nc.jetstream().delete_key_value(bucket)
+            await nc.jetstream().delete_key_value(f"{bucket}_members")
+            await nc.close()
+
+    asyncio.run(main())
