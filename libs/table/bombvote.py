@@ -3,12 +3,28 @@ libs/table/state.py hands them here): the seat's setting, the vote opened, agree
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
 from .events import BombPotProposed, BombPotVoteClosed, BombPotVoted, StraddleSet
 
-if TYPE_CHECKING:
-    from .state import TableState
+
+class _Seat(Protocol):
+    straddle: bool
+
+
+class TableState(Protocol):
+    """What of ``libs.table.state.TableState`` these events change (a protocol: the state
+    module imports this one)."""
+
+    hands_started: int
+    bomb_vote_deadline: float
+    bomb_voters: tuple[str, ...]
+    bomb_agreed: tuple[str, ...]
+    bomb_for: int
+
+    @property
+    def seats(self) -> Mapping[int, _Seat]: ...
 
 
 #: The events ``apply_bomb_event`` takes.
