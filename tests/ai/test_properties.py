@@ -1,6 +1,7 @@
 """Property: over thousands of random spots from the engine (every variant and betting structure,
-2 to 6 players, short and deep stacks, antes, straddles and bomb pots), every level answers a legal action
-within the bounds, sees only its own hole cards and the board, and its view survives the wire.
+2 to 6 players, short and deep stacks, antes, straddles and bomb pots), every level answers a
+legal action within the bounds, sees only its own hole cards and the board, and its view
+survives the wire.
 
 Hands are played by a random legal policy; at every decision point each level and baseline is
 asked too (Hard with a small sample cap, to keep the run short). Derandomized: CI repeats it.
