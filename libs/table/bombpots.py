@@ -51,9 +51,9 @@ def bomb_voters(s: TableState) -> tuple[str, ...]:
 def vote_bomb_pot(x: Scratch, c: tc.VoteBombPot) -> None:
     s = x.s
     assert s.config is not None
+    number = require_seated(s, c.player_id)  # someone with no seat is told so first
     if not s.config.bomb_pot_vote:
         raise IllegalAction(TE.BOMB_POT_OFF, "this table does not deal bomb pots by vote")
-    number = require_seated(s, c.player_id)
     if vote_open(s):
         _answer(x, number, c.player_id, c.agree)
         return
