@@ -73,7 +73,9 @@ def _acting(stack: GatewayStack, table_id: str, people: list[Person]) -> Person:
     return next(p for p in people if p.player_id == seat.player_id)
 
 
-def _act(gw: object, who: Person, view: pb.PlayerView, action: int, key: str) -> None:
+def _act(
+    gw: object, who: Person, view: pb.PlayerView, action: pb.ActionType.ValueType, key: str
+) -> None:
     gw.Act(  # type: ignore[attr-defined]
         g.ActRequest(
             table_id=view.table_id, hand_id=view.hand_id, action=action, idempotency_key=key

@@ -4,6 +4,9 @@ are conserved; the vote agreed, refused and timed out; bad input changes nothing
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 import pytest
 
 from libs.fairdeck.audit import outcomes_from_stream
@@ -28,11 +31,12 @@ from libs.table.events import BombPotProposed, BombPotVoteClosed, BombPotVoted, 
 from libs.table.timing import wake_at
 from tests.table.bomb_table import BombTable
 
+T = TypeVar("T")
 EVERY_THIRD = TableConfig(seats=6, bomb_pot_ante=5, bomb_pot_every=3)
 BY_VOTE = TableConfig(seats=6, bomb_pot_ante=4, bomb_pot_vote=True)
 
 
-def _of(events: list[object], kind: type) -> list[object]:
+def _of(events: Sequence[object], kind: type[T]) -> list[T]:
     return [e for e in events if isinstance(e, kind)]
 
 
@@ -46,7 +50,7 @@ def test_every_third_hand_is_a_bomb_pot() -> None:
         hand_events = t.events[start:]
         if started.config.bomb_pot:
             assert not _of(hand_events, BlindPosted)
-            assert [e.amount for e in _of(hand_events, AntePosted)] == [5, 5, 5]  # type: ignore[attr-defined]
+            assert [e.amount for e in _of(hand_events, AntePosted)] == [5, 5, 5]
         t.check_down()
         assert t.chips() == t.granted
     assert kinds == [False, False, True, False, False, True]
@@ -64,10 +68,10 @@ def test_a_bomb_pot_starts_on_the_flop_left_of_the_button() -> None:
     assert options is not None and options.player == 0  # first left of the button
     assert options.can_check and options.min_to == 2  # a bet is at least the big blind
     began = _of(t.events, HandBegan)[0]
-    assert t.state.acting_seat() == began.seats[0]  # type: ignore[attr-defined]
+    assert t.state.acting_seat() == began.seats[0]
     t.check_down()
     assert t.chips() == t.granted
-    assert sum(a.amount for a in _of(t.events, PotAwarded)) == 20  # type: ignore[attr-defined]
+    assert sum(a.amount for a in _of(t.events, PotAwarded)) == 20
 
 
 def test_heads_up_bomb_pot_the_non_button_acts_first() -> None:
@@ -87,7 +91,7 @@ def test_a_short_stack_is_all_in_for_less_than_the_ante_with_exact_side_pots() -
     t.start()
     hand = t.state.hand
     assert hand is not None
-    antes = {e.player: e.amount for e in _of(t.events, AntePosted)}  # type: ignore[attr-defined]
+    antes = {e.player: e.amount for e in _of(t.events, AntePosted)}
     short = t.state.hand_seats.index(1)
     assert antes[short] == 4 and hand.stacks[short] == 0
     pots = pots_of(hand)
@@ -98,7 +102,7 @@ def test_a_short_stack_is_all_in_for_less_than_the_ante_with_exact_side_pots() -
     won = sum(
         amount
         for award in _of(t.events, PotAwarded)
-        for position, amount in award.winners  # type: ignore[attr-defined]
+        for position, amount in award.winners
         if position == short
     )
     assert won <= 12
@@ -125,7 +129,7 @@ def test_a_bomb_pot_is_raked_even_with_no_flop_no_drop() -> None:
     t = BombTable(TableConfig(seats=6, bomb_pot_ante=10, bomb_pot_every=1, rake=rake), 3)
     t.start()
     t.check_down()
-    assert [e.amount for e in _of(t.events, RakeTaken)] == [3]  # type: ignore[attr-defined]
+    assert [e.amount for e in _of(t.events, RakeTaken)] == [3]
     assert t.chips() == t.granted - 3
 
 
