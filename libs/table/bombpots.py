@@ -17,7 +17,7 @@ whoever has not answered by then refused. The next hand waits for an open vote u
 
 from __future__ import annotations
 
-from libs.poker.errors import IllegalAction, InvalidCommand
+from libs.poker.errors import IllegalAction
 
 from . import commands as tc
 from . import errors as TE
@@ -29,14 +29,12 @@ from .state import TableState
 
 
 def set_straddle(x: Scratch, c: tc.SetStraddle) -> None:
-    if not isinstance(c.straddle, bool):
-        raise InvalidCommand(TE.UNKNOWN_ACTION, f"straddle is on or off, not {c.straddle!r}")
     number = require_seated(x.s, c.player_id)
     assert x.s.config is not None
     if c.straddle and not x.s.config.straddle:
         raise IllegalAction(TE.STRADDLE_NOT_ALLOWED, "this table does not allow the straddle")
-    if x.s.seats[number].straddle != c.straddle:
-        x.emit(StraddleSet(number, c.straddle))
+    if x.s.seats[number].straddle != bool(c.straddle):
+        x.emit(StraddleSet(number, bool(c.straddle)))
 
 
 def bomb_voters(s: TableState) -> tuple[str, ...]:
