@@ -115,7 +115,7 @@ def next_due(s: TableState, now: float) -> Due | None:
         return RevealDue(s.hand_id, s.deck_id)
     if s.closed:
         return None
-    if vote_open(s) and now >= s.bomb_vote_deadline:
+    if vote_open(s) and now >= s.bomb_vote.deadline:
         return BombPotClockDue()
     hand = s.hand
     if s.hand_in_progress and hand is not None:

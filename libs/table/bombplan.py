@@ -24,8 +24,8 @@ def is_bomb_pot(s: TableState, active: list[int]) -> bool:
     number = s.hands_started + 1
     if cfg.bomb_pot_every and number % cfg.bomb_pot_every == 0:
         return True
-    agreed = s.bomb_agreed
-    return s.bomb_for == number and all(s.seats[n].player_id in agreed for n in active)
+    agreed = s.bomb_vote.agreed
+    return s.bomb_vote.for_hand == number and all(s.seats[n].player_id in agreed for n in active)
 
 
 def bomb_pot_plan(

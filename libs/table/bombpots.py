@@ -57,7 +57,7 @@ def vote_bomb_pot(x: Scratch, c: tc.VoteBombPot) -> None:
         return
     if not c.agree:
         raise IllegalAction(TE.BOMB_POT_NO_VOTE, "no bomb pot is proposed: nothing to refuse")
-    if s.bomb_for == s.hands_started + 1:
+    if s.bomb_vote.for_hand == s.hands_started + 1:
         return  # agreed already: the next hand is a bomb pot
     voters = bomb_voters(s)
     if c.player_id not in voters:
@@ -74,7 +74,7 @@ def vote_bomb_pot(x: Scratch, c: tc.VoteBombPot) -> None:
 
 def _answer(x: Scratch, number: int, player_id: str, agree: bool) -> None:
     s = x.s
-    if player_id not in s.bomb_voters:
+    if player_id not in s.bomb_vote.voters:
         raise IllegalAction(
             TE.BOMB_POT_NOT_ASKED,
             "the vote asks the players who were ready when it was proposed",
@@ -82,14 +82,14 @@ def _answer(x: Scratch, number: int, player_id: str, agree: bool) -> None:
     if not agree:
         x.emit(BombPotVoteClosed(False, f"refused by seat {number + 1}"))
         return
-    if player_id in s.bomb_agreed:
+    if player_id in s.bomb_vote.agreed:
         return  # agreed already
     x.emit(BombPotVoted(number, player_id))
-    if all(voter in s.bomb_agreed for voter in s.bomb_voters):
+    if all(voter in s.bomb_vote.agreed for voter in s.bomb_vote.voters):
         x.emit(BombPotVoteClosed(True, "agreed"))
 
 
 def close_bomb_vote_if_due(x: Scratch, now: float) -> None:
     """The vote's clock ran out: whoever did not answer refused."""
-    if vote_open(x.s) and now >= x.s.bomb_vote_deadline:
+    if vote_open(x.s) and now >= x.s.bomb_vote.deadline:
         x.emit(BombPotVoteClosed(False, "not everyone agreed in time"))

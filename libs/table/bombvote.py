@@ -1,12 +1,26 @@
-"""What the straddle setting and the bomb-pot vote's events do to a table (``apply`` of
-libs/table/state.py hands them here): the seat's setting, the vote opened, agreed to, closed."""
+"""The table's bomb-pot vote (``BombPotVote``) and what the straddle setting's and the vote's
+events do to a table (``apply`` of libs/table/state.py hands them here): the seat's setting,
+the vote opened, agreed to, closed."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from .events import BombPotProposed, BombPotVoteClosed, BombPotVoted, StraddleSet
+
+
+@dataclass(frozen=True, slots=True)
+class BombPotVote:
+    """Open while ``deadline`` is set; ``voters``: whose agreement it needs, ``agreed``: who gave
+    it (player ids, the proposer first); ``for_hand``: the hand an agreed vote made a bomb pot
+    (0: none). Replaced, never changed."""
+
+    deadline: float = 0.0
+    voters: tuple[str, ...] = ()
+    agreed: tuple[str, ...] = ()
+    for_hand: int = 0
 
 
 class _Seat(Protocol):
@@ -18,10 +32,7 @@ class TableState(Protocol):
     module imports this one)."""
 
     hands_started: int
-    bomb_vote_deadline: float
-    bomb_voters: tuple[str, ...]
-    bomb_agreed: tuple[str, ...]
-    bomb_for: int
+    bomb_vote: BombPotVote
 
     @property
     def seats(self) -> Mapping[int, _Seat]: ...
@@ -38,17 +49,17 @@ def apply_bomb_event(
         case StraddleSet():
             s.seats[event.seat].straddle = event.straddle
         case BombPotProposed():
-            s.bomb_vote_deadline = event.deadline
-            s.bomb_voters, s.bomb_agreed = event.voters, (event.player_id,)
+            s.bomb_vote = BombPotVote(event.deadline, event.voters, (event.player_id,))
         case BombPotVoted():
-            s.bomb_agreed = (*s.bomb_agreed, event.player_id)
+            vote = s.bomb_vote
+            s.bomb_vote = replace(vote, agreed=(*vote.agreed, event.player_id))
         case BombPotVoteClosed():
-            s.bomb_vote_deadline = 0.0
             # an agreed vote is for the next hand (the hand after it spends it)
-            s.bomb_for = s.hands_started + 1 if event.agreed else 0
-            if not event.agreed:
-                s.bomb_voters = s.bomb_agreed = ()
+            if event.agreed:
+                s.bomb_vote = replace(s.bomb_vote, deadline=0.0, for_hand=s.hands_started + 1)
+            else:
+                s.bomb_vote = BombPotVote()
 
 
 def vote_open(s: TableState) -> bool:
-    return s.bomb_vote_deadline > 0
+    return s.bomb_vote.deadline > 0

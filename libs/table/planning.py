@@ -136,7 +136,7 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
             TE.RABBIT_HUNT_WINDOW,
             "the last hand's rabbit hunt may still be asked for: the next hand follows shortly",
         )
-    if vote_open(s) and now < s.bomb_vote_deadline:
+    if vote_open(s) and now < s.bomb_vote.deadline:
         return IllegalAction(
             TE.BOMB_POT_VOTE_OPEN, "a bomb pot is being voted on: the next hand waits for it"
         )

@@ -19,7 +19,7 @@ from libs.poker.history import PublicAction, public_action
 from libs.poker.legal import showdown_turn
 from libs.poker.state import HandState, initial_state
 
-from .bombvote import BOMB_EVENTS, apply_bomb_event
+from .bombvote import BOMB_EVENTS, BombPotVote, apply_bomb_event
 from .config import BotDifficulty, TableConfig
 from .events import (
     AutoMuckSet,
@@ -121,10 +121,7 @@ class TableState:
     rabbit: tuple[Card, ...] = ()
     rabbit_seat: int = 0  # who asked
     rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
-    bomb_vote_deadline: float = 0.0  # a bomb-pot vote (libs/table/bombvote.py) is open while set
-    bomb_voters: tuple[str, ...] = ()  # player ids, whose agreement it needs
-    bomb_agreed: tuple[str, ...] = ()  # player ids, the proposer first
-    bomb_for: int = 0  # the hand an agreed vote made a bomb pot (0: none)
+    bomb_vote: BombPotVote = field(default_factory=BombPotVote)  # libs/table/bombvote.py
 
     @property
     def hand_in_progress(self) -> bool:

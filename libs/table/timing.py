@@ -15,7 +15,7 @@ def wake_at(s: TableState) -> float | None:
     """When a clock runs out at ``s`` (None: nothing waits for time alone)."""
     at = _hand_wake_at(s)
     if vote_open(s):  # the bomb-pot vote's clock
-        return s.bomb_vote_deadline if at is None else min(at, s.bomb_vote_deadline)
+        return s.bomb_vote.deadline if at is None else min(at, s.bomb_vote.deadline)
     return at
 
 

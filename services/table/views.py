@@ -123,20 +123,20 @@ def player_view(
 
 def bomb_pot_vote(view: pb.PlayerView, state: TableState, viewer: str | None) -> None:
     """The bomb-pot vote while open, and once agreed until the bomb pot it made is dealt."""
-    agreed = state.bomb_for == state.hands_started + 1
-    if not (state.bomb_vote_deadline or agreed) or not state.bomb_agreed:
+    agreed = state.bomb_vote.for_hand == state.hands_started + 1
+    if not (state.bomb_vote.deadline or agreed) or not state.bomb_vote.agreed:
         return
     seats = {seat.player_id: number for number, seat in state.seats.items()}
     vote = view.bomb_pot_vote
-    proposer = seats.get(state.bomb_agreed[0])
+    proposer = seats.get(state.bomb_vote.agreed[0])
     if proposer is not None:
         vote.proposer_seat = proposer
-    vote.asked_seats.extend(sorted(seats[p] for p in state.bomb_voters if p in seats))
-    vote.agreed_seats.extend(sorted(seats[p] for p in state.bomb_agreed if p in seats))
-    if state.bomb_vote_deadline:
-        vote.deadline.CopyFrom(timestamp(state.bomb_vote_deadline))
+    vote.asked_seats.extend(sorted(seats[p] for p in state.bomb_vote.voters if p in seats))
+    vote.agreed_seats.extend(sorted(seats[p] for p in state.bomb_vote.agreed if p in seats))
+    if state.bomb_vote.deadline:
+        vote.deadline.CopyFrom(timestamp(state.bomb_vote.deadline))
     vote.agreed = agreed
-    vote.viewer_agreed = viewer is not None and viewer in state.bomb_agreed
+    vote.viewer_agreed = viewer is not None and viewer in state.bomb_vote.agreed
 
 
 def rabbit_to_proto(state: TableState) -> pb.RabbitCards:

@@ -61,6 +61,7 @@ class Unmodelled:
 
     async def VoteBombPot(self, request: Any, context: Any) -> Any:
         await _refuse(context)
+
     async def ListTournaments(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 

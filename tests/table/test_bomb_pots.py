@@ -284,4 +284,4 @@ def test_an_answer_from_a_player_the_vote_did_not_ask_is_refused() -> None:
     with pytest.raises(IllegalAction) as refused:
         t.run(tc.VoteBombPot("p2", False, now=1.0))
     assert refused.value.code == TE.BOMB_POT_NOT_ASKED
-    assert t.state.bomb_vote_deadline  # still open
+    assert t.state.bomb_vote.deadline  # still open
