@@ -64,6 +64,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
             hand_limit=args.hands,
             run_it_max=args.run_it,
             rabbit_hunt=args.rabbit_hunt,
+            straddle=args.straddle,
+            bomb_pot_ante=args.bomb_pot or 0,
+            bomb_pot_every=args.bomb_every,
+            bomb_pot_vote=args.bomb_vote,
         )
     app = PlayApp(
         gateway_address(args.gateway),
@@ -130,6 +134,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="offer running the board up to N times when all in (1: not offered)",
     )
     play.add_argument("--rabbit-hunt", action="store_true", help="offer the rabbit hunt")
+    play.add_argument(
+        "--straddle", action="store_true", help="allow the straddle (a seat setting, [t])"
+    )
+    play.add_argument(
+        "--bomb-pot", type=int, metavar="ANTE", help="bomb pots: every player antes ANTE chips"
+    )
+    play.add_argument(
+        "--bomb-every", type=int, default=0, metavar="N", help="a bomb pot every N hands"
+    )
+    play.add_argument(
+        "--bomb-vote", action="store_true", help="bomb pots when every player agrees ([v])"
+    )
     play.add_argument("--buy-in", type=int, help="chips to sit down with (default 100 big blinds)")
     play.set_defaults(func=_cmd_play)
 

@@ -13,7 +13,8 @@
   ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
   ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
   ``leave_waitlist``, ``change_seat``. Run it twice and the rabbit hunt (libs/client/runit.py):
-  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``.
+  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``. The straddle and bomb pots
+  (libs/client/bomb.py): ``set_straddle``, ``vote_bomb_pot``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -29,6 +30,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+from libs.client.bomb import BombPotCalls
 from libs.client.channel import gateway_channel
 from libs.client.chat import ChatCalls
 from libs.client.errors import GatewayError
@@ -48,7 +50,7 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls, TournamentCalls):
+class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls, TournamentCalls, BombPotCalls):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(

@@ -49,9 +49,10 @@ def to_pokerstars(hand: PlayedHand) -> str:
     small = min((b for b in config.blinds if b), default=0)
     when = datetime.datetime.fromtimestamp(hand.started_at, datetime.UTC)
     game = f"{GAMES[config.variant]} {LIMITS[config.structure]}"
+    # a bomb pot has no blinds: its stakes are the ante (and its preflop has no betting)
+    stakes = f"bomb pot, ante {max(config.antes)}" if config.bomb_pot else f"{small}/{big}"
     lines = [
-        f"PokerStars Hand #{hand.hand_number}: {game} ({small}/{big}) - "
-        f"{when:%Y/%m/%d %H:%M:%S} UTC",
+        f"PokerStars Hand #{hand.hand_number}: {game} ({stakes}) - {when:%Y/%m/%d %H:%M:%S} UTC",
         f"Table '{hand.table_id}' {hand.max_seats}-max Seat #{hand.button_seat + 1} is the button",
     ]
     for position, seat in sorted(enumerate(hand.seats), key=lambda item: item[1]):

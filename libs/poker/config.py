@@ -73,6 +73,10 @@ class HandConfig:
     ``run_it_max`` (1 to 3): when the board is run out with no betting left, the players in the
     hand may agree to deal the rest of it up to this many times (``libs.poker.runs``); 1 = never
     offered.
+
+    ``bomb_pot``: every player antes (``antes``, no blinds) and there is no preflop betting:
+    the hand starts on the flop, first to act the first active position left of the button
+    (position 0). A player whose stack does not cover the ante is all in for what they have.
     """
 
     variant: Variant
@@ -86,6 +90,7 @@ class HandConfig:
     big_blind_position: int | None = None
     dead_blinds: tuple[int, ...] = ()
     run_it_max: int = 1
+    bomb_pot: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.blinds)
@@ -107,6 +112,8 @@ class HandConfig:
             raise ValueError("dead_blinds must give one amount (>= 0) per position")
         if not 1 <= self.run_it_max <= 3:
             raise ValueError(f"run_it_max must be 1..3, not {self.run_it_max}")
+        if self.bomb_pot and (any(self.blinds) or not any(self.antes)):
+            raise ValueError("a bomb pot has antes and no blinds")
         if self.big_blind_position is not None and not 0 <= self.big_blind_position < n:
             raise ValueError(f"big_blind_position must be a position 0..{n - 1}")
 

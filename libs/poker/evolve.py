@@ -88,6 +88,8 @@ def _begin_round(s: HandState) -> None:
         actors.append(i)
     if len(actors) == 1 and bets[actors[0]] >= s.current_bet:
         actors = []
+    if s.street == 0 and s.config.bomb_pot:
+        actors = []  # a bomb pot has no preflop betting: the round closes at once
     s.actors = actors
     s.phase = Phase.BETTING
 

@@ -9,6 +9,10 @@ present.
 PHH numbers players p1..pN from the small blind to the button (heads-up: p1 is the big blind), so
 p(k+1) is our position k. Its ``antes`` and ``blinds_or_straddles`` lists are by role (small blind
 first), so heads-up they are reversed into positions, as PokerKit does.
+
+A bomb pot (every player antes, no blinds, no preflop betting) is written with its antes, zero
+blinds, no preflop actions and the user field ``_bomb_pot = true``, which our reader honours (a
+reader that ignores it would expect preflop checks).
 """
 
 from __future__ import annotations
@@ -124,6 +128,7 @@ def from_dict(doc: dict[str, Any]) -> PhhHand:
             min_bet=min_bet,
             big_bet=big_bet,
             dead_antes=not doc.get("ante_trimming_status", False),
+            bomb_pot=bool(doc.get("_bomb_pot", False)),
         )
     except ValueError as exc:
         raise PhhError(str(exc)) from exc
@@ -143,6 +148,7 @@ def from_dict(doc: dict[str, Any]) -> PhhHand:
         "ante_trimming_status",
         "finishing_stacks",
         "players",
+        "_bomb_pot",
     }
     return PhhHand(
         config=config,
@@ -186,6 +192,8 @@ def dumps(hand: PhhHand) -> str:
         doc["big_bet"] = config.big_bet
     else:
         doc["min_bet"] = config.min_bet
+    if config.bomb_pot:  # antes, no blinds, no preflop betting (a user field: PHH has none)
+        doc["_bomb_pot"] = True
     doc["starting_stacks"] = list(hand.starting_stacks)
     doc["actions"] = list(hand.actions)
     if hand.players is not None:

@@ -3,7 +3,8 @@
 The table service's driver turns each item into a command (asking the dealer for cards or a
 seed, the bot policy for a decision) and commits it; then it asks again. Priorities, first
 match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street
-(or the next run of the board; the clock of the question how many times to run it);
+(or the next run of the board; the clock of the question how many times to run it); the
+bomb-pot vote's clock;
 a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
 start the next hand. Deck positions come from ``libs.poker.dealing.DealLayout``, so asking the
 dealer again for the same item returns the same cards.
@@ -18,6 +19,7 @@ from libs.poker.legal import LegalActions, legal_actions, showdown_turn
 from libs.poker.runs import flatten_run
 from libs.poker.state import Phase
 
+from .bombvote import vote_open
 from .planning import can_start_hand
 from .state import TableState
 
@@ -65,6 +67,11 @@ class RunItClockDue:
 
 
 @dataclass(frozen=True, slots=True)
+class BombPotClockDue:
+    """The bomb-pot vote's clock ran out (a ``Tick`` closes it: not agreed)."""
+
+
+@dataclass(frozen=True, slots=True)
 class BotTurn:
     """A bot is to act: bet (``options``: what it may do) or, with ``options`` None, show or
     muck at showdown."""
@@ -87,7 +94,17 @@ class HandDue:
     hand_id: str
 
 
-Due = RevealDue | HoleCardsDue | BoardDue | RunDue | RunItClockDue | BotTurn | ClockDue | HandDue
+Due = (
+    RevealDue
+    | HoleCardsDue
+    | BoardDue
+    | RunDue
+    | RunItClockDue
+    | BombPotClockDue
+    | BotTurn
+    | ClockDue
+    | HandDue
+)
 
 
 def next_due(s: TableState, now: float) -> Due | None:
@@ -98,6 +115,8 @@ def next_due(s: TableState, now: float) -> Due | None:
         return RevealDue(s.hand_id, s.deck_id)
     if s.closed:
         return None
+    if vote_open(s) and now >= s.bomb_vote.deadline:
+        return BombPotClockDue()
     hand = s.hand
     if s.hand_in_progress and hand is not None:
         layout = DealLayout(hand.player_count, hand.config.variant.hole_card_count)

@@ -174,6 +174,25 @@ class RabbitHunt:
 
 
 @dataclass(frozen=True, slots=True)
+class SetStraddle:
+    """The seat's straddle setting: post the straddle whenever first left of the big blind."""
+
+    player_id: str
+    straddle: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class VoteBombPot:
+    """``agree``: propose that the next hand be a bomb pot (no vote open) or agree to the open
+    vote's; else refuse the open vote's (which closes it)."""
+
+    player_id: str
+    agree: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Tick:
     """The clock: act for a player whose time (and time bank) ran out."""
 
@@ -229,4 +248,6 @@ TableCommand = (
     | SetRunItTimes
     | AnswerRunIt
     | RabbitHunt
+    | SetStraddle
+    | VoteBombPot
 )

@@ -18,6 +18,11 @@ MAX_ACTION_SECONDS = 600.0
 MAX_TIME_BANK_SECONDS = 3600.0
 #: The showdown question's clock (``TableConfig.showdown_seconds``), at most the action clock.
 SHOWDOWN_SECONDS = 10.0
+#: How long a bomb-pot vote stays open (docs/table-features.md): who has not agreed by then
+#: refused, and the next hand waits for the vote until then (or until everyone answered).
+BOMB_POT_VOTE_SECONDS = 20.0
+#: The most hands a bomb-pot schedule may name (``bomb_pot_every``).
+MAX_BOMB_POT_EVERY = 1000
 #: How long the next hand waits after one that ended before the river at a table that offers
 #: the rabbit hunt (or until somebody hunted): the time there is to ask.
 RABBIT_HUNT_SECONDS = 5.0
@@ -86,6 +91,14 @@ class TableConfig:
     #: Rabbit hunt: after a hand that ended before the river, a seated player may ask to see the
     #: cards that would have come (docs/table-features.md).
     rabbit_hunt: bool = False
+    #: Bomb pots (docs/table-features.md): every player dealt in antes this many chips, no
+    #: blinds, and the hand starts on the flop; 0 = no bomb pots. At most ``min_buy_in`` (a
+    #: fresh buy-in covers it); a bomb pot is dealt every ``bomb_pot_every`` hands (hand
+    #: numbers N, 2N, ...; 0 = never by schedule) and/or when the players vote for one
+    #: (``bomb_pot_vote``). Not at a tournament's table.
+    bomb_pot_ante: int = 0
+    bomb_pot_every: int = 0
+    bomb_pot_vote: bool = False
 
     def __post_init__(self) -> None:
         if self.tournament:
@@ -151,10 +164,43 @@ class TableConfig:
             raise TableConfigError(
                 "run_it_max", f"must be 1..3 (1: not offered), not {self.run_it_max}"
             )
+        self._check_bomb_pots()
         if self.hand_limit < 0:
             raise TableConfigError("hand_limit", "must not be negative")
         if self.duration_seconds < 0:
             raise TableConfigError("duration_seconds", "must not be negative")
+
+    def _check_bomb_pots(self) -> None:
+        if not 0 <= self.bomb_pot_every <= MAX_BOMB_POT_EVERY:
+            raise TableConfigError(
+                "bomb_pot_every", f"must be 0 (no schedule) .. {MAX_BOMB_POT_EVERY} hands"
+            )
+        wanted = self.bomb_pot_every > 0 or self.bomb_pot_vote
+        if self.bomb_pot_ante < 0:
+            raise TableConfigError("bomb_pot_ante", "must not be negative")
+        if self.bomb_pot_ante == 0:
+            if wanted:
+                raise TableConfigError(
+                    "bomb_pot_ante",
+                    "must be at least 1 chip for bomb pots (every N hands or by vote)",
+                )
+            return
+        if not wanted:
+            raise TableConfigError(
+                "bomb_pot_ante", "needs bomb_pot_every or bomb_pot_vote (when bomb pots are dealt)"
+            )
+        if self.tournament:
+            raise TableConfigError("bomb_pot_ante", "is not for a tournament's table")
+        if self.bomb_pot_ante > self.min_buy_in:
+            raise TableConfigError(
+                "bomb_pot_ante",
+                f"must be at most min_buy_in ({self.min_buy_in}): a fresh buy-in covers it",
+            )
+
+    @property
+    def bomb_pots(self) -> bool:
+        """The table deals bomb pots (on a schedule, by vote, or both)."""
+        return self.bomb_pot_ante > 0
 
     @property
     def showdown_seconds(self) -> float:

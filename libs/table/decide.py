@@ -1,6 +1,7 @@
 """``decide(state, command) -> events``: each table command's rules, one handler per command
 (``seating`` for the seats, ``hand_commands`` for the hand and the clock, ``extras`` for run it
-twice and the rabbit hunt, all running the hand through ``hand_flow``); this module opens the
+twice and the rabbit hunt, ``bombpots`` for the straddle setting and the bomb-pot vote, all
+running the hand through ``hand_flow``); this module opens the
 table and sends every other command to its handler.
 
 Choices where the rules are silent (documented here, tested in tests/table):
@@ -24,9 +25,9 @@ from typing import assert_never
 from libs.poker.errors import IllegalAction
 from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 
+from . import bombpots, extras, hand_commands, seating
 from . import commands as tc
 from . import errors as TE
-from . import extras, hand_commands, seating
 from .events import Event, TableOpened
 from .hand_flow import Scratch, shown_id
 from .state import TableState
@@ -101,6 +102,10 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             extras.answer_run_it(x, command)
         case tc.RabbitHunt():
             extras.rabbit_hunt(x, command)
+        case tc.SetStraddle():
+            bombpots.set_straddle(x, command)
+        case tc.VoteBombPot():
+            bombpots.vote_bomb_pot(x, command)
         case _:
             assert_never(command)
     return x

@@ -201,6 +201,45 @@ class SeatChanged:
     waits_for_big_blind: bool
 
 
+@record
+class StraddleSet:
+    """The seat's straddle setting: with it on, the seat posts the straddle (2 x the big blind,
+    live) whenever it is first left of the big blind at a table that allows it."""
+
+    seat: int
+    straddle: bool
+
+
+@record
+class BombPotProposed:
+    """``seat`` (``player_id``) proposed that the next hand be a bomb pot, and agrees to it;
+    ``voters``: the players whose agreement it needs (those ready to be dealt in), who have
+    until ``deadline`` to answer."""
+
+    seat: int
+    player_id: str
+    voters: tuple[str, ...]
+    deadline: float
+
+
+@record
+class BombPotVoted:
+    """A player of the open vote agreed to the bomb pot (a refusal closes the vote:
+    ``BombPotVoteClosed``)."""
+
+    seat: int
+    player_id: str
+
+
+@record
+class BombPotVoteClosed:
+    """The vote is over: ``agreed`` (every voter agreed: the next hand is a bomb pot, if every
+    player dealt in agreed) or not (``reason``: refused, or the clock ran out)."""
+
+    agreed: bool
+    reason: str = ""
+
+
 TableEvent = (
     TableOpened
     | PlayerSeated
@@ -224,5 +263,9 @@ TableEvent = (
     | RunItClockStarted
     | RabbitHunted
     | RabbitHuntOpened
+    | StraddleSet
+    | BombPotProposed
+    | BombPotVoted
+    | BombPotVoteClosed
 )
 Event = TableEvent | HandEvent

@@ -17,6 +17,7 @@ from libs.poker.legal import showdown_turn
 
 from . import commands as tc
 from . import errors as TE
+from .bombpots import close_bomb_vote_if_due
 from .events import (
     CloseRequested,
     HandBegan,
@@ -34,6 +35,7 @@ from .planning import plan_hand, start_hand_refusal
 
 def begin_hand(x: Scratch, c: tc.StartHand) -> None:
     s = x.s
+    close_bomb_vote_if_due(x, c.now)  # a vote whose clock ran out is refused before the hand
     refusal = start_hand_refusal(s, c.now)
     if refusal is not None:
         raise refusal
@@ -123,6 +125,7 @@ def _use_time_bank(x: Scratch, number: int, now: float) -> None:
 def tick(x: Scratch, c: tc.Tick) -> None:
     s = x.s
     assert s.config is not None
+    close_bomb_vote_if_due(x, c.now)
     if run_it_timeout(x, c.now):  # the run-it question's own clock (no time bank, no time-out)
         return
     number = s.clock_seat

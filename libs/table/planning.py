@@ -1,15 +1,19 @@
 """Planning the table: which seat a newcomer gets, who is dealt into the next hand, the button,
-the blinds and entry bets, and whether a hand may start at all (enough players ready, the
+the blinds, the straddle (of a seat that opted in) and entry bets (or a bomb pot:
+``bombplan``), and whether a hand may start at all (enough players ready, the
 room's limits not reached)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from libs.poker.config import BettingStructure, HandConfig
 from libs.poker.errors import IllegalAction
 
 from . import errors as TE
+from .bombplan import bomb_pot_plan, is_bomb_pot
+from .bombvote import vote_open
 from .state import TableState
 from .timing import rabbit_window_open
 
@@ -53,6 +57,9 @@ def plan_hand(s: TableState) -> HandPlan | None:
         return None
     size = cfg.seats
     button = active[0] if s.button is None else _after(s.button, active, size)
+    if is_bomb_pot(s, active) and _may_deal(s, active):
+        seats, bomb = bomb_pot_plan(s, button, active)
+        return HandPlan(button, seats, bomb, tuple(s.seats[n].stack for n in seats), -1, -1)
     if len(active) >= 2:
         sb = _after(button, active, size)
         bb = _after(sb, ready, size)
@@ -64,17 +71,15 @@ def plan_hand(s: TableState) -> HandPlan | None:
             return None
         sb, bb = button, _after(button, waiting, size)
     dealt = set(active) | {bb}
-    if len(dealt) < cfg.min_players_to_start:
+    if not _may_deal(s, dealt):
         return None
-    if cfg.needs_a_person and all(s.seats[number].is_bot for number in dealt):
-        return None  # bots do not play each other alone here
     order = [(button + k) % size for k in range(1, size + 1) if (button + k) % size in dealt]
     n = len(order)
     blinds = [0] * n
     blinds[order.index(sb)] = cfg.small_blind
     blinds[order.index(bb)] = cfg.big_blind
     big_blind_position = order.index(bb)
-    if cfg.straddle and n >= 3:
+    if cfg.straddle and n >= 3 and s.seats[order[2]].straddle:  # a straddle is voluntary
         blinds[2] = 2 * cfg.big_blind
         big_blind_position = 2
     dead = [0] * n
@@ -102,6 +107,15 @@ def plan_hand(s: TableState) -> HandPlan | None:
     return HandPlan(button, tuple(order), config, stacks, sb, bb)
 
 
+def _may_deal(s: TableState, dealt: Collection[int]) -> bool:
+    """Enough players, and a person among them where the table needs one (bots do not play
+    each other alone here)."""
+    assert s.config is not None
+    if len(dealt) < s.config.min_players_to_start:
+        return False
+    return not (s.config.needs_a_person and all(s.seats[n].is_bot for n in dealt))
+
+
 def can_start_hand(s: TableState, now: float) -> bool:
     return start_hand_refusal(s, now) is None
 
@@ -121,6 +135,10 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
         return IllegalAction(
             TE.RABBIT_HUNT_WINDOW,
             "the last hand's rabbit hunt may still be asked for: the next hand follows shortly",
+        )
+    if vote_open(s) and now < s.bomb_vote.deadline:
+        return IllegalAction(
+            TE.BOMB_POT_VOTE_OPEN, "a bomb pot is being voted on: the next hand waits for it"
         )
     if s.config.tournament and s.released != s.hands_started + 1:
         return IllegalAction(

@@ -19,6 +19,7 @@ from libs.poker.history import PublicAction, public_action
 from libs.poker.legal import showdown_turn
 from libs.poker.state import HandState, initial_state
 
+from .bombvote import BOMB_EVENTS, BombPotVote, apply_bomb_event
 from .config import BotDifficulty, TableConfig
 from .events import (
     AutoMuckSet,
@@ -67,6 +68,7 @@ class Seat:
     dead_small_due: bool = False
     auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
     run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
+    straddle: bool = False  # posts the straddle when first left of the big blind (if allowed)
 
     def copy(self) -> Seat:
         """A copy (every field is immutable: a shallow copy is a full one)."""
@@ -119,6 +121,7 @@ class TableState:
     rabbit: tuple[Card, ...] = ()
     rabbit_seat: int = 0  # who asked
     rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
+    bomb_vote: BombPotVote = field(default_factory=BombPotVote)  # libs/table/bombvote.py
 
     @property
     def hand_in_progress(self) -> bool:
@@ -198,6 +201,9 @@ def apply(s: TableState, event: Event) -> None:
     """Apply ``event`` to ``s`` in place."""
     if type(event) in _HAND_ONLY:
         _apply_hand_event(s, cast(HandEvent, event))
+        return
+    if type(event) in BOMB_EVENTS:
+        apply_bomb_event(s, event)  # type: ignore[arg-type]
         return
     match event:
         case TableOpened():
@@ -292,7 +298,7 @@ def apply(s: TableState, event: Event) -> None:
             s.seats.clear()
             s.clock_seat = None
         case _:
-            _apply_hand_event(s, event)
+            _apply_hand_event(s, cast(HandEvent, event))
 
 
 def _with_dealt(

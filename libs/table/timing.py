@@ -1,16 +1,25 @@
 """When time alone makes something due at a table (pure): the clock of the decision in play,
 the question how many times to run the board, the moment the next hand may follow a hand that
-waits for a rabbit hunt. The driver of the table service sleeps until ``wake_at``."""
+waits for a rabbit hunt, the bomb-pot vote. The driver of the table service sleeps until
+``wake_at``."""
 
 from __future__ import annotations
 
 from libs.poker.state import Phase
 
+from .bombvote import vote_open
 from .state import TableState
 
 
 def wake_at(s: TableState) -> float | None:
     """When a clock runs out at ``s`` (None: nothing waits for time alone)."""
+    at = _hand_wake_at(s)
+    if vote_open(s):  # the bomb-pot vote's clock
+        return s.bomb_vote.deadline if at is None else min(at, s.bomb_vote.deadline)
+    return at
+
+
+def _hand_wake_at(s: TableState) -> float | None:
     if not s.hand_in_progress or s.hand is None:
         hunted = s.rabbit_hand == s.hand_id
         return s.rabbit_until if s.rabbit_until and not hunted else None

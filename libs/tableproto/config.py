@@ -66,6 +66,9 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         "separate_spectator_chat": msg.separate_spectator_chat,
         "run_it_max": max(msg.run_it_max, 1),  # 0: not offered, as 1
         "rabbit_hunt": msg.rabbit_hunt,
+        "bomb_pot_ante": msg.bomb_pot_ante,
+        "bomb_pot_every": msg.bomb_pot_every,
+        "bomb_pot_vote": msg.bomb_pot_vote,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -114,6 +117,9 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         separate_spectator_chat=config.separate_spectator_chat,
         run_it_max=config.run_it_max,
         rabbit_hunt=config.rabbit_hunt,
+        bomb_pot_ante=config.bomb_pot_ante,
+        bomb_pot_every=config.bomb_pot_every,
+        bomb_pot_vote=config.bomb_pot_vote,
     )
 
 

@@ -25,6 +25,7 @@ from libs.poker import events as pe
 from libs.poker.cards import DECK
 from libs.table import codec
 from libs.table import events as te
+from libs.tui.bomb import bomb_keys
 
 VARIANTS = {
     pb.VARIANT_HOLDEM: "Hold'em",
@@ -178,6 +179,12 @@ class TableModel:
     def _on_TableClosed(self, x: te.TableClosed) -> None:
         self.say(f"The table is closed ({x.reason}).")
 
+    def _on_BombPotProposed(self, x: te.BombPotProposed) -> None:
+        self.say(self.who(x.seat, "proposes a bomb pot for the next hand"))
+
+    def _on_BombPotVoteClosed(self, x: te.BombPotVoteClosed) -> None:
+        self.say("Bomb pot agreed: next hand" if x.agreed else f"No bomb pot ({x.reason})")
+
     def _on_HandBegan(self, x: te.HandBegan) -> None:
         self.showdown = []
         self._seats = x.seats
@@ -270,7 +277,7 @@ class TableModel:
         table = v.table_id or self.table_id
         parts = [table if len(table) <= 12 else f"table {table[:8]}", stakes(v.config)]
         if v.hand_number:
-            parts.append(f"hand #{v.hand_number}")
+            parts.append(f"hand #{v.hand_number}" + (" BOMB POT" if v.bomb_pot else ""))
         if v.table_status == pb.TABLE_STATUS_CLOSED:
             parts.append("closed")
         if wallet:
@@ -362,7 +369,7 @@ class TableModel:
         if not is_my_turn(v):
             hunt = "[b] rabbit hunt  " if v.config.rabbit_hunt and not v.hand_id else ""
             runs = "[g] run-it setting  " if v.config.run_it_max > 1 else ""
-            return f"{hunt}{runs}[o] sit out/in  [l] leave  [q] quit"
+            return f"{hunt}{runs}{bomb_keys(v)}[o] sit out/in  [l] leave  [q] quit"
         legal = v.legal_actions
         keys = []
         if legal.can_fold:

@@ -40,6 +40,10 @@ class NewTable:
     hand_limit: int = 0
     run_it_max: int = 1  # run it twice: 2 or 3 offered (docs/table-features.md)
     rabbit_hunt: bool = False
+    straddle: bool = False  # a seat may opt in to straddle
+    bomb_pot_ante: int = 0  # bomb pots: chips each player antes (0: none)
+    bomb_pot_every: int = 0  # every N hands (0: not on a schedule)
+    bomb_pot_vote: bool = False  # by the players' vote
 
     def config(self) -> pb.TableConfig:
         return pb.TableConfig(
@@ -51,6 +55,10 @@ class NewTable:
             hand_limit=self.hand_limit,
             run_it_max=self.run_it_max,
             rabbit_hunt=self.rabbit_hunt,
+            straddle_allowed=self.straddle,
+            bomb_pot_ante=self.bomb_pot_ante,
+            bomb_pot_every=self.bomb_pot_every,
+            bomb_pot_vote=self.bomb_pot_vote,
         )
 
 

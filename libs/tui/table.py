@@ -17,6 +17,7 @@ from textual.widgets import Input, RichLog, Static
 
 from libs.client import GatewayClient, GatewayError
 from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn, my_seat
+from libs.tui.bomb import bomb_line
 from libs.tui.host import host
 from libs.tui.model import TableModel
 
@@ -53,6 +54,9 @@ class TableScreen(Screen[None]):
         Binding("e", "run_it(3)", "run 3 times"),
         Binding("g", "run_it_setting", "run-it setting"),
         Binding("b", "rabbit_hunt", "rabbit hunt"),
+        Binding("t", "straddle", "straddle on/off"),
+        Binding("v", "bomb_pot(True)", "bomb pot: propose/agree"),
+        Binding("x", "bomb_pot(False)", "bomb pot: refuse"),
         Binding("o", "sit_out_in", "sit out/in"),
         Binding("l", "leave", "leave"),
         Binding("q", "app.quit", "quit"),
@@ -104,7 +108,8 @@ class TableScreen(Screen[None]):
         self.query_one("#pots", Static).update("\n".join(m.pot_lines()))
         self.query_one("#showdown", Static).update("\n".join(m.showdown[-3:]))
         self.query_one("#mine", Static).update(m.my_cards_line())
-        self.query_one("#turn", Static).update(m.turn_line(self.clock()))
+        bomb = bomb_line(m.view, self.clock())
+        self.query_one("#turn", Static).update(m.turn_line(self.clock()) + f"\n{bomb}" * bool(bomb))
         log = self.query_one("#log", RichLog)
         for line in m.log[self.logged :]:
             log.write(line)
@@ -250,6 +255,28 @@ class TableScreen(Screen[None]):
             self.set_status(f"refused: {error.message}")
             return
         self.set_status(f"rabbit: {cards_text(list(rabbit.cards))}")
+
+    @work(group="act")
+    async def action_straddle(self) -> None:
+        """Toggle the seat's straddle setting."""
+        me = my_seat(self.model.view)
+        straddle = not (me is not None and me.straddle)
+        try:
+            await self.client.set_straddle(self.model.table_id, straddle)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.set_status("straddling when left of the big blind" if straddle else "no straddle")
+
+    @work(group="act")
+    async def action_bomb_pot(self, agree: bool) -> None:
+        """Propose a bomb pot (no vote open), or agree to (refuse) the open vote."""
+        try:
+            await self.client.vote_bomb_pot(self.model.table_id, agree)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        self.set_status("bomb pot: agreed" if agree else "bomb pot: refused")
 
     @work(group="act")
     async def action_sit_out_in(self) -> None:

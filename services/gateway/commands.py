@@ -1,9 +1,10 @@
 """The gateway's calls the table answers for the caller's own seat: actions (Act), showing or
 mucking at showdown, sitting out and in, seat settings, run it twice (the standing answer and the
-answer when asked) and the rabbit hunt. One table command each, for the
-caller's player id; the client's idempotency key scoped by the player and the kind of call
-(``scoped_key``: the table looks keys up alone, so two players' keys must never meet). A table
-that says the caller has no seat there is PERMISSION_DENIED (``NOT_YOUR_SEAT``)."""
+answer when asked), the rabbit hunt, the straddle setting and the bomb-pot vote. One table
+command each, for the caller's player id; the client's idempotency key scoped by the player
+and the kind of call (``scoped_key``: the table looks keys up alone, so two players' keys must
+never meet). A table that says the caller has no seat there is PERMISSION_DENIED
+(``NOT_YOUR_SEAT``)."""
 
 from __future__ import annotations
 
@@ -129,6 +130,30 @@ class TableCommands(GatewayBase):
             rabbit_hunt=table_pb2.RabbitHunt(hand_id=request.hand_id),
         )
         return gateway_pb2.RabbitHuntResponse(sequence=done.sequence, rabbit=done.rabbit)
+
+    async def SetStraddle(
+        self, request: gateway_pb2.StraddleSetRequest, context: Context
+    ) -> gateway_pb2.StraddleSetResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "straddle",
+            request.idempotency_key,
+            set_straddle=table_pb2.SetStraddle(straddle=request.straddle),
+        )
+        return gateway_pb2.StraddleSetResponse(sequence=done.sequence)
+
+    async def VoteBombPot(
+        self, request: gateway_pb2.BombPotVoteRequest, context: Context
+    ) -> gateway_pb2.BombPotVoteResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "bomb",
+            request.idempotency_key,
+            vote_bomb_pot=table_pb2.VoteBombPot(agree=request.agree),
+        )
+        return gateway_pb2.BombPotVoteResponse(sequence=done.sequence)
 
     async def _viewed(
         self, context: Context, table_id: str, view: common_pb2.PlayerView

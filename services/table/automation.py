@@ -17,6 +17,7 @@ from libs.table import TableState, step_table
 from libs.table import commands as tc
 from libs.table.automation import (
     BoardDue,
+    BombPotClockDue,
     BotTurn,
     ClockDue,
     Due,
@@ -87,7 +88,7 @@ class Automation:
                 cards = burns_and_cards[len(due.burns) :]
                 run = hc.DealRun(tuple(_cards(cards)), tuple(_cards(burns)))
                 return tc.Deal((run,), now)
-            case ClockDue() | RunItClockDue():
+            case ClockDue() | RunItClockDue() | BombPotClockDue():
                 return tc.Tick(now)
             case HandDue():
                 deck_id, commitment = await self.dealer.start_deck(table_id, due.hand_id)

@@ -48,6 +48,10 @@ def table_command(
     if which == "set_run_it_times":
         r_times = request.set_run_it_times
         return tc.SetRunItTimes(r_times.player_id, r_times.times, now)
+    if which == "set_straddle":
+        return tc.SetStraddle(request.set_straddle.player_id, request.set_straddle.straddle, now)
+    if which == "vote_bomb_pot":
+        return tc.VoteBombPot(request.vote_bomb_pot.player_id, request.vote_bomb_pot.agree, now)
     if which == "close_table":
         return tc.CloseTable("closed by owner", now)
     if which == "release_hand":

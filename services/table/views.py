@@ -90,6 +90,7 @@ def player_view(
             stack=seat.stack,
             time_bank_seconds=int(seat.time_bank),
             run_it_times=seat.run_it_times,
+            straddle=seat.straddle,
         )
         position = state.position_of(number) if hand is not None else None
         if hand is not None and position is not None:
@@ -115,7 +116,27 @@ def player_view(
             seat_view.status = pb.SEAT_STATUS_ACTIVE
     if hand is None and state.rabbit and state.rabbit_hand == state.hand_id:
         view.rabbit.CopyFrom(rabbit_to_proto(state))
+    view.bomb_pot = hand is not None and hand.config.bomb_pot
+    bomb_pot_vote(view, state, viewer)
     return view
+
+
+def bomb_pot_vote(view: pb.PlayerView, state: TableState, viewer: str | None) -> None:
+    """The bomb-pot vote while open, and once agreed until the bomb pot it made is dealt."""
+    agreed = state.bomb_vote.for_hand == state.hands_started + 1
+    if not (state.bomb_vote.deadline or agreed) or not state.bomb_vote.agreed:
+        return
+    seats = {seat.player_id: number for number, seat in state.seats.items()}
+    vote = view.bomb_pot_vote
+    proposer = seats.get(state.bomb_vote.agreed[0])
+    if proposer is not None:
+        vote.proposer_seat = proposer
+    vote.asked_seats.extend(sorted(seats[p] for p in state.bomb_vote.voters if p in seats))
+    vote.agreed_seats.extend(sorted(seats[p] for p in state.bomb_vote.agreed if p in seats))
+    if state.bomb_vote.deadline:
+        vote.deadline.CopyFrom(timestamp(state.bomb_vote.deadline))
+    vote.agreed = agreed
+    vote.viewer_agreed = viewer is not None and viewer in state.bomb_vote.agreed
 
 
 def rabbit_to_proto(state: TableState) -> pb.RabbitCards:

@@ -1,6 +1,7 @@
 """Property: over thousands of random spots from the engine (every variant and betting structure,
-2 to 6 players, short and deep stacks, antes and straddles), every level answers a legal action
-within the bounds, sees only its own hole cards and the board, and its view survives the wire.
+2 to 6 players, short and deep stacks, antes, straddles and bomb pots), every level answers a
+legal action within the bounds, sees only its own hole cards and the board, and its view
+survives the wire.
 
 Hands are played by a random legal policy; at every decision point each level and baseline is
 asked too (Hard with a small sample cap, to keep the run short). Derandomized: CI repeats it.
@@ -49,6 +50,7 @@ class Setup:
     ante: int
     straddle: bool
     seed: int
+    bomb_pot: bool = False  # antes only, no preflop betting: the first decision is on the flop
 
 
 @st.composite
@@ -62,11 +64,14 @@ def setups(draw: st.DrawFn) -> Setup:
         ante=draw(st.sampled_from((0, 0, 10))),
         straddle=players > 2 and draw(st.booleans()),
         seed=draw(st.integers(0, 2**32)),
+        bomb_pot=draw(st.sampled_from((False, False, False, True))),
     )
 
 
 def hand_config(s: Setup) -> HandConfig:
     n = len(s.stacks)
+    if s.bomb_pot:
+        return HandConfig(s.variant, s.structure, (0,) * n, (100,) * n, 100, bomb_pot=True)
     if s.structure is BettingStructure.FIXED_LIMIT:
         sb, bb = fixed_limit_blinds(100)
         blinds = position_blinds(n, sb, bb)

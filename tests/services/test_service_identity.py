@@ -204,6 +204,8 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
             "ar", answer_run_it=table_pb2.AnswerRunIt(player_id="rich", times=2)
         ),
         "rabbit_hunt": command("rh", rabbit_hunt=table_pb2.RabbitHunt(player_id="rich")),
+        "set_straddle": command("st", set_straddle=table_pb2.SetStraddle(player_id="rich")),
+        "vote_bomb_pot": command("bp", vote_bomb_pot=table_pb2.VoteBombPot(player_id="rich")),
     }
     act = table_pb2.SubmitActionRequest(
         table_id=table_id,

@@ -8,6 +8,7 @@ import {
   Variant,
 } from "./gen/holdem/common/v1/common_pb";
 import { gateway, reason } from "./api";
+import { bombOptions } from "./bomb";
 import { button, h, mount } from "./dom";
 
 export const VARIANTS: Record<number, string> = {
@@ -54,6 +55,7 @@ export function lobbyScreen(actions: LobbyActions): void {
   }
   level.value = String(BotDifficulty.NORMAL);
   const bigBlind = h("input", { id: "new-bb", type: "number", min: 2, value: 2 });
+  const extras = bombOptions(); // the straddle and bomb pots
 
   function row(t: TableSummary): HTMLTableRowElement {
     const c = t.config!;
@@ -110,6 +112,7 @@ export function lobbyScreen(actions: LobbyActions): void {
           maxSeats: Number(seats.value),
           smallBlind: fixed ? 0n : bb / 2n || 1n,
           bigBlind: bb,
+          ...extras.config(),
         },
         bots: Array.from({ length: Number(ais.value) }, () => Number(level.value)),
       });
@@ -162,6 +165,7 @@ export function lobbyScreen(actions: LobbyActions): void {
         ais,
         h("label", { for: "new-level" }, "AI level"),
         level,
+        ...extras.fields,
         button("Create table", create),
       ),
       h("details", {}, h("summary", {}, "Ledger"), ledger),

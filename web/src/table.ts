@@ -17,6 +17,7 @@ import {
 } from "./gen/holdem/common/v1/common_pb";
 import type { ProjectedCommit } from "./gen/holdem/gateway/v1/gateway_pb";
 import { gateway, key, reason, session } from "./api";
+import { renderBomb } from "./bomb";
 import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
@@ -63,6 +64,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
   const showdownEl = h("div", { class: "showdown", id: "showdown", "aria-live": "polite" });
   const logEl = h("ol", { class: "log", id: "log" });
   const seatControls = h("div", { class: "row seat-controls" });
+  const bombEl = h("div", { class: "row bomb", id: "bomb" });
   slider.addEventListener("input", () => {
     amountText.textContent = slider.value;
     const bet = [...actionsEl.querySelectorAll("button")].find((b) => /^(Bet|Raise) /.test(b.textContent ?? ""));
@@ -244,6 +246,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     renderActions(v);
     for (const b of actionsEl.querySelectorAll("button")) b.disabled = busy;
     renderSeatControls(v);
+    renderBomb(bombEl, v, tableId, (what) => void call(what));
     screen.dataset.sequence = String(v.sequence);
   }
 
@@ -360,6 +363,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       h("div", { class: "sizing" }, slider, amountText, presets),
       showdownEl,
       seatControls,
+      bombEl,
       h("p", { class: "keys" }, "Keys: f fold · c check/call · r bet/raise · a all-in · s show · k muck"),
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
