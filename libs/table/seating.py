@@ -152,6 +152,10 @@ def change_seat(x: Scratch, c: tc.ChangeSeat) -> None:
     s = x.s
     assert s.config is not None
     number = require_seated(s, c.player_id)
+    if s.config.tournament:
+        raise IllegalAction(
+            TE.TOURNAMENT_TABLE, "the tournament seats its players: no seat changes at its tables"
+        )
     if not 0 <= c.seat < s.config.seats:
         raise InvalidCommand(TE.NO_SUCH_SEAT, f"seats are numbered 0..{s.config.seats - 1}")
     if c.seat == number:

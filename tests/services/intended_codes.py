@@ -52,6 +52,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "NO_HAND": PRECONDITION,
             "NOT_IN_HAND": PRECONDITION,
             "NOT_A_TOURNAMENT_TABLE": PRECONDITION,
+            "TOURNAMENT_TABLE": PRECONDITION,
             "NOT_RELEASED": PRECONDITION,
             # the hand (libs.poker)
             "WRONG_HAND": PRECONDITION,
