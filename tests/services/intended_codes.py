@@ -213,6 +213,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             # limits per player or peer (retry hint in the trailers, but for streams)
             "RATE_LIMITED": S.RESOURCE_EXHAUSTED,
             "TOO_MANY_WATCHES": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_WATCHED_TOURNAMENTS": S.RESOURCE_EXHAUSTED,
             "TOO_MANY_CALLS": S.RESOURCE_EXHAUSTED,
             # chat (docs/chat.md)
             "CHAT_EMPTY": INVALID,
