@@ -115,6 +115,18 @@ def test_a_moved_player_is_told_where_and_their_table_stream_follows(stack: Stac
     assert moves >= 1, [[u.me.table_id for u in p.updates] for p in players]
 
 
+async def _seated(client: GatewayClient, table: str) -> None:
+    """Until the table seats the player (the tournament's books name the table first; the
+    director opens it and seats them a moment later)."""
+    while True:
+        try:
+            async for update in client.watch(table):
+                if update.view.HasField("viewer_seat"):
+                    return
+        except GatewayError:
+            await asyncio.sleep(0.2)  # not open yet
+
+
 async def _away(stack: Stack, tid: str) -> tuple[gateway_pb2.TournamentUpdate, dict[str, int]]:
     """Sit out once seated; watch two hands dealt without a turn; try the cash-table calls; sit
     in and act once; sit out again and wait for the end."""
@@ -128,6 +140,7 @@ async def _away(stack: Stack, tid: str) -> tuple[gateway_pb2.TournamentUpdate, d
             if table:
                 break
         facts["wallet"] = int((await client.wallet()).balance)
+        await _seated(client, table)
         await client.sit_out(table)
         dealt: set[int] = set()
         turns = 0
@@ -150,7 +163,7 @@ async def _away(stack: Stack, tid: str) -> tuple[gateway_pb2.TournamentUpdate, d
             await client.sit_in(table)
             async for update in client.watch(table):
                 view = update.view
-                if not any(s.player_id == client.player_id for s in view.seats):
+                if view.seats and not any(s.player_id == client.player_id for s in view.seats):
                     break  # busted meanwhile
                 if is_my_turn(view) and not is_showdown_turn(view):
                     fold = common_pb2.ACTION_TYPE_FOLD
