@@ -167,6 +167,10 @@ TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
     "vote_bomb_pot": _PLAYERS,
     "start_hand": frozenset({"tools"}),
 }
+#: The services whose table commands reach one kind of table only (services/table/kinds.py):
+#: True, tournament tables (the tournament's chips); False, cash tables (wallets' chips). Tools
+#: (the CLI, tests) and the players' commands through the gateway reach both.
+TABLE_KIND_OF_CALLER: Mapping[str, bool] = {"tournament": True, "lobby": False}
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the
 #: authenticated player; hand histories (read from the table's private stream, projected for one
 #: player) to the gateway and tools. Commands only from a service that has a reason to send

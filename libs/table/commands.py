@@ -95,6 +95,7 @@ class ReleaseHand:
     big_blind: int
     ante: int
     now: float = 0.0
+    big_blind_ante: bool = False
 
 
 @dataclass(frozen=True, slots=True)

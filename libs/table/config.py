@@ -83,6 +83,9 @@ class TableConfig:
     # (``ReleaseHand``, with its blinds), any stack of 1 chip or more, everybody with chips dealt
     # in, and the chips the tournament's (leaving or closing pays nothing to wallets).
     tournament: bool = False
+    #: A big blind's ante (tournaments' levels): the big blind alone posts ``ante`` for the whole
+    #: table, dead into the main pot (no part of their bet); nobody else posts one.
+    big_blind_ante: bool = False
     #: Spectators chat apart from the seated players (the gateway's chat, docs/chat.md).
     separate_spectator_chat: bool = False
     #: Run it twice: with no betting left before the river the players may agree to deal the

@@ -20,6 +20,8 @@ ALREADY_SITTING_OUT = "ALREADY_SITTING_OUT"
 NOT_SITTING_OUT = "NOT_SITTING_OUT"
 UNKNOWN_ACTION = "UNKNOWN_ACTION"
 NOT_A_TOURNAMENT_TABLE = "NOT_A_TOURNAMENT_TABLE"
+# a tournament's table refuses what only a cash table does: wallet chips in or out, seat changes
+TOURNAMENT_TABLE = "TOURNAMENT_TABLE"
 RUN_IT_TIMES_OUT_OF_RANGE = "RUN_IT_TIMES_OUT_OF_RANGE"
 RABBIT_HUNT_OFF = "RABBIT_HUNT_OFF"  # the table does not offer the rabbit hunt
 RABBIT_HUNT_RIVER_REACHED = "RABBIT_HUNT_RIVER_REACHED"  # every card of the board was dealt

@@ -181,12 +181,14 @@ class TableClosed:
 
 @record
 class HandReleased:
-    """A tournament's table may deal hand ``number`` at these blinds and ante."""
+    """A tournament's table may deal hand ``number`` at these blinds and ante (with
+    ``big_blind_ante``: one ante of ``ante`` chips from the big blind, for the table)."""
 
     number: int
     small_blind: int
     big_blind: int
     ante: int
+    big_blind_ante: bool = False
 
 
 @record

@@ -170,8 +170,14 @@ def release(x: Scratch, c: tc.ReleaseHand) -> None:
         raise IllegalAction(
             TE.NO_HAND, f"hand {c.number} cannot be released: {s.hands_started} dealt here"
         )
-    replace(s.config, small_blind=c.small_blind, big_blind=c.big_blind, ante=c.ante)  # checks
-    x.emit(HandReleased(c.number, c.small_blind, c.big_blind, c.ante))
+    replace(  # checks the blinds
+        s.config,
+        small_blind=c.small_blind,
+        big_blind=c.big_blind,
+        ante=c.ante,
+        big_blind_ante=c.big_blind_ante,
+    )
+    x.emit(HandReleased(c.number, c.small_blind, c.big_blind, c.ante, c.big_blind_ante))
 
 
 def reveal(x: Scratch, c: tc.RevealSeed) -> None:

@@ -115,7 +115,9 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
             return
         acting = s.acting_seat()
         if acting is not None and s.hand.actor is not None:
-            if s.seats[acting].leaving:  # leaving players fold (or check) when it is their turn
+            # leaving players, and away players at a tournament's table, fold (or check) when
+            # it is their turn: no clock runs for them
+            if s.seats[acting].leaving or away(s, acting):
                 hand_step(x, clock_action(s.hand, s.hand.actor), now)
                 return
             x.emit(ClockStarted(acting, now + s.config.action_seconds))
@@ -127,7 +129,7 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
             position = s.position_of(acting)
             assert position is not None
             choice = showdown_choice(s.hand, position, True, x)
-            if isinstance(choice, hc.Show) or seat.leaving or seat.auto_muck:
+            if isinstance(choice, hc.Show) or seat.leaving or seat.auto_muck or away(s, acting):
                 hand_step(x, choice, now)
                 return
             x.emit(ClockStarted(acting, now + s.config.showdown_seconds))
@@ -183,3 +185,11 @@ def emit_close(x: Scratch, reason: str) -> None:
 def tournament_table(s: TableState) -> bool:
     """A tournament's table: its chips are the tournament's, no wallet's."""
     return s.config is not None and s.config.tournament
+
+
+def away(s: TableState, number: int) -> bool:
+    """Is seat ``number`` an away player at a tournament's table (sitting out: asked to, or timed
+    out ``timeouts_before_sit_out`` times in a row)? They keep their seat and are blinded off:
+    dealt in, they post their blinds and antes, and the table checks or folds for them at once
+    when it is their turn (the clock's choice, without the clock); sitting in brings them back."""
+    return tournament_table(s) and s.seats[number].sitting_out

@@ -91,11 +91,15 @@ def plan_hand(s: TableState) -> HandPlan | None:
         if s.seats[number].entry_due:
             blinds[position] = cfg.big_blind  # a live entry bet (or missed big blind)
     fixed = cfg.structure is BettingStructure.FIXED_LIMIT
+    antes = (cfg.ante,) * n
+    if cfg.big_blind_ante:  # one ante for the table, from the big blind, dead
+        antes = tuple(cfg.ante if number == bb else 0 for number in order)
     config = HandConfig(
         variant=cfg.variant,
         structure=cfg.structure,
         blinds=tuple(blinds),
-        antes=(cfg.ante,) * n,
+        antes=antes,
+        dead_antes=cfg.big_blind_ante,
         min_bet=cfg.big_blind,
         big_bet=2 * cfg.big_blind if fixed else 0,
         rake=cfg.rake,
@@ -154,11 +158,13 @@ def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
 
 
 def _ready(s: TableState) -> list[int]:
-    """The seats that may be dealt in, in seat order."""
+    """The seats that may be dealt in, in seat order. At a tournament's table a player sitting
+    out (away) is dealt in too: they keep their seat and are blinded off (``hand_flow.away``)."""
+    tournament = s.config is not None and s.config.tournament
     return sorted(
         n
         for n, seat in s.seats.items()
-        if seat.stack > 0 and not seat.sitting_out and not seat.leaving
+        if seat.stack > 0 and (tournament or not seat.sitting_out) and not seat.leaving
     )
 
 

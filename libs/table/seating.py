@@ -25,6 +25,7 @@ from .events import (
 )
 from .hand_flow import (
     Scratch,
+    away,
     clock_action,
     hand_step,
     require_seated,
@@ -97,10 +98,15 @@ def leave(x: Scratch, c: tc.Leave) -> None:
 
 
 def sit_out(x: Scratch, c: tc.SitOut) -> None:
-    number = require_seated(x.s, c.player_id)
-    if x.s.seats[number].sitting_out:
+    s = x.s
+    number = require_seated(s, c.player_id)
+    if s.seats[number].sitting_out:
         raise IllegalAction(TE.ALREADY_SITTING_OUT, "you are already sitting out")
     x.emit(PlayerSatOut(number, "asked", c.player_id))
+    if away(s, number) and s.hand is not None and s.acting_seat() == number:
+        position = s.position_of(number)  # away at their own turn: the table acts at once
+        assert position is not None
+        hand_step(x, clock_action(s.hand, position, x), c.now)
 
 
 def sit_in(x: Scratch, c: tc.SitIn) -> None:
@@ -146,6 +152,10 @@ def change_seat(x: Scratch, c: tc.ChangeSeat) -> None:
     s = x.s
     assert s.config is not None
     number = require_seated(s, c.player_id)
+    if s.config.tournament:
+        raise IllegalAction(
+            TE.TOURNAMENT_TABLE, "the tournament seats its players: no seat changes at its tables"
+        )
     if not 0 <= c.seat < s.config.seats:
         raise InvalidCommand(TE.NO_SUCH_SEAT, f"seats are numbered 0..{s.config.seats - 1}")
     if c.seat == number:

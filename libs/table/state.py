@@ -257,6 +257,7 @@ def apply(s: TableState, event: Event) -> None:
                 small_blind=event.small_blind,
                 big_blind=event.big_blind,
                 ante=event.ante,
+                big_blind_ante=event.big_blind_ante,
             )
         case LeaveRequested():
             s.seats[event.seat].leaving = True

@@ -63,6 +63,7 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         "variant": variant,
         "needs_a_person": msg.needs_a_person,
         "tournament": msg.tournament,
+        "big_blind_ante": msg.big_blind_ante,
         "separate_spectator_chat": msg.separate_spectator_chat,
         "run_it_max": max(msg.run_it_max, 1),  # 0: not offered, as 1
         "rabbit_hunt": msg.rabbit_hunt,
@@ -114,6 +115,7 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         min_players_to_start=config.min_players_to_start,
         needs_a_person=config.needs_a_person,
         tournament=config.tournament,
+        big_blind_ante=config.big_blind_ante,
         separate_spectator_chat=config.separate_spectator_chat,
         run_it_max=config.run_it_max,
         rabbit_hunt=config.rabbit_hunt,

@@ -255,8 +255,15 @@ def evolve(s: TournamentState, event: E.Event) -> TournamentState:
         case E.BreakEnded():
             return replace(s, on_break=False)
         case E.HandForHandStarted():
+            # the hands in play when it begins are its first round (counted like a released one)
             in_hand = frozenset(t for t, table in s.tables.items() if table.in_hand)
-            return replace(s, hand_for_hand=True, round_tables=in_hand, round_order=s.reports + 1)
+            return replace(
+                s,
+                hand_for_hand=True,
+                round_tables=in_hand,
+                round_order=s.reports + 1,
+                hand_for_hand_rounds=s.hand_for_hand_rounds + bool(in_hand),
+            )
         case E.HandForHandEnded():
             return replace(s, hand_for_hand=False)
     return s

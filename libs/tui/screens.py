@@ -17,6 +17,7 @@ from libs.client import GatewayError
 from libs.tui.host import host
 from libs.tui.model import STRUCTURES, VARIANTS, stakes
 from libs.tui.newtable import NewTable, default_buy_in, parse_levels
+from libs.tui.tournaments import TournamentsScreen
 
 
 class LoginScreen(Screen[None]):
@@ -55,7 +56,8 @@ class LobbyScreen(Screen[None]):
     """The open tables, and a form to create one with AI opponents."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
-        Binding("f5", "refresh", "refresh")
+        Binding("f5", "refresh", "refresh"),
+        Binding("f6", "tournaments", "tournaments"),
     ]
 
     def __init__(self) -> None:
@@ -84,6 +86,7 @@ class LobbyScreen(Screen[None]):
             yield Input("normal,easy,hard,normal,easy", placeholder="AI levels", id="bots")
             yield Button("Create", id="create-button", variant="primary")
             yield Button("Join", id="join-button", variant="success")
+            yield Button("Tournaments", id="tournaments-button")
         yield Label("", id="lobby-error", classes="error")
 
     def on_mount(self) -> None:
@@ -153,3 +156,7 @@ class LobbyScreen(Screen[None]):
         summary = self.summaries.get(row_key.value or "")
         if summary is not None:
             app.open_table(summary.table_id, sit=True, buy_in=default_buy_in(summary.config))
+
+    @on(Button.Pressed, "#tournaments-button")
+    def action_tournaments(self) -> None:
+        self.app.push_screen(TournamentsScreen())

@@ -9,7 +9,8 @@ unregistration's. The key sent on is a digest of the player, the call and the cl
 
 WatchTournament reads the tournament every ``HOLDEM_GATEWAY_TOURNAMENT_POLL_SECONDS`` (the
 tournament service publishes nothing a gateway could subscribe to, and one read gives the
-clock, the field and every seat) and sends an update when anything but the countdown changed,
+clock, the field and every seat) - one read for all its watchers in this gateway
+(tournament_feeds.py) - and sends an update when anything but the countdown changed,
 or after ``HEARTBEAT_SECONDS`` without one; the caller's table and seat come with it, and the
 table they left when they were moved. It ends (OK) after the update that shows the tournament
 finished or cancelled. Its streams count against ``HOLDEM_GATEWAY_WATCHES_PER_PLAYER`` with
@@ -17,7 +18,8 @@ WatchTable's."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import functools
 import hashlib
 from collections.abc import AsyncIterator
 
@@ -29,12 +31,12 @@ from libs.errors import ResourceExhausted, Unavailable
 from libs.platform.clients import call_timeout
 from libs.platform.server import Context
 from services.gateway.base import GatewayBase
+from services.gateway.tournament_feeds import OVER, TournamentFeeds
 
 NO_TOURNAMENTS = "NO_TOURNAMENT_SERVICE"
 TOO_MANY_WATCHES = "TOO_MANY_WATCHES"
 #: An update at least this often, changed or not (the client sees the countdown move on).
 HEARTBEAT_SECONDS = 15.0
-OVER = frozenset({"finished", "cancelled"})
 
 
 def tournament_key(player_id: str, call: str, key: str) -> str:
@@ -72,6 +74,16 @@ def _fingerprint(update: gateway_pb2.TournamentUpdate) -> bytes:
 
 
 class TournamentCalls(GatewayBase):
+    @functools.cached_property
+    def tournament_feeds(self) -> TournamentFeeds:
+        """The gateway's one poll loop per watched tournament."""
+        return TournamentFeeds(self._read_tournament, lambda: self.config.tournament_poll_seconds)
+
+    async def _read_tournament(self, tournament_id: str) -> tpb.Tournament:
+        ask = tpb.GetTournamentRequest(tournament_id=tournament_id)
+        answer = await self._tournament_service().GetTournament(ask, timeout=self.rpc_timeout)
+        return answer.tournament
+
     def _tournament_service(self) -> tournament_pb2_grpc.TournamentServiceAsyncStub:
         if self.tournaments is None:
             raise Unavailable(NO_TOURNAMENTS, "this gateway has no tournament service")
@@ -157,7 +169,7 @@ class TournamentCalls(GatewayBase):
         self, request: gateway_pb2.WatchTournamentRequest, context: Context
     ) -> AsyncIterator[gateway_pb2.TournamentUpdate]:
         who = (await self.admission.caller(context)).player_id
-        stub = self._tournament_service()
+        self._tournament_service()  # UNAVAILABLE at once without one
         # the slot is taken before anything is awaited: parallel calls cannot all pass the check
         if not self.watches.try_acquire(who):
             raise ResourceExhausted(
@@ -167,20 +179,17 @@ class TournamentCalls(GatewayBase):
         began = self.clock()
         try:
             sent, sent_at, table = b"", 0.0, ""
-            ask = tpb.GetTournamentRequest(tournament_id=request.tournament_id)
-            while True:
-                answer = await stub.GetTournament(ask, timeout=self.rpc_timeout)
-                tournament = answer.tournament
-                update = gateway_pb2.TournamentUpdate(
-                    tournament=tournament.summary, me=my_seat(tournament, who, table)
-                )
-                fingerprint, now = _fingerprint(update), self.clock()
-                if fingerprint != sent or now - sent_at >= HEARTBEAT_SECONDS:
-                    yield update
-                    sent, sent_at = fingerprint, now
-                    table = update.me.table_id or table
-                if tournament.summary.status in OVER:
-                    return
-                await asyncio.sleep(self.config.tournament_poll_seconds)
+            reads = self.tournament_feeds.watch(request.tournament_id)
+            async with contextlib.aclosing(reads):
+                async for tournament in reads:
+                    update = gateway_pb2.TournamentUpdate(
+                        tournament=tournament.summary, me=my_seat(tournament, who, table)
+                    )
+                    fingerprint, now = _fingerprint(update), self.clock()
+                    over = tournament.summary.status in OVER
+                    if fingerprint != sent or now - sent_at >= HEARTBEAT_SECONDS or over:
+                        yield update
+                        sent, sent_at = fingerprint, now
+                        table = update.me.table_id or table
         finally:
             self.watches.release(who, self.clock() - began)

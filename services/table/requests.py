@@ -56,7 +56,9 @@ def table_command(
         return tc.CloseTable("closed by owner", now)
     if which == "release_hand":
         r = request.release_hand
-        return tc.ReleaseHand(r.number, r.small_blind, r.big_blind, r.ante, now)
+        return tc.ReleaseHand(
+            r.number, r.small_blind, r.big_blind, r.ante, now, big_blind_ante=r.big_blind_ante
+        )
     return None
 
 

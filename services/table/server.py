@@ -30,7 +30,7 @@ from libs.eventstore.shards import SHARDS_IN_USE
 from libs.eventstore.store import StoreError
 from libs.fairdeck.disclosure import DeckDisclosure
 from libs.history import HandHistory
-from libs.platform.callers import TABLE_CALLERS, authorize_command
+from libs.platform.callers import TABLE_CALLERS
 from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorMapper
 from libs.platform.metrics import table as metrics
@@ -47,6 +47,7 @@ from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
 from services.table.config import TableServiceConfig
 from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
+from services.table.kinds import authorize_table_command
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
 from services.table.requests import rabbit_command, table_command
@@ -114,7 +115,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         table_id, key = _ids(request.table_id, request.idempotency_key)
         now = self.app.clock()
         which = request.WhichOneof("command")
-        authorize_command(context, which or "")
+        await authorize_table_command(self.app, context, request, which or "")
         if which == "start_hand":
             return table_pb2.SubmitCommandResponse(sequence=await self.app.start_hand(table_id))
         if which == "show_or_muck":

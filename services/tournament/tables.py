@@ -102,6 +102,7 @@ class TableService:
             small_blind=d.blinds.small_blind,
             big_blind=d.blinds.big_blind,
             ante=d.blinds.ante,
+            big_blind_ante=d.blinds.big_blind_ante,
             action_seconds=self.action_seconds,
             tournament=True,
         )
@@ -144,7 +145,11 @@ class TableService:
     async def deal(self, d: D.DealHand) -> None:
         b = d.blinds
         release = table_pb2.ReleaseHand(
-            number=d.hand, small_blind=b.small_blind, big_blind=b.big_blind, ante=b.ante
+            number=d.hand,
+            small_blind=b.small_blind,
+            big_blind=b.big_blind,
+            ante=b.ante,
+            big_blind_ante=b.big_blind_ante,
         )
         await self._watch(d.table_id)
         await self._submit(self._request(d.table_id, d.key, release_hand=release), set())

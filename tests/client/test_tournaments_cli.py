@@ -1,6 +1,7 @@
-"""What ``holdem tournaments`` prints (libs/cli/tournaments.py): the clock line, the field, the
-player's seat and a move, the standings; and the arguments it refuses before connecting. Over
-real services: tests/gateway/test_gateway_tournaments.py."""
+"""What ``holdem tournaments`` prints (libs/cli/tournaments.py; its lines are
+libs/client/tournament_text.py's): the clock line, the field, the player's seat and a move, the
+standings; and the arguments it refuses before connecting. Over real services:
+tests/gateway/test_gateway_tournaments.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from holdem.gateway.v1 import gateway_pb2
 from holdem.tournament.v1 import tournament_pb2 as tpb
 
 from libs.cli.main import main
-from libs.cli.tournaments import clock_line, seat_line, show_lines, summary_line, update_line
+from libs.client.tournament_text import (
+    clock_line,
+    seat_line,
+    show_lines,
+    summary_line,
+    update_line,
+)
 
 
 def _summary(**fields: object) -> tpb.TournamentSummary:

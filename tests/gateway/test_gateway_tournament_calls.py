@@ -205,3 +205,31 @@ def test_watch_sends_changes_tells_a_move_and_ends_with_the_tournament() -> None
 def test_my_seat_of_a_player_not_registered_is_empty() -> None:
     seat = my_seat(_tournament(), "someone", "")
     assert not seat.registered and not seat.table_id
+
+
+def test_three_watchers_of_a_tournament_share_one_read_per_poll() -> None:
+    script = [
+        _tournament(seconds_left=60),
+        _tournament(seconds_left=58, table="t3", seat=5),
+        _tournament(status="finished", seconds_left=-1, table=""),
+    ]
+    service = _Tournaments(script)
+    gateway = _servicer(service, HOLDEM_GATEWAY_TOURNAMENT_POLL_SECONDS="0.1")
+
+    async def everyone() -> list[list[gateway_pb2.TournamentUpdate]]:
+        streams = [
+            gateway.WatchTournament(
+                gateway_pb2.WatchTournamentRequest(tournament_id="T"),
+                _Context(_token(player)),  # type: ignore[arg-type]
+            )
+            for player in ("p1", "p2", "p1")
+        ]
+        return list(await asyncio.gather(*(_updates(s) for s in streams)))
+
+    seen = asyncio.run(asyncio.wait_for(everyone(), 10))
+    assert len([n for n, _ in service.calls if n == "GetTournament"]) == 3  # not 9
+    assert all(updates[-1].tournament.status == "finished" for updates in seen)
+    # p2 saw only what changed for them: the start, and the end (p1's move is not theirs)
+    assert [u.tournament.status for u in seen[1]] == ["running", "finished"]
+    assert [u.me.table_id for u in seen[0]] == ["t1", "t3", ""]
+    assert gateway.tournament_feeds.loops == 0

@@ -4,10 +4,12 @@ player with a token and a client of the gateway (``Player``)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -71,7 +73,16 @@ class Stack:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[Stack]:
-    log_dir = tmp_path_factory.mktemp("gateway-tournaments")
+    with tournament_stack(tmp_path_factory.mktemp("gateway-tournaments"), redis_url) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def tournament_stack(
+    log_dir: Path, redis_url: str, gateway_env: dict[str, str] | None = None
+) -> Iterator[Stack]:
+    """The stack's processes, the gateway with ``gateway_env`` added (the web client's HTTP
+    port: tests/web/test_browser_tournaments.py)."""
     with infra.nats_backend() as nats_server:
         lobby = LobbyStack(
             log_dir, nats_server.url, redis_url, lobby_env={"HOLDEM_TOKEN_KEYS": KEYS}
@@ -108,6 +119,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[
                     "HOLDEM_TOKEN_KEYS": KEYS,
                     "HOLDEM_GATEWAY_TOURNAMENT_POLL_SECONDS": "0.2",
                     "HOLDEM_GATEWAY_RATE_BURST": "1000",
+                    **(gateway_env or {}),
                 },
             )
             started.append(gateway)

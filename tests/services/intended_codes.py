@@ -52,6 +52,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "NO_HAND": PRECONDITION,
             "NOT_IN_HAND": PRECONDITION,
             "NOT_A_TOURNAMENT_TABLE": PRECONDITION,
+            "TOURNAMENT_TABLE": PRECONDITION,
             "NOT_RELEASED": PRECONDITION,
             # the hand (libs.poker)
             "WRONG_HAND": PRECONDITION,
@@ -212,6 +213,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             # limits per player or peer (retry hint in the trailers, but for streams)
             "RATE_LIMITED": S.RESOURCE_EXHAUSTED,
             "TOO_MANY_WATCHES": S.RESOURCE_EXHAUSTED,
+            "TOO_MANY_WATCHED_TOURNAMENTS": S.RESOURCE_EXHAUSTED,
             "TOO_MANY_CALLS": S.RESOURCE_EXHAUSTED,
             # chat (docs/chat.md)
             "CHAT_EMPTY": INVALID,

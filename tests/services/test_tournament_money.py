@@ -7,8 +7,11 @@ while the director is killed and started again, and at the end every chip is bac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import nats
@@ -24,6 +27,7 @@ from libs.tournament.state import Status, TournamentState
 from libs.tournament.structure import LevelUnit, preset
 from services.tournament.director import Director
 from services.tournament.registration import Registrations
+from services.tournament.store import Tournaments
 from services.tournament.tables import TableService
 from services.tournament.wallets import LobbyWallets
 from tests.services.lobby_stack import GRANT, LobbyStack, lobby_stack
@@ -66,6 +70,49 @@ async def _direct(
             kills += 1
 
 
+@dataclass
+class Money:
+    """One tournament of six with its store, its registrations through the lobby's wallets."""
+
+    parts: Parts
+    tournaments: Tournaments
+    tid: str
+    regs: Registrations
+
+
+@contextlib.asynccontextmanager
+async def _money(
+    stack: LobbyStack, redis_url: str, name: str, seats: int, chips: int, structure: str
+) -> AsyncIterator[Money]:
+    """A sit & go of six named ``name`` (``seats`` a table, ``chips`` each, a preset
+    ``structure`` by hands, a buy-in of BUY_IN) created in a store of its own on the stack's
+    NATS and Redis, and the registration sagas of the tournament service's identity."""
+    nc = await nats.connect(stack.nats_url)
+    redis = Redis.from_url(redis_url)
+    try:
+        parts = Parts(nc, redis, f"test:{uuid.uuid4().hex}:")
+        tournaments = await parts.tournaments()
+        tid = f"{name[0]}{uuid.uuid4().hex[:10]}"
+        config = TournamentConfig(
+            name,
+            TournamentKind.SIT_AND_GO,
+            max_entrants=6,
+            seats_per_table=seats,
+            buy_in=BUY_IN,
+            starting_stack=chips,
+            structure=preset(structure, LevelUnit.HANDS),
+        )
+        await tournaments.execute(tid, C.CreateTournament(tid, config, "test", 1.0), "create")
+        address = f"127.0.0.1:{stack.lobby_port}"
+        async with aio_channel_as(address, "tournament") as channel:
+            regs = Registrations(nc, tournaments, LobbyWallets(channel))
+            await regs.start()
+            yield Money(parts, tournaments, tid, regs)
+    finally:
+        await redis.aclose()
+        await nc.close()
+
+
 def _kinds(stack: LobbyStack, player_id: str) -> list[int]:
     return [e.kind for e in stack.ledger(player_id)]
 
@@ -77,46 +124,23 @@ def test_buy_ins_refunds_and_prizes_move_through_the_wallets_once(
         players = [stack.register().player_id for _ in range(7)]
 
         async def scenario() -> None:
-            nc = await nats.connect(stack.nats_url)
-            redis = Redis.from_url(redis_url)
-            try:
-                p = Parts(nc, redis, f"test:{uuid.uuid4().hex}:")
-                tournaments = await p.tournaments()
-                tid = f"m{uuid.uuid4().hex[:10]}"
-                config = TournamentConfig(
-                    "money",
-                    TournamentKind.SIT_AND_GO,
-                    max_entrants=6,
-                    seats_per_table=6,
-                    buy_in=BUY_IN,
-                    starting_stack=200,
-                    structure=preset("hyper", LevelUnit.HANDS),
-                )
-                await tournaments.execute(
-                    tid, C.CreateTournament(tid, config, "test", 1.0), "create"
-                )
-                address = f"127.0.0.1:{stack.lobby_port}"
-                async with aio_channel_as(address, "tournament") as channel:
-                    regs = Registrations(nc, tournaments, LobbyWallets(channel))
-                    await regs.start()
-                    for i in range(5):
-                        await regs.register(tid, players[i], f"k{i}", True, "normal")
-                    await regs.register(tid, players[0], "k0", True, "normal")  # a retry
-                    with pytest.raises(DomainError):  # registered already: refused, not paid
-                        await regs.register(tid, players[1], "k1-again", True, "normal")
-                    wallets = [await asyncio.to_thread(stack.wallet, x) for x in players[:5]]
-                    assert [w.balance for w in wallets] == [GRANT - BUY_IN] * 5
-                    unregister = C.Unregister(players[4], "u4", 3.0)
-                    await tournaments.execute(tid, unregister, "unregister:u4")
-                    await regs.register(tid, players[4], "k4b", True, "hard")
-                    await regs.register(tid, players[5], "k5", True, "easy")  # full: it starts
-                    s, kills = await _direct(p, stack, tid, random.Random(6))
-                    with pytest.raises(DomainError):  # too late: refused, nothing paid
-                        await regs.register(tid, players[6], "k6", True, "easy")
-                    assert await regs.resume_all(grace_seconds=0) == 0  # no saga left open
-            finally:
-                await redis.aclose()
-                await nc.close()
+            async with _money(stack, redis_url, "money", 6, 200, "hyper") as m:
+                tid, regs = m.tid, m.regs
+                for i in range(5):
+                    await regs.register(tid, players[i], f"k{i}", True, "normal")
+                await regs.register(tid, players[0], "k0", True, "normal")  # a retry
+                with pytest.raises(DomainError):  # registered already: refused, not paid
+                    await regs.register(tid, players[1], "k1-again", True, "normal")
+                wallets = [await asyncio.to_thread(stack.wallet, x) for x in players[:5]]
+                assert [w.balance for w in wallets] == [GRANT - BUY_IN] * 5
+                unregister = C.Unregister(players[4], "u4", 3.0)
+                await m.tournaments.execute(tid, unregister, "unregister:u4")
+                await regs.register(tid, players[4], "k4b", True, "hard")
+                await regs.register(tid, players[5], "k5", True, "easy")  # full: it starts
+                s, kills = await _direct(m.parts, stack, tid, random.Random(6))
+                with pytest.raises(DomainError):  # too late: refused, nothing paid
+                    await regs.register(tid, players[6], "k6", True, "easy")
+                assert await regs.resume_all(grace_seconds=0) == 0  # no saga left open
 
             assert s.status is Status.FINISHED and not s.payments and kills >= 1
             balances = {x: (await asyncio.to_thread(stack.wallet, x)).balance for x in players}
@@ -149,42 +173,19 @@ def test_a_cancelled_tournament_refunds_everyone_once(tmp_path: Path, redis_url:
         players = [stack.register().player_id for _ in range(6)]
 
         async def scenario() -> None:
-            nc = await nats.connect(stack.nats_url)
-            redis = Redis.from_url(redis_url)
-            try:
-                p = Parts(nc, redis, f"test:{uuid.uuid4().hex}:")
-                tournaments = await p.tournaments()
-                tid = f"c{uuid.uuid4().hex[:10]}"
-                config = TournamentConfig(
-                    "cancel",
-                    TournamentKind.SIT_AND_GO,
-                    max_entrants=6,
-                    seats_per_table=3,
-                    buy_in=BUY_IN,
-                    starting_stack=5000,  # long enough to be cancelled while it runs
-                    structure=preset("regular", LevelUnit.HANDS),
-                )
-                await tournaments.execute(
-                    tid, C.CreateTournament(tid, config, "test", 1.0), "create"
-                )
-                address = f"127.0.0.1:{stack.lobby_port}"
-                async with aio_channel_as(address, "tournament") as channel:
-                    regs = Registrations(nc, tournaments, LobbyWallets(channel))
-                    await regs.start()
-                    for i, player in enumerate(players):
-                        await regs.register(tid, player, f"k{i}", True, "normal")
+            async with _money(stack, redis_url, "cancel", 3, 5000, "regular") as m:
+                # 5000 chips: long enough to be cancelled while it runs
+                for i, player in enumerate(players):
+                    await m.regs.register(m.tid, player, f"k{i}", True, "normal")
 
                 async def cancel_soon() -> None:
-                    while (await tournaments.get(tid)).reports < 3:
+                    while (await m.tournaments.get(m.tid)).reports < 3:
                         await asyncio.sleep(0.1)
-                    await tournaments.execute(tid, C.Cancel("test", 5.0), "cancel")
+                    await m.tournaments.execute(m.tid, C.Cancel("test", 5.0), "cancel")
 
                 cancelling = asyncio.ensure_future(cancel_soon())
-                s, _ = await _direct(p, stack, tid, random.Random(7))
+                s, _ = await _direct(m.parts, stack, m.tid, random.Random(7))
                 await cancelling
-            finally:
-                await redis.aclose()
-                await nc.close()
 
             assert s.status is Status.CANCELLED and not s.payments
             assert len(s.settled) == 6

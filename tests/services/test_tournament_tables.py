@@ -17,13 +17,14 @@ import pytest
 
 from libs.devstack.identity import aio_channel_as
 from libs.eventstore.projection import read_public
+from libs.poker.events import AntePosted
 from libs.table.events import HandBegan, TableClosed
 from libs.tableproto.public import decode_public
 from libs.tournament import commands as C
 from libs.tournament.config import TournamentConfig, TournamentKind
 from libs.tournament.events import Payment, PaymentReason
 from libs.tournament.state import Status, TournamentState
-from libs.tournament.structure import LevelUnit, preset
+from libs.tournament.structure import BlindLevel, BlindStructure, LevelUnit, preset
 from services.tournament.director import Director
 from services.tournament.tables import TableService
 from tests.services.conftest import ServiceProcess, Starter
@@ -55,7 +56,9 @@ def _table(start: Starter, nats_url: str, redis_url: str) -> ServiceProcess:
     )
 
 
-async def _create(p: Parts, entrants: int, seats: int) -> str:
+async def _create(
+    p: Parts, entrants: int, seats: int, structure: BlindStructure | None = None
+) -> str:
     tournaments = await p.tournaments()
     tid = f"r{random.getrandbits(40):010x}"
     config = TournamentConfig(
@@ -64,7 +67,7 @@ async def _create(p: Parts, entrants: int, seats: int) -> str:
         max_entrants=entrants,
         seats_per_table=seats,
         starting_stack=200,
-        structure=preset("hyper", LevelUnit.HANDS),
+        structure=structure or preset("hyper", LevelUnit.HANDS),
     )
     await tournaments.execute(tid, C.CreateTournament(tid, config, "test", 1.0), "create")
     for i in range(entrants):
@@ -176,5 +179,40 @@ def test_a_director_killed_anywhere_resumes_with_nothing_lost_or_doubled(
                 kills += 1
             await _check(p, s, wallets, 12)
             assert kills >= 5 and s.moves_ordered > 0
+
+    asyncio.run(scenario())
+
+
+def test_a_big_blinds_ante_is_posted_by_the_big_blind_alone_at_real_tables(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    """Levels with a big blind's ante: every hand at the real table has exactly one ante, from
+    the big blind's seat, and the chips still add up to the end (``_check``)."""
+    table = _table(start, nats_url, redis_url)
+    levels = tuple(
+        BlindLevel(bb // 2, bb, ante=bb, big_blind_ante=True, length=3)
+        for bb in (20, 40, 60, 100, 160, 240, 400)
+    )
+
+    async def scenario() -> None:
+        async with parts(nats_url, redis_url) as p:
+            structure = BlindStructure("bb-ante", LevelUnit.HANDS, levels)
+            tid = await _create(p, 4, 4, structure)
+            wallets = Wallets()
+            s = await _run(p, table.address, tid, wallets)
+            await _check(p, s, wallets, 4)
+            (table_id,) = s.closed
+            began: HandBegan | None = None
+            antes: dict[int, list[tuple[int, int]]] = {}
+            for message in await read_public(p.nc, table_id):
+                for event in decode_public(message).events:
+                    if isinstance(event, HandBegan):
+                        began = event
+                    elif isinstance(event, AntePosted) and began is not None:
+                        seat = began.seats[event.player]
+                        antes.setdefault(began.hand_number, []).append((seat, event.amount))
+                        assert seat == began.big_blind_seat
+            assert len(antes) == s.reports  # every hand: one ante, the big blind's
+            assert all(len(posted) == 1 for posted in antes.values())
 
     asyncio.run(scenario())

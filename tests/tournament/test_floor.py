@@ -136,7 +136,7 @@ def test_hand_for_hand_deals_every_table_together_and_ranks_a_bust_after_the_rou
     (placed,) = of(events, E.PlayersPlaced)
     assert placed.placings == (E.Placing(loser, 10),)
     assert of(events, E.HandForHandEnded) == [E.HandForHandEnded(9, sim.now)]
-    assert sim.s.hand_for_hand_rounds == 1
+    assert sim.s.hand_for_hand_rounds == 2  # a's hand in play when it began, then the round
     assert sorted(e.table_id for e in of(events, E.HandReleased)) == [a, b]
 
 

@@ -32,6 +32,7 @@ function select(id: string, label: string, options: Record<number, string>, any:
 export interface LobbyActions {
   open(tableId: string, join: boolean, buyIn: bigint): void;
   signOut(): void;
+  tournaments(): void;
 }
 
 export function lobbyScreen(actions: LobbyActions): void {
@@ -129,7 +130,14 @@ export function lobbyScreen(actions: LobbyActions): void {
     h(
       "section",
       { class: "lobby" },
-      h("header", {}, h("h1", {}, "Lobby"), wallet, button("Sign out", actions.signOut)),
+      h(
+        "header",
+        {},
+        h("h1", {}, "Lobby"),
+        wallet,
+        button("Tournaments", actions.tournaments),
+        button("Sign out", actions.signOut),
+      ),
       h(
         "div",
         { class: "panel filters" },

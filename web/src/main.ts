@@ -5,6 +5,7 @@ import { saveSession, session } from "./api";
 import { lobbyScreen } from "./lobby";
 import { loginScreen } from "./login";
 import { tableScreen } from "./table";
+import { tournamentsScreen } from "./tournaments";
 
 function lobby(): void {
   if (!session()) {
@@ -12,7 +13,8 @@ function lobby(): void {
     return;
   }
   lobbyScreen({
-    open: (tableId, join, buyIn) => tableScreen(tableId, join, buyIn, lobby),
+    open: (tableId, join, buyIn) => void tableScreen(tableId, join, buyIn, lobby),
+    tournaments: () => tournamentsScreen(lobby),
     signOut: () => {
       saveSession(null);
       loginScreen(lobby);

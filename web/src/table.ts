@@ -36,7 +36,8 @@ function toCard(n: number): Card {
   return create(CardSchema, { rank: (n >> 2) + 2, suit: (n & 3) + 1 });
 }
 
-export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back: () => void): void {
+/** The table's screen; the answer stops it (its stream, keys and clock) without going back. */
+export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back: () => void): () => void {
   const me = session();
   let view: PlayerView | null = null;
   let last = 0n; // the sequence of the last update: the stream resumes after it
@@ -343,11 +344,15 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     }
   }
 
-  function leaveScreen(): void {
+  function stop(): void {
     stopped = true;
     controller.abort();
     document.removeEventListener("keydown", keys);
     clearInterval(ticker);
+  }
+
+  function leaveScreen(): void {
+    stop();
     back();
   }
 
@@ -380,4 +385,5 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     }
     await watch();
   })();
+  return stop;
 }
