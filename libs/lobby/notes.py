@@ -3,10 +3,10 @@ note per player written about, visible only to its author. Writing replaces the 
 removes it; each change is a commit appended with the expected sequence and the client's
 idempotency key (libs.eventstore.aggregates), so a retried write lands once.
 
-A note is at most :data:`MAX_NOTE_CHARS` characters of text (letters, punctuation, spaces and
-line breaks; no other control characters), an author keeps at most :data:`MAX_NOTES` notes, and
-nobody writes a note about themselves. Deleting a note that is not there does nothing. Whether the player written about exists is the lobby's
-to check (it knows the players); here, the rules of the notes themselves."""
+A note is at most :data:`MAX_NOTE_CHARS` characters of text (printable, on one line: the wire's
+TEXT), an author keeps at most :data:`MAX_NOTES` notes, and nobody writes a note about
+themselves. Deleting a note that is not there does nothing. Whether the player written about
+exists is the lobby's to check (it knows the players); here, the rules of the notes themselves."""
 
 from __future__ import annotations
 
@@ -70,10 +70,10 @@ def evolve(state: Notes, event: Event) -> Notes:
 
 def note_text(text: str) -> str:
     """``text`` as a note keeps it (ends trimmed); refused when empty, too long or holding
-    control characters other than tabs and line breaks."""
-    if any(unicodedata.category(c)[0] == "C" and c not in "\t\n" for c in text):
-        raise InvalidArgument(NOTE_BAD_CHARACTERS, f"a note holds control characters: {echo(text)}")
+    control characters (line breaks too)."""
     tidy = text.strip()
+    if any(unicodedata.category(c)[0] == "C" for c in tidy):
+        raise InvalidArgument(NOTE_BAD_CHARACTERS, f"a note holds control characters: {echo(text)}")
     if not tidy:
         raise InvalidArgument(NOTE_EMPTY, "a note needs some text (delete it to remove it)")
     if len(tidy) > MAX_NOTE_CHARS:

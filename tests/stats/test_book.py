@@ -49,7 +49,7 @@ def test_a_book_survives_its_snapshot_and_its_commits() -> None:
 
 def test_a_note_is_written_replaced_and_deleted() -> None:
     state = notes.initial("me")
-    for text in ("calls too much", "  bluffs rivers\n"):
+    for text in ("calls too much", "  bluffs rivers "):
         for event in notes.write_note(state, "them", text, 1.0):
             state = notes.evolve(state, event)
     assert state.notes["them"].text == "bluffs rivers"
@@ -64,7 +64,8 @@ def test_a_note_is_written_replaced_and_deleted() -> None:
     ("about", "text", "code"),
     [
         ("them", "", notes.NOTE_EMPTY),
-        ("them", "   \n", notes.NOTE_EMPTY),
+        ("them", "   ", notes.NOTE_EMPTY),
+        ("them", "two\nlines", notes.NOTE_BAD_CHARACTERS),
         ("them", "x" * (notes.MAX_NOTE_CHARS + 1), notes.NOTE_TOO_LONG),
         ("them", "bell\x07", notes.NOTE_BAD_CHARACTERS),
         ("me", "myself", notes.NOTE_ABOUT_SELF),
