@@ -1,6 +1,7 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt and tournaments (tested against the real
-gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
+waiting lists, seat changes, run it twice, the rabbit hunt, tournaments, notes
+(tested against the real gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway
+without them would."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ class Unmodelled:
 
     async def RabbitHunt(self, request: Any, context: Any) -> Any:
         await _refuse(context)
+
     async def ListTournaments(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
@@ -75,3 +77,12 @@ class Unmodelled:
     async def WatchTournament(self, request: Any, context: Any) -> AsyncIterator[Any]:
         await _refuse(context)
         yield None  # a stream: refused before its first message
+
+    async def SetPlayerNote(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def DeletePlayerNote(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def ListPlayerNotes(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
