@@ -20,6 +20,7 @@ import { gateway, key, reason, session } from "./api";
 import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
+import { statsPanel } from "./stats";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -364,6 +365,10 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
       me ? historyPanel(tableId) : "",
+      statsPanel(seatsEl, (seat) => {
+        const s = view?.seats.find((x) => x.seat === seat);
+        return s?.playerId ? { playerId: s.playerId, name: name(seat) } : undefined;
+      }),
   );
 
   void (async () => {
