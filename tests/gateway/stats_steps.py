@@ -127,22 +127,42 @@ def _finish(
     wait_until_sync(over, f"the end of hand {number}")
 
 
-def table_commits(nats_url: str, table_id: str) -> list[StoredCommit]:
+async def read_table_commits(nats_url: str, table_id: str) -> list[StoredCommit]:
     """The table's own stream (hidden cards and all): the truth the spy projects from."""
+    nc = await nats.connect(nats_url)
+    try:
+        commits = await JetStreamEventStore(nc).read(table_id)
+    finally:
+        await nc.close()
+    out: list[StoredCommit] = []
+    for commit in commits:
+        envelope, events = decode_commit(commit.data)
+        out.append((commit.sequence, recorded_seconds(envelope), events))
+    return out
 
-    async def read() -> list[StoredCommit]:
-        nc = await nats.connect(nats_url)
-        try:
-            commits = await JetStreamEventStore(nc).read(table_id)
-        finally:
-            await nc.close()
-        out: list[StoredCommit] = []
-        for commit in commits:
-            envelope, events = decode_commit(commit.data)
-            out.append((commit.sequence, recorded_seconds(envelope), events))
-        return out
 
-    return asyncio.run(read())
+def table_commits(nats_url: str, table_id: str) -> list[StoredCommit]:
+    return asyncio.run(read_table_commits(nats_url, table_id))
+
+
+def counts_of(stats: gateway_pb2.PlayerStats) -> Counts:
+    """A PlayerStats answer's counters."""
+    return Counts(
+        hands=stats.hands,
+        preflop_chances=stats.preflop_chances,
+        vpip=stats.vpip_hands,
+        pfr=stats.pfr_hands,
+        three_bet_chances=stats.three_bet_chances,
+        three_bets=stats.three_bets,
+        saw_flop=stats.saw_flop,
+        showdowns=stats.showdowns,
+        showdowns_won=stats.showdowns_won,
+        bets=stats.bets,
+        raises=stats.raises,
+        calls=stats.calls,
+        checks=stats.checks,
+        folds=stats.folds,
+    )
 
 
 def expected(commits: list[StoredCommit]) -> dict[str, Counts]:

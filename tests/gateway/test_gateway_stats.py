@@ -18,32 +18,20 @@ from libs.stats import Counts
 from tests.conditions import wait_until_sync
 from tests.gateway.chat_steps import Person, code_of, person, refused
 from tests.gateway.stack import CONFIG, GatewayStack, gateway_stack
-from tests.gateway.stats_steps import SCRIPTS, expected, play_heads_up, seen_by, table_commits
+from tests.gateway.stats_steps import (
+    SCRIPTS,
+    counts_of,
+    expected,
+    play_heads_up,
+    seen_by,
+    table_commits,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 __all__ = ["gateway_stack"]
 
 S = grpc.StatusCode
 g = gateway_pb2
-
-
-def counts_of(stats: g.PlayerStats) -> Counts:
-    return Counts(
-        hands=stats.hands,
-        preflop_chances=stats.preflop_chances,
-        vpip=stats.vpip_hands,
-        pfr=stats.pfr_hands,
-        three_bet_chances=stats.three_bet_chances,
-        three_bets=stats.three_bets,
-        saw_flop=stats.saw_flop,
-        showdowns=stats.showdowns,
-        showdowns_won=stats.showdowns_won,
-        bets=stats.bets,
-        raises=stats.raises,
-        calls=stats.calls,
-        checks=stats.checks,
-        folds=stats.folds,
-    )
 
 
 def stats(
