@@ -65,6 +65,7 @@ export function statsPanel(
   async function open(player: SeatPlayer): Promise<void> {
     shown = player;
     panel.hidden = false;
+    panel.scrollIntoView({ block: "nearest" });
     heading.textContent = `${player.name}: statistics from your hands`;
     noteStatus.textContent = "";
     // no note about yourself (style, not the hidden attribute: .row sets display)
