@@ -26,10 +26,13 @@ class StatsCalls:
         self,
         player_id: str = "",
         variant: common_pb2.Variant.ValueType = common_pb2.VARIANT_UNSPECIFIED,
+        table_id: str = "",
     ) -> gateway_pb2.GetPlayerStatsResponse:
         """``player_id``'s statistics (the caller's own when empty) from the caller's hands, one
-        variant or all; with the caller's note about them."""
-        request = gateway_pb2.GetPlayerStatsRequest(player_id=player_id, variant=variant)
+        variant or all, one table or all; with the caller's note about them."""
+        request = gateway_pb2.GetPlayerStatsRequest(
+            player_id=player_id, variant=variant, table_id=table_id
+        )
         return await self._call(self._stub.GetPlayerStats, request)
 
     async def set_note(self, player_id: str, text: str) -> gateway_pb2.PlayerNote:

@@ -2,14 +2,17 @@
 SetPlayerNote, DeletePlayerNote and ListPlayerNotes.
 
 Each viewer has a statistics book (libs.stats.book, stream ``holdem.lobby.stats.<viewer>``)
-that stats_feed.py adds each finished hand of theirs to; a statistic is read from the book,
-never recomputed from hands. Each author has their notes (libs.lobby.notes, stream
-``holdem.lobby.notes.<author>``), read only by them. A note or a statistic about a player the
-lobby does not know is PLAYER_NOT_FOUND, and nothing is written."""
+that stats_feed.py adds each finished hand of theirs to, and one per table they played
+(``holdem.lobby.tablestats.<hash of viewer and table>``, what a table filter reads); a
+statistic is read from a book, never recomputed from hands. Each author has their notes
+(libs.lobby.notes, stream ``holdem.lobby.notes.<author>``), read only by them. A note or a
+statistic about a player the lobby does not know is PLAYER_NOT_FOUND, and nothing is
+written."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,6 +34,16 @@ BOOKS: Kind[StatsBook, HandCounted] = Kind(
     stats_book.encode_book,
     stats_book.decode_book,
 )
+#: The same books, one per (viewer, table): what a table filter reads.
+TABLE_BOOKS: Kind[StatsBook, HandCounted] = Kind(
+    "tablestats",
+    stats_book.initial,
+    stats_book.evolve,
+    stats_book.encode,
+    stats_book.decode,
+    stats_book.encode_book,
+    stats_book.decode_book,
+)
 NOTES: Kind[Notes, notes.Event] = Kind(
     "notes",
     notes.initial,
@@ -43,6 +56,11 @@ NOTES: Kind[Notes, notes.Event] = Kind(
 DEFAULT_NOTES_PAGE = 100
 
 
+def table_book_key(viewer: str, table_id: str) -> str:
+    """The stream id of a viewer's book at one table (two ids in one subject token)."""
+    return hashlib.sha256(f"{viewer}\0{table_id}".encode()).hexdigest()[:40]
+
+
 @dataclass(frozen=True)
 class NotesPage:
     notes: list[tuple[str, Note]]  # (player id, note), by player id
@@ -53,11 +71,13 @@ class PlayerStats:
     def __init__(
         self,
         books: Aggregates[StatsBook, HandCounted],
+        table_books: Aggregates[StatsBook, HandCounted],
         notes_store: Aggregates[Notes, notes.Event],
         players: Aggregates[Wallet, wallet.Event],
         clock: Callable[[], float],
     ) -> None:
         self.books = books
+        self.table_books = table_books
         self.notes = notes_store
         self.players = players
         self.clock = clock
@@ -69,13 +89,16 @@ class PlayerStats:
         return found
 
     async def stats(
-        self, viewer: str, player_id: str = "", variant: str = ALL_VARIANTS
+        self, viewer: str, player_id: str = "", variant: str = ALL_VARIANTS, table_id: str = ""
     ) -> tuple[str, Counts, Note | None]:
-        """``player_id``'s counters (the viewer's own when empty) from the viewer's hands, and
-        the viewer's note about them."""
+        """``player_id``'s counters (the viewer's own when empty) from the viewer's hands (at
+        ``table_id`` only, when given), and the viewer's note about them."""
         subject = player_id or viewer
         await self._known(subject)
-        book = await self.books.get(viewer)
+        if table_id:
+            book = await self.table_books.get(table_book_key(viewer, table_id))
+        else:
+            book = await self.books.get(viewer)
         note = (await self.notes.get(viewer)).notes.get(subject) if subject != viewer else None
         return subject, book.of(subject, variant), note
 
@@ -115,13 +138,19 @@ class PlayerStats:
             player = await self.players.get(viewer)
             if not player.registered or player.bot:
                 continue
-            before = await self.books.get(viewer)
-            if before.last_hand.get(hand.table_id, 0) >= hand.hand_number:
-                continue
-            await self.books.execute(
-                viewer,
-                functools.partial(count_hand, hand=hand, now=self.clock()),
-                msg_id=f"hand-{hand.table_id}-{hand.hand_number}",
-            )
-            added += 1
+            counted = False
+            for store, key in (
+                (self.table_books, table_book_key(viewer, hand.table_id)),
+                (self.books, viewer),
+            ):
+                before = await store.get(key)
+                if before.last_hand.get(hand.table_id, 0) >= hand.hand_number:
+                    continue
+                await store.execute(
+                    key,
+                    functools.partial(count_hand, hand=hand, now=self.clock()),
+                    msg_id=f"hand-{hand.table_id}-{hand.hand_number}",
+                )
+                counted = True
+            added += counted
         return added

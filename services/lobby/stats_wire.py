@@ -61,7 +61,7 @@ async def get_stats(
     stats: PlayerStats, request: lobby_pb2.GetPlayerStatsRequest
 ) -> lobby_pb2.GetPlayerStatsResponse:
     subject, counts, note = await stats.stats(
-        request.viewer_id, request.player_id, _variant(request.variant)
+        request.viewer_id, request.player_id, _variant(request.variant), request.table_id
     )
     answer = lobby_pb2.GetPlayerStatsResponse(stats=stats_to_proto(subject, counts))
     if note is not None:

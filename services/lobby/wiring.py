@@ -39,7 +39,7 @@ from services.lobby.config import LobbyConfig
 from services.lobby.configs import table_config
 from services.lobby.gate import ClusterGate
 from services.lobby.limits import GuestLimiter, LoginLimiter
-from services.lobby.player_stats import BOOKS, NOTES, PlayerStats
+from services.lobby.player_stats import BOOKS, NOTES, TABLE_BOOKS, PlayerStats
 from services.lobby.sagas import Seating
 from services.lobby.server import SERVICE_NAME, LobbyServicer, error_mapper
 from services.lobby.stats_feed import StatsFeed
@@ -181,7 +181,9 @@ async def build(config: LobbyConfig) -> Mount:
         lobby, gate, cashouts.find_commit, leave_wait_seconds=config.leave_wait_seconds
     )
 
-    stats = PlayerStats(aggregates(BOOKS), aggregates(NOTES), stores.players, lobby.clock)
+    stats = PlayerStats(
+        aggregates(BOOKS), aggregates(TABLE_BOOKS), aggregates(NOTES), stores.players, lobby.clock
+    )
     tasks = [
         asyncio.create_task(cashouts.run()),
         asyncio.create_task(StatsFeed(nc, stats).run()),

@@ -35,9 +35,9 @@ g = gateway_pb2
 
 
 def stats(
-    gw: object, viewer: Person, about: str = "", variant: int = 0
+    gw: object, viewer: Person, about: str = "", variant: int = 0, table_id: str = ""
 ) -> g.GetPlayerStatsResponse:
-    request = g.GetPlayerStatsRequest(player_id=about, variant=variant)  # type: ignore[arg-type]
+    request = g.GetPlayerStatsRequest(player_id=about, variant=variant, table_id=table_id)  # type: ignore[arg-type]
     return gw.GetPlayerStats(request, metadata=viewer.meta, timeout=30)  # type: ignore[attr-defined, no-any-return]
 
 
@@ -81,6 +81,10 @@ def test_statistics_are_exact_and_only_from_what_the_viewer_saw(
         assert mine.vpip == pytest.approx(mine.vpip_hands / mine.preflop_chances)
         holdem = stats(gw, ann, variant=common_pb2.VARIANT_HOLDEM).stats
         assert counts_of(holdem) == counts_of(mine)
+        here = stats(gw, bob, ann.player_id, table_id=table_id).stats  # this table's hands
+        assert counts_of(here) == truth[ann.player_id]
+        elsewhere = stats(gw, bob, ann.player_id, table_id="another-table").stats
+        assert counts_of(elsewhere) == Counts()
         omaha = stats(gw, ann, variant=common_pb2.VARIANT_OMAHA).stats
         assert omaha.hands == 0 and not omaha.HasField("vpip")  # no chance: no ratio
 

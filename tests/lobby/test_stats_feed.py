@@ -18,7 +18,7 @@ from libs.poker.config import BettingStructure, Variant
 from libs.stats import hand_count
 from libs.table import TableConfig
 from libs.tableproto.public import PublicCommit
-from services.lobby.player_stats import BOOKS, NOTES, PlayerStats
+from services.lobby.player_stats import BOOKS, NOTES, TABLE_BOOKS, PlayerStats
 from services.lobby.stats_feed import _Table, fold
 from tests.history.tables import PLAYERS, Commits, play
 from tests.lobby.inprocess import in_process
@@ -50,6 +50,7 @@ def _stats() -> tuple[PlayerStats, object]:
     lobby = in_process()
     stats = PlayerStats(  # a store per kind, as each kind has its subjects on JetStream
         Aggregates(BOOKS, InMemoryEventStore(), None),
+        Aggregates(TABLE_BOOKS, InMemoryEventStore(), None),
         Aggregates(NOTES, InMemoryEventStore(), None),
         lobby.lobby.players,
         lambda: 1.0,
@@ -70,6 +71,8 @@ def test_a_hand_delivered_again_adds_nothing_and_only_people_keep_books() -> Non
             assert await stats.count(hand) == 0  # delivered again
         _, mine, _ = await stats.stats(ann)
         assert mine.hands == 2
+        assert (await stats.stats(ann, table_id="t1"))[1] == mine  # the table's book
+        assert (await stats.stats(ann, table_id="t2"))[1].hands == 0
         _, theirs, _ = await stats.stats(bob, ann)
         assert theirs == mine  # the same public hands, the same numbers
         with pytest.raises(NotFound):
