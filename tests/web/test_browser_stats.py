@@ -84,6 +84,12 @@ def test_a_seat_shows_its_statistics_and_my_private_note(
     assert shown["VPIP"] == _percent(truth.vpip if truth.HasField("vpip") else None)
     assert shown["PFR"] == _percent(truth.pfr if truth.HasField("pfr") else None)
     assert shown["3-bet"].endswith(f"({truth.three_bets}/{truth.three_bet_chances})")
+    page.get_by_label("This table only").check()  # every hand was at this table
+    page.wait_for_function(
+        "([hands]) => Number(document.querySelector('#stats dd')?.innerText) >= hands",
+        arg=[truth.hands],
+    )
+    page.get_by_label("This table only").uncheck()
 
     # a private note: written, read back, edited, deleted
     note = page.get_by_label("Your note")

@@ -31,12 +31,17 @@ function rows(s: PlayerStats): [string, string][] {
 }
 
 /** The panel; clicking a seat of ``seats`` (elements with ``data-seat``) shows that seat's
- * player, looked up by ``playerAt``. */
+ * player, looked up by ``playerAt``: over every table, or at ``tableId`` only. */
 export function statsPanel(
   seats: HTMLElement,
   playerAt: (seat: number) => SeatPlayer | undefined,
+  tableId: string,
 ): HTMLElement {
   const heading = h("h3", { id: "stats-title" });
+  const hereOnly = h("input", { type: "checkbox", id: "stats-here" });
+  hereOnly.addEventListener("change", () => {
+    if (shown) void open(shown);
+  });
   const table = h("dl", { class: "stats", id: "stats" });
   const note = h("input", {
     type: "text",
@@ -53,7 +58,15 @@ export function statsPanel(
     button("Save note", () => void save()),
     button("Delete note", () => void remove()),
   );
-  const panel = h("section", { class: "stats-panel", id: "stats-panel", hidden: true }, heading, table, noteRow, noteStatus);
+  const panel = h(
+    "section",
+    { class: "stats-panel", id: "stats-panel", hidden: true },
+    heading,
+    h("label", {}, hereOnly, " This table only"),
+    table,
+    noteRow,
+    noteStatus,
+  );
   let shown: SeatPlayer | null = null;
 
   function draw(answer: GetPlayerStatsResponse): void {
@@ -71,7 +84,8 @@ export function statsPanel(
     // no note about yourself (style, not the hidden attribute: .row sets display)
     noteRow.style.display = player.playerId === session()?.playerId ? "none" : "";
     try {
-      draw(await gateway.getPlayerStats({ playerId: player.playerId }));
+      const at = hereOnly.checked ? tableId : "";
+      draw(await gateway.getPlayerStats({ playerId: player.playerId, tableId: at }));
     } catch (error) {
       table.replaceChildren();
       noteStatus.textContent = reason(error);

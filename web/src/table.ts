@@ -368,7 +368,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       statsPanel(seatsEl, (seat) => {
         const s = view?.seats.find((x) => x.seat === seat);
         return s?.playerId ? { playerId: s.playerId, name: name(seat) } : undefined;
-      }),
+      }, tableId),
   );
 
   void (async () => {
