@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 
 import grpc
 import nats
@@ -67,8 +68,15 @@ def _acting(stack: GatewayStack, table_id: str, people: list[Person]) -> Person 
     return next(p for p in people if p.player_id == seat.player_id)
 
 
-def play_heads_up(gw: object, stack: GatewayStack, table_id: str, people: list[Person]) -> None:
-    """Play every script, one hand each; a beaten hand at the showdown is mucked."""
+def play_heads_up(
+    gw: object,
+    stack: GatewayStack,
+    table_id: str,
+    people: list[Person],
+    after_hand: Callable[[int], None] = lambda number: None,
+) -> None:
+    """Play every script, one hand each; a beaten hand at the showdown is mucked;
+    ``after_hand(n)`` once hand ``n`` is over."""
     for number, script in enumerate(SCRIPTS, start=1):
         wait_until_sync(
             lambda n=number: (
@@ -96,6 +104,7 @@ def play_heads_up(gw: object, stack: GatewayStack, table_id: str, people: list[P
                 request.action = WORDS[word]
             gw.Act(request, metadata=who.meta, timeout=30)  # type: ignore[attr-defined]
         _finish(gw, stack, table_id, people, number)
+        after_hand(number)
 
 
 def _finish(
