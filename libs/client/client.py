@@ -37,6 +37,7 @@ from libs.client.errors import GatewayError
 from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
 from libs.client.runit import RunItCalls
+from libs.client.stats import StatsCalls
 from libs.client.tournaments import TournamentCalls
 
 R = TypeVar("R")
@@ -50,7 +51,9 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls, TournamentCalls, BombPotCalls):
+class GatewayClient(
+    ChatCalls, PrivateTableCalls, RunItCalls, StatsCalls, TournamentCalls, BombPotCalls
+):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Input, RichLog, Static
 
 from libs.client import GatewayClient, GatewayError
+from libs.client.stats import stats_lines
 from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn, my_seat
 from libs.tui.bomb import bomb_line
 from libs.tui.host import host
@@ -58,6 +59,7 @@ class TableScreen(Screen[None]):
         Binding("v", "bomb_pot(True)", "bomb pot: propose/agree"),
         Binding("x", "bomb_pot(False)", "bomb pot: refuse"),
         Binding("o", "sit_out_in", "sit out/in"),
+        Binding("i", "seat_stats", "stats"),
         Binding("l", "leave", "leave"),
         Binding("q", "app.quit", "quit"),
     ]
@@ -69,6 +71,7 @@ class TableScreen(Screen[None]):
         self.clock = clock
         self.wallet = ""
         self.logged = 0  # lines of the model's log written to the log widget
+        self.stats_seat = -1  # the seat whose statistics "i" showed last
 
     def compose(self) -> ComposeResult:
         yield Static("", markup=False, id="header")
@@ -277,6 +280,24 @@ class TableScreen(Screen[None]):
             self.set_status(f"refused: {error.message}")
             return
         self.set_status("bomb pot: agreed" if agree else "bomb pot: refused")
+
+    @work(group="act")
+    async def action_seat_stats(self) -> None:
+        """The next occupied seat's statistics (from our own hands) and our note about them,
+        into the log: each press moves on to the next seat."""
+        m = self.model
+        seats = sorted(seat for seat, player in m.players.items() if player)
+        if not seats:
+            return
+        self.stats_seat = next((s for s in seats if s > self.stats_seat), seats[0])
+        player = m.players[self.stats_seat]
+        try:
+            answer = await self.client.player_stats(player)
+        except GatewayError as error:
+            self.set_status(f"refused: {error.message}")
+            return
+        m.log.extend(stats_lines(m.names.get(self.stats_seat, player[:8]), answer))
+        self.redraw()
 
     @work(group="act")
     async def action_sit_out_in(self) -> None:

@@ -39,6 +39,7 @@ from services.gateway.config import GatewayConfig
 from services.gateway.echo import echoes_clipped
 from services.gateway.histories import Histories
 from services.gateway.lobby_calls import LobbyCalls
+from services.gateway.player_stats import PlayerStatsCalls
 from services.gateway.revocations import RevocationCheck
 from services.gateway.tournaments import TournamentCalls
 from services.gateway.watch import TableFeeds
@@ -55,6 +56,7 @@ NATS_DOWN = "NATS is not answering: retry"
 @echoes_clipped(GATEWAY_SERVICE.methods_by_name)
 @unavailable_on_failure(GATEWAY_SERVICE.methods_by_name, NATS_DOWN)
 class GatewayServicer(
+    PlayerStatsCalls,
     LobbyCalls,
     TableCommands,
     Watching,

@@ -59,7 +59,8 @@ TRANSIENT = frozenset(
 )
 
 
-def _projected(msg: Msg) -> Projected:
+def projected_message(msg: Msg) -> Projected:
+    """A message of HOLDEM_PUBLIC, delivered to a consumer, as the projection's record."""
     headers = msg.headers or {}
     table_id = msg.subject.rpartition(".")[2]
     return Projected(
@@ -120,7 +121,7 @@ class CashOuts:
 
     async def handle(self, msg: Msg) -> None:
         try:
-            commit = decode_public(_projected(msg))
+            commit = decode_public(projected_message(msg))
         except Exception as exc:  # not a table commit: nothing in it can be credited
             log.error(
                 "undecodable public commit skipped", subject=msg.subject, error=str(exc)[:200]
@@ -256,7 +257,7 @@ class CashOuts:
             timeout=2.0,
             end_when_quiet=True,
         )
-        return [decode_public(_projected(msg)) for msg in messages]
+        return [decode_public(projected_message(msg)) for msg in messages]
 
     async def seated_by(self, table_id: str, causation_ids: set[str]) -> dict[str, int]:
         """Of ``causation_ids`` (sagas), those whose command seated someone or added chips at

@@ -18,12 +18,13 @@ from libs.platform.server import Context
 from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.table.errors import TABLE_NOT_FOUND
 from libs.tableproto.config import STRUCTURES, VARIANTS
-from services.lobby import tournament_money, wire
+from services.lobby import stats_wire, tournament_money, wire
 from services.lobby.accounts import Session
 from services.lobby.app import Lobby
 from services.lobby.audit import audit_chips
 from services.lobby.cashout import CashOuts
 from services.lobby.gate import Gate, GateUnavailable
+from services.lobby.player_stats import PlayerStats
 from services.lobby.private_seats import private_settings
 from services.lobby.sagas import Seating
 from services.lobby.tables import TableRefusal
@@ -41,8 +42,15 @@ STORES_DOWN = "storage is not reachable: retry"
 @unavailable_on_failure(LOBBY_SERVICE.methods_by_name, STORES_DOWN, STORE_FAILURES)
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     def __init__(
-        self, lobby: Lobby, seating: Seating, cashouts: CashOuts, gate: Gate, nc: NATS
+        self,
+        lobby: Lobby,
+        seating: Seating,
+        cashouts: CashOuts,
+        gate: Gate,
+        nc: NATS,
+        stats: PlayerStats,
     ) -> None:
+        self.stats = stats
         self.lobby = lobby
         self.seating = seating
         self.cashouts = cashouts
@@ -235,6 +243,27 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> lobby_pb2.LeaveWaitlistResponse:
         await self.lobby.leave_waitlist(request.table_id, request.player_id)
         return lobby_pb2.LeaveWaitlistResponse()
+
+    async def GetPlayerStats(
+        self, request: lobby_pb2.GetPlayerStatsRequest, context: Context
+    ) -> lobby_pb2.GetPlayerStatsResponse:
+        return await stats_wire.get_stats(self.stats, request)
+
+    async def SetPlayerNote(
+        self, request: lobby_pb2.SetPlayerNoteRequest, context: Context
+    ) -> lobby_pb2.SetPlayerNoteResponse:
+        return await stats_wire.set_note(self.stats, request)
+
+    async def DeletePlayerNote(
+        self, request: lobby_pb2.DeletePlayerNoteRequest, context: Context
+    ) -> lobby_pb2.DeletePlayerNoteResponse:
+        await self.stats.delete_note(request.viewer_id, request.player_id, request.idempotency_key)
+        return lobby_pb2.DeletePlayerNoteResponse()
+
+    async def ListPlayerNotes(
+        self, request: lobby_pb2.ListPlayerNotesRequest, context: Context
+    ) -> lobby_pb2.ListPlayerNotesResponse:
+        return await stats_wire.list_notes(self.stats, request)
 
     async def AuditChips(
         self, request: lobby_pb2.AuditChipsRequest, context: Context

@@ -39,8 +39,10 @@ from services.lobby.config import LobbyConfig
 from services.lobby.configs import table_config
 from services.lobby.gate import ClusterGate
 from services.lobby.limits import GuestLimiter, LoginLimiter
+from services.lobby.player_stats import BOOKS, NOTES, TABLE_BOOKS, PlayerStats
 from services.lobby.sagas import Seating
 from services.lobby.server import SERVICE_NAME, LobbyServicer, error_mapper
+from services.lobby.stats_feed import StatsFeed
 from services.lobby.store import (
     LOBBY_STREAM,
     LOBBY_SUBJECTS,
@@ -179,12 +181,16 @@ async def build(config: LobbyConfig) -> Mount:
         lobby, gate, cashouts.find_commit, leave_wait_seconds=config.leave_wait_seconds
     )
 
+    stats = PlayerStats(
+        aggregates(BOOKS), aggregates(TABLE_BOOKS), aggregates(NOTES), stores.players, lobby.clock
+    )
     tasks = [
         asyncio.create_task(cashouts.run()),
+        asyncio.create_task(StatsFeed(nc, stats).run()),
         asyncio.create_task(seating.run(config.saga_resume_seconds)),
         asyncio.create_task(gate.run()),
     ]
-    servicer = LobbyServicer(lobby, seating, cashouts, gate, nc)
+    servicer = LobbyServicer(lobby, seating, cashouts, gate, nc, stats)
 
     async def cleanup() -> None:
         for task in tasks:

@@ -244,6 +244,19 @@ class FakeGateway(Unmodelled, Accounts):
 
         return await self._handle("GetHandHistory", context, body)  # type: ignore[no-any-return]
 
+    async def GetPlayerStats(
+        self, request: gw.GetPlayerStatsRequest, context: Any
+    ) -> gw.GetPlayerStatsResponse:
+        async def body() -> gw.GetPlayerStatsResponse:
+            me = self._player(context).player_id
+            stats = gw.PlayerStats(  # this fake counts nothing: the same numbers for everyone
+                player_id=request.player_id or me, hands=4, preflop_chances=4, vpip_hands=1
+            )
+            stats.vpip = 0.25
+            return gw.GetPlayerStatsResponse(stats=stats)
+
+        return await self._handle("GetPlayerStats", context, body)  # type: ignore[no-any-return]
+
     async def GetDecks(self, request: gw.GetDecksRequest, context: Any) -> gw.GetDecksResponse:
         async def body() -> gw.GetDecksResponse:
             self._player(context)

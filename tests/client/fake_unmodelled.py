@@ -1,6 +1,6 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt, the straddle, bomb pots and tournaments
-(tested against the real gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway
+waiting lists, seat changes, run it twice, the rabbit hunt, the straddle, bomb pots, tournaments and
+notes (tested against the real gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway
 without them would."""
 
 from __future__ import annotations
@@ -83,3 +83,12 @@ class Unmodelled:
     async def WatchTournament(self, request: Any, context: Any) -> AsyncIterator[Any]:
         await _refuse(context)
         yield None  # a stream: refused before its first message
+
+    async def SetPlayerNote(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def DeletePlayerNote(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def ListPlayerNotes(self, request: Any, context: Any) -> Any:
+        await _refuse(context)

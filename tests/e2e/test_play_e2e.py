@@ -3,7 +3,9 @@ scripted clients (libs.client, as people and the terminal client use it) and AIs
 variant x betting structure through the gateway, with joins, leaves, sit-outs, dropped streams
 resumed with from_sequence, and retried actions. Afterwards every wallet is back to exactly its
 grant in total (the lobby's chip audit agrees), and a privacy spy has checked every message the
-gateway sent each client for a card that client may not see at that moment.
+gateway sent each client for a card that client may not see at that moment, and each
+person's statistics about every player they met are exactly their own projection's
+(tests/e2e/stats_spy.py).
 
 The CI-sized run plays 4 hands per combination (part of `make test`); the full run plays 20
 (HOLDEM_NIGHTLY=1). Every wait is bounded: a player who gets no update for STALL_SECONDS at a table
@@ -47,6 +49,7 @@ from tests.e2e.scripted_player import (
     Counts,
     play,
 )
+from tests.e2e.stats_spy import stats_problems
 from tests.gateway.stack import GatewayStack, start_gateway_stack
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
@@ -240,6 +243,7 @@ def run_all(stack: GatewayStack, hands: int) -> None:
             shown = await shown_in_stream(stack.nats_url, table_id)
             for spy in spies:
                 problems += spy.problems(shown)
+            problems += await stats_problems(stack.nats_url, table_id, people)
             player_ids += [p.player_id for p in people] + ais
             for person in people:
                 await person.close()

@@ -91,6 +91,10 @@ def requests(table_id: str) -> dict[str, Message]:
         "RebuyTournament": g.TournamentPurchaseRequest(tournament_id=table_id, idempotency_key="b"),
         "AddOnTournament": g.TournamentPurchaseRequest(tournament_id=table_id, idempotency_key="a"),
         "WatchTournament": g.WatchTournamentRequest(tournament_id=table_id),
+        "GetPlayerStats": g.GetPlayerStatsRequest(player_id="p2"),
+        "SetPlayerNote": g.SetPlayerNoteRequest(player_id="p2", text="hi", idempotency_key="n"),
+        "DeletePlayerNote": g.DeletePlayerNoteRequest(player_id="p2", idempotency_key="d"),
+        "ListPlayerNotes": g.ListPlayerNotesRequest(),
     }
 
 

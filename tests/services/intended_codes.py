@@ -168,6 +168,12 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "SEAT_OFFERED_TO_ANOTHER": PRECONDITION,
             "NOT_WAITING": NOT_FOUND,
             "WAITLIST_FULL": S.RESOURCE_EXHAUSTED,
+            # players' notes (libs/lobby/notes.py)
+            "NOTE_EMPTY": INVALID,
+            "NOTE_TOO_LONG": INVALID,
+            "NOTE_BAD_CHARACTERS": INVALID,
+            "NOTE_ABOUT_SELF": INVALID,
+            "TOO_MANY_NOTES": PRECONDITION,
         },
     ),
     "dealer": (

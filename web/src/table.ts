@@ -21,6 +21,7 @@ import { renderBomb } from "./bomb";
 import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
+import { statsPanel } from "./stats";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -373,6 +374,10 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
       me ? historyPanel(tableId) : "",
+      statsPanel(seatsEl, (seat) => {
+        const s = view?.seats.find((x) => x.seat === seat);
+        return s?.playerId ? { playerId: s.playerId, name: name(seat) } : undefined;
+      }, tableId),
   );
 
   void (async () => {
