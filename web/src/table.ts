@@ -265,7 +265,8 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
         logLines.push(`Hand ${handNumber} begins`);
       } else if (event.type === "ActionTaken") {
         const seat = handSeats[data.player as number];
-        logLines.push(`${name(seat)}: ${String(data.kind ?? data.action ?? "acts").toLowerCase()} ${data.amount ?? ""}`);
+        const amount = data.amount ? ` ${String(data.amount)}` : ""; // a check or fold moves no chips
+        logLines.push(`${name(seat)}: ${String(data.kind ?? data.action ?? "acts").toLowerCase()}${amount}`);
       } else if (event.type === "HandShown") {
         const seat = handSeats[data.player as number];
         const cards = (data.cards as number[]).map(toCard);
