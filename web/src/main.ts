@@ -4,6 +4,7 @@ import "./style.css";
 import { saveSession, session } from "./api";
 import { lobbyScreen } from "./lobby";
 import { loginScreen } from "./login";
+import { inviteFromLink, maxBuyIn } from "./private";
 import { tableScreen } from "./table";
 
 function lobby(): void {
@@ -12,7 +13,7 @@ function lobby(): void {
     return;
   }
   lobbyScreen({
-    open: (tableId, join, buyIn) => tableScreen(tableId, join, buyIn, lobby),
+    open: (tableId, join, buyIn, entry) => tableScreen(tableId, join, buyIn, lobby, entry),
     signOut: () => {
       saveSession(null);
       loginScreen(lobby);
@@ -20,4 +21,14 @@ function lobby(): void {
   });
 }
 
-lobby();
+const invited = inviteFromLink(); // opened by a private table's invite link: sign in, then sit
+if (invited) {
+  const sit = (): void => {
+    void maxBuyIn(invited.tableId).then(
+      (buyIn) => tableScreen(invited.tableId, true, buyIn, lobby, invited.entry),
+      () => lobby(),
+    );
+  };
+  if (session()) sit();
+  else loginScreen(sit);
+} else lobby();

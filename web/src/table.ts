@@ -20,6 +20,10 @@ import { gateway, key, reason, session } from "./api";
 import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
+import { chatPanel } from "./chat";
+import { seatRequestsPanel } from "./private";
+import { runItPanel } from "./runit";
+import { type Entry, seatPanel } from "./waitlist";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -35,7 +39,13 @@ function toCard(n: number): Card {
   return create(CardSchema, { rank: (n >> 2) + 2, suit: (n & 3) + 1 });
 }
 
-export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back: () => void): void {
+export function tableScreen(
+  tableId: string,
+  join: boolean,
+  buyIn: bigint,
+  back: () => void,
+  entry: Entry = {}, // a private table's password or invite code
+): void {
   const me = session();
   let view: PlayerView | null = null;
   let last = 0n; // the sequence of the last update: the stream resumes after it
@@ -72,6 +82,10 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
   function say(text: string): void {
     status.textContent = text;
   }
+  const chat = chatPanel(tableId);
+  const seating = seatPanel(tableId, buyIn, entry, say);
+  const runs = runItPanel(tableId, say);
+  const requests = seatRequestsPanel(tableId);
 
   async function call(what: () => Promise<object>): Promise<void> {
     busy = true; // one action at a time: the buttons wait for its answer
@@ -244,6 +258,9 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     renderActions(v);
     for (const b of actionsEl.querySelectorAll("button")) b.disabled = busy;
     renderSeatControls(v);
+    chat.update(v);
+    seating.update(v);
+    runs.update(v);
     screen.dataset.sequence = String(v.sequence);
   }
 
@@ -259,6 +276,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     const decoder = new TextDecoder();
     for (const event of commit.recorded) {
       const data = JSON.parse(decoder.decode(event.data)) as Record<string, unknown>;
+      runs.event(event.type, data, (position) => name(handSeats[position]));
       if (event.type === "HandBegan") {
         handSeats = data.seats as number[];
         handNumber = data.hand_number as number;
@@ -276,7 +294,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       } else if (event.type === "HandMucked") {
         logLines.push(`${name(handSeats[data.player as number])} mucks`);
       } else if (event.type === "PotAwarded") {
-        const share = data.share === "whole" ? "" : ` (${data.share})`; // hi-lo: the split
+        const share = (data.share === "whole" ? "" : ` (${data.share})`) + runs.runLabel(data); // hi-lo, runs
         showdownOfThisHand();
         for (const [position, amount] of data.winners as [number, number][]) {
           const line = `${name(handSeats[position])} wins ${amount}${share}`;
@@ -346,6 +364,9 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     controller.abort();
     document.removeEventListener("keydown", keys);
     clearInterval(ticker);
+    chat.stop();
+    seating.stop();
+    requests.stop();
     back();
   }
 
@@ -360,21 +381,19 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       actionsEl,
       h("div", { class: "sizing" }, slider, amountText, presets),
       showdownEl,
+      runs.el,
       seatControls,
+      seating.el,
+      requests.el,
       h("p", { class: "keys" }, "Keys: f fold · c check/call · r bet/raise · a all-in · s show · k muck"),
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
+      chat.el,
       me ? historyPanel(tableId) : "",
   );
 
   void (async () => {
-    if (join) {
-      try {
-        await gateway.joinTable({ tableId, buyIn, idempotencyKey: key() });
-      } catch (error) {
-        say(reason(error));
-      }
-    }
+    if (join) await seating.join(); // or its waiting list, or the creator's approval
     await watch();
   })();
 }
