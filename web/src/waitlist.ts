@@ -83,6 +83,7 @@ export function seatPanel(tableId: string, buyIn: bigint, entry: Entry, say: (te
     if (stopped) return;
     try {
       const w = await gateway.getWaitlist({ tableId });
+      if (timer === undefined) return; // seated or left meanwhile: an answer from before
       if (!w.position) {
         idle();
         return;
