@@ -56,11 +56,11 @@ export function runItPanel(tableId: string, say: (text: string) => void): RunItP
   const rabbitRow = h("div", { class: "row rabbit" });
   const rabbitEl = h("p", { class: "rabbit-cards", id: "rabbit", "aria-live": "polite" });
   let view: PlayerView | null = null;
-  let hand = ""; // the hand runsEl shows
-  let board: Card[] = []; // its first run, as last seen
+  let board: Card[] = []; // its first run, as dealt
   const runs = new Map<number, Card[]>(); // run number (from 1) -> board
   const awards = new Map<number, string[]>(); // run number -> lines
   let runCount = 1;
+  let river = false; // the last hand reached the river: nothing left to hunt
 
   setting.addEventListener("change", () => {
     void (async () => {
@@ -121,10 +121,6 @@ export function runItPanel(tableId: string, say: (text: string) => void): RunItP
       settingRow.hidden = !seated || (c?.runItMax ?? 0) < 2;
       const mine = v.seats.find((s) => s.seat === v.viewerSeat);
       if (mine && document.activeElement !== setting) setting.value = String(mine.runItTimes);
-      if (v.handId && v.handId === hand && v.board.length > board.length) {
-        board = [...v.board];
-        drawRuns();
-      }
       const q = v.runIt;
       question.replaceChildren();
       if (q && v.handId) {
@@ -140,16 +136,20 @@ export function runItPanel(tableId: string, say: (text: string) => void): RunItP
         else question.append(h("p", {}, `The players decide how many times to run the board (${left}s)`));
       }
       rabbitRow.replaceChildren();
-      if (c?.rabbitHunt && seated && !v.handId) rabbitRow.append(button("Rabbit hunt", () => void hunt()));
+      if (c?.rabbitHunt && seated && !v.handId && !river) rabbitRow.append(button("Rabbit hunt", () => void hunt()));
       if (v.rabbit?.cards.length) showRabbit(v.rabbit.cards);
     },
     event(type: string, data: Record<string, unknown>, name: (position: number) => string): void {
       if (type === "HandBegan") {
-        hand = String(data.hand_id ?? "");
         board = [];
         runs.clear();
         awards.clear();
         runCount = 1;
+        river = false;
+      } else if (type === "StreetDealt") {
+        board = [...board, ...(data.cards as number[]).map(toCard)]; // the first run, street by street
+        river ||= Number(data.street) === 3;
+        drawRuns();
       } else if (type === "RunItDecided") {
         runCount = Number(data.runs);
         runsEl.replaceChildren();
