@@ -45,6 +45,10 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
       chat.stop();
       lobbyActions.open(tableId, join, buyIn, entry);
     },
+    signOut() {
+      chat.stop();
+      lobbyActions.signOut();
+    },
   };
   const privacy = privateOptions((tableId, buyIn, entry) => actions.open(tableId, true, buyIn, entry));
   const runIt = runItOptions();
