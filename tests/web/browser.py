@@ -113,6 +113,8 @@ def received(page: Any, player_id: str) -> Spy:
         method = SERVICE.methods_by_name[entry["url"].rsplit("/", 1)[1]]
         reply_type: Any = GetMessageClass(method.output_type)
         if entry["type"].startswith("application/connect+proto"):
+            if method.name != "WatchTable":
+                continue  # chat and other streams carry no table update
             while len(data) >= 5:
                 flags, length = struct.unpack(">BI", data[:5])
                 frame, data = data[5 : 5 + length], data[5 + length :]
