@@ -41,6 +41,7 @@ from services.gateway.histories import Histories
 from services.gateway.lobby_calls import LobbyCalls
 from services.gateway.revocations import RevocationCheck
 from services.gateway.tournaments import TournamentCalls
+from services.gateway.waitlists import WaitlistWatching
 from services.gateway.watch import TableFeeds
 from services.gateway.watching import Watching
 
@@ -61,6 +62,7 @@ class GatewayServicer(
     Histories,
     Chatting,
     TournamentCalls,
+    WaitlistWatching,
     gateway_pb2_grpc.GatewayServiceServicer,
 ):
     """Every RPC of GatewayService, from its parts (the constructor is ``GatewayBase``'s)."""

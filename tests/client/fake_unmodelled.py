@@ -43,6 +43,10 @@ class Unmodelled:
     async def LeaveWaitlist(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
+    async def WatchWaitlist(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        await _refuse(context)
+        yield None
+
     async def ChangeSeat(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
@@ -54,6 +58,7 @@ class Unmodelled:
 
     async def RabbitHunt(self, request: Any, context: Any) -> Any:
         await _refuse(context)
+
     async def ListTournaments(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 

@@ -1,6 +1,7 @@
 """Waiting lists and seat changes in the web client, in Debian's chromium: joining a full table
-puts the guest in line and the page shows their place (as GetWaitlist has it); leaving the line;
-when a seat comes free the first in line is offered it with its clock and takes it; a player
+puts the guest in line and the page shows their place (as GetWaitlist has it), pushed to it by
+WatchWaitlist (the page never polls GetWaitlist); leaving the line; when a seat comes free the
+first in line is offered it with its clock and takes it; a player
 alone at a table moves to another free seat."""
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ def test_a_full_table_s_waiting_list_and_its_offered_seat(
     wait_line(bob, "A seat is yours for")
     bob.get_by_role("button", name="Take the seat").click()
     bob.locator(".seat.mine").wait_for(timeout=30_000)
-    assert bob.locator("#waitlist").inner_text() == ""
+    bob.wait_for_function("document.querySelector('#waitlist').innerText === ''")
     seated = seated_ids(stack, table_id)
     assert person_of(bob).player_id in seated and person_of(ann).player_id not in seated
     assert place(stack, bob, table_id) == (0, 0)
+    asked = [u.rsplit("/", 1)[1] for u in bob.evaluate("window.__holdemReceived.map(e => e.url)")]
+    assert "WatchWaitlist" in asked and "GetWaitlist" not in asked  # pushed, not polled
     for context, _ in pages.values():
         context.close()
 
