@@ -1,9 +1,10 @@
 """Run it twice and the rabbit hunt in the web client, in Debian's chromium, two guests heads-up
 at a table that offers both: a hand folded before the flop, then "Rabbit hunt" shows both pages
 the cards that would have come (those the table's stream recorded); a hand both players are all
-in before the flop asks them how many times to run it, both answer twice, and each page shows
-both runs' boards and what each run paid, as the stream dealt and paid them. Neither page ever
-received a run's or the rabbit's card before it was public, nor the other's hidden cards."""
+in before the flop runs it twice (Bob agreed in advance with the seat setting, Ann answers the
+question), and each page shows both runs' boards and what each run paid, as the stream dealt
+and paid them. Neither page ever received a run's or the rabbit's card before it was public,
+nor the other's hidden cards."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.e2e.play_support import shown_in_stream
 from tests.gateway.stack import GatewayStack
 from tests.web.browser import ARTIFACTS, browser, received, web_stack
 from tests.web.pages import click_and_wait, create_table, enabled_actions, guest, join, open_page
-from tests.web.server import card_text, person_of, table_events
+from tests.web.server import card_text, person_of, table_events, table_now
 
 __all__ = ["browser", "web_stack"]  # fixtures
 
@@ -84,6 +85,15 @@ def test_the_rabbit_hunt_and_running_it_twice(
         page.locator("#rabbit .card").nth(4).wait_for(timeout=30_000)
         assert cards_of(page, "#rabbit") == [card_text(c) for c in hunted[-1]["cards"]]
 
+    # Bob agrees in advance (the seat setting); Ann answers when asked
+    bob.locator("#run-it-setting").select_option(label="Up to twice")
+    deadline = time.monotonic() + 30
+    bob_id = person_of(bob).player_id
+    while [s.run_it_times for s in table_now(stack, table_id).seats if s.player_id == bob_id] != [
+        2
+    ]:
+        assert time.monotonic() < deadline, "the seat setting never reached the table"
+        bob.wait_for_timeout(100)
     all_in_and_run_twice(pages)
     events = table_events(stack, table_id)
     ran = [i for i, (_, kind, _) in enumerate(events) if kind == "RunDealt"]
