@@ -42,6 +42,7 @@ from services.gateway.lobby_calls import LobbyCalls
 from services.gateway.player_stats import PlayerStatsCalls
 from services.gateway.revocations import RevocationCheck
 from services.gateway.tournaments import TournamentCalls
+from services.gateway.waitlists import WaitlistWatching
 from services.gateway.watch import TableFeeds
 from services.gateway.watching import Watching
 
@@ -63,6 +64,7 @@ class GatewayServicer(
     Histories,
     Chatting,
     TournamentCalls,
+    WaitlistWatching,
     gateway_pb2_grpc.GatewayServiceServicer,
 ):
     """Every RPC of GatewayService, from its parts (the constructor is ``GatewayBase``'s)."""

@@ -68,6 +68,11 @@ class Listener:
     def idle(self) -> bool:
         return not self.pending
 
+    def drain(self) -> None:
+        """Forget what is queued (a listener used only to be woken by commits)."""
+        self.pending.clear()
+        self.behind = False
+
     def idle_after(self, sequence: int) -> bool:
         """No live commit after ``sequence`` is waiting. Commits at or below it (already sent:
         a commit published while a resumed stream read its backlog arrives both ways) are

@@ -44,6 +44,10 @@ class Unmodelled:
     async def LeaveWaitlist(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
+    async def WatchWaitlist(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        await _refuse(context)
+        yield None
+
     async def ChangeSeat(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 

@@ -139,6 +139,7 @@ def describe(view: pb.PlayerView, acted: int) -> str:
 # hand id + RUNS, the further runs of its board (their own cards) the same way
 Shown = dict[str, list[tuple[int, tuple[int, ...]]]]
 RUNS = "#runs"
+RABBIT = "#rabbit"
 
 
 async def shown_in_stream(nats_url: str, table_id: str) -> Shown:
@@ -160,6 +161,10 @@ async def shown_in_stream(nats_url: str, table_id: str) -> Shown:
             elif record.type == "RunDealt":  # a further run of the board (run it twice)
                 cards = tuple(sorted(json.loads(record.data)["cards"]))
                 shown.setdefault(f"{hand}{RUNS}", []).append((stored.sequence, cards))
+            elif record.type == "RabbitHunted":  # the cards that would have come, now public
+                data = json.loads(record.data)
+                cards = tuple(sorted(data["cards"]))
+                shown.setdefault(f"{data['hand_id']}{RABBIT}", []).append((stored.sequence, cards))
     return shown
 
 
@@ -194,6 +199,7 @@ class Spy:
         views += snapshots
         for view in views + self.views:
             found += _unseen_runs(self.player_id, view, shown)
+            found += _unseen_rabbit(self.player_id, view, shown)
             for seat in view.seats:
                 if not seat.hole_cards:
                     continue
@@ -231,6 +237,17 @@ def _unseen_runs(player_id: str, view: pb.PlayerView, shown: Shown) -> list[str]
         for c in run.cards
         if (c.rank - 2) * 4 + (c.suit - 1) not in allowed
     ]
+
+
+def _unseen_rabbit(player_id: str, view: pb.PlayerView, shown: Shown) -> list[str]:
+    """A rabbit hunt's cards in ``view`` before the stream recorded that hunt."""
+    if not view.rabbit.cards:
+        return []
+    cards = tuple(sorted((c.rank - 2) * 4 + (c.suit - 1) for c in view.rabbit.cards))
+    hunted = shown.get(f"{view.rabbit.hand_id}{RABBIT}", [])
+    if any(seq <= view.sequence and cards == hunted_cards for seq, hunted_cards in hunted):
+        return []
+    return [f"{player_id} saw rabbit cards {cards} at {view.sequence} before they were hunted"]
 
 
 async def standing_answer(client: Any, table_id: str) -> None:

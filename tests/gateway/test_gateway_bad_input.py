@@ -36,7 +36,7 @@ HOSTILE = {
 OPEN = {"Register", "Login", "GuestLogin", "ListTables"}
 #: Calls whose empty table_id is the lobby's chat (not a missing table).
 LOBBY_OR_TABLE = {"SendChat", "WatchChat", "ModerateChat"}
-STREAMS = {"WatchTable", "WatchChat", "WatchTournament"}
+STREAMS = {"WatchTable", "WatchChat", "WatchTournament", "WatchWaitlist"}
 
 
 def requests(table_id: str) -> dict[str, Message]:
@@ -74,6 +74,7 @@ def requests(table_id: str) -> dict[str, Message]:
         "ListSeatRequests": g.ListSeatRequestsRequest(table_id=table_id),
         "GetWaitlist": g.GetWaitlistRequest(table_id=table_id),
         "LeaveWaitlist": g.LeaveWaitlistRequest(table_id=table_id),
+        "WatchWaitlist": g.WatchWaitlistRequest(table_id=table_id),
         "ChangeSeat": g.ChangeSeatRequest(table_id=table_id, seat=3),
         "SetRunItTimes": g.RunItSetTimesRequest(table_id=table_id, times=2),
         "AnswerRunIt": g.RunItAnswerRequest(table_id=table_id, times=2),

@@ -225,7 +225,7 @@ def test_every_rpc_with_a_token_that_cannot_be_checked_is_unavailable() -> None:
     async def answer(name: str, request: Any) -> BaseException | None:
         call = getattr(servicer, name)(request, _Context(token))
         try:
-            if name in ("WatchTable", "WatchChat", "WatchTournament"):  # streams
+            if name in ("WatchTable", "WatchChat", "WatchTournament", "WatchWaitlist"):  # streams
                 await anext(call)
             else:
                 await call

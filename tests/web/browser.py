@@ -56,24 +56,38 @@ SPY = """
 """
 
 
-@pytest.fixture(scope="module")
-def web_stack(
-    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
-) -> Iterator[tuple[GatewayStack, str]]:
+def start_web_stack(
+    log_dir: Path,
+    nats_url: str,
+    redis_url: str,
+    gateway_env: dict[str, str] | None = None,
+    lobby_env: dict[str, str] | None = None,
+) -> tuple[GatewayStack, str]:
+    """A gateway stack whose HTTP port serves the built web client; its URL."""
     assert (WEB_DIST / "index.html").is_file(), "the web client is not built: run `make web`"
     assert CHROMIUM.is_file(), "Debian's chromium is missing: run `make browser`"
     port = free_port()
     stack = start_gateway_stack(
-        tmp_path_factory.mktemp("web"),
+        log_dir,
         nats_url,
         redis_url,
         {
             "HOLDEM_GATEWAY_HTTP_LISTEN": f"127.0.0.1:{port}",
             "HOLDEM_GATEWAY_WEB_ROOT": str(WEB_DIST),
             "HOLDEM_GATEWAY_RATE_BURST": "1000",
+            **(gateway_env or {}),
         },
+        lobby_env,
     )
-    yield stack, f"http://127.0.0.1:{port}/"
+    return stack, f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def web_stack(
+    tmp_path_factory: pytest.TempPathFactory, nats_url: str, redis_url: str
+) -> Iterator[tuple[GatewayStack, str]]:
+    stack, url = start_web_stack(tmp_path_factory.mktemp("web"), nats_url, redis_url)
+    yield stack, url
     stack.stop()
 
 
@@ -99,6 +113,8 @@ def received(page: Any, player_id: str) -> Spy:
         method = SERVICE.methods_by_name[entry["url"].rsplit("/", 1)[1]]
         reply_type: Any = GetMessageClass(method.output_type)
         if entry["type"].startswith("application/connect+proto"):
+            if method.name != "WatchTable":
+                continue  # chat and other streams carry no table update
             while len(data) >= 5:
                 flags, length = struct.unpack(">BI", data[:5])
                 frame, data = data[5 : 5 + length], data[5 + length :]

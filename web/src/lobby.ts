@@ -10,6 +10,10 @@ import {
 import { gateway, reason } from "./api";
 import { bombOptions } from "./bomb";
 import { button, h, mount } from "./dom";
+import { chatOptions, chatPanel } from "./chat";
+import { privateJoinPanel, privateOptions } from "./private";
+import { runItOptions } from "./runit";
+import type { Entry } from "./waitlist";
 
 export const VARIANTS: Record<number, string> = {
   [Variant.HOLDEM]: "Hold'em",
@@ -30,12 +34,28 @@ function select(id: string, label: string, options: Record<number, string>, any:
 }
 
 export interface LobbyActions {
-  open(tableId: string, join: boolean, buyIn: bigint): void;
+  open(tableId: string, join: boolean, buyIn: bigint, entry?: Entry): void;
   signOut(): void;
   tournaments(): void;
 }
 
-export function lobbyScreen(actions: LobbyActions): void {
+export function lobbyScreen(lobbyActions: LobbyActions): void {
+  const chat = chatPanel(""); // the lobby's chat: its stream ends when a table opens
+  const actions: LobbyActions = {
+    ...lobbyActions,
+    open(tableId, join, buyIn, entry) {
+      chat.stop();
+      lobbyActions.open(tableId, join, buyIn, entry);
+    },
+    signOut() {
+      chat.stop();
+      lobbyActions.signOut();
+    },
+  };
+  const privacy = privateOptions((tableId, buyIn, entry) => actions.open(tableId, true, buyIn, entry));
+  const runIt = runItOptions();
+  const chatOption = chatOptions();
+  const invite = h("div", {});
   const status = h("p", { role: "status", class: "status" });
   const list = h("tbody", {});
   const wallet = h("p", { class: "wallet" });
@@ -114,10 +134,14 @@ export function lobbyScreen(actions: LobbyActions): void {
           smallBlind: fixed ? 0n : bb / 2n || 1n,
           bigBlind: bb,
           ...extras.config(),
+          ...runIt.config(),
+          ...chatOption.config(),
         },
+        ...privacy.request(),
         bots: Array.from({ length: Number(ais.value) }, () => Number(level.value)),
       });
       status.textContent = `Created ${reply.table?.tableId}`;
+      invite.replaceChildren(privacy.created(reply) ?? "");
       await refresh();
     } catch (error) {
       status.textContent = reason(error);
@@ -174,8 +198,14 @@ export function lobbyScreen(actions: LobbyActions): void {
         h("label", { for: "new-level" }, "AI level"),
         level,
         ...extras.fields,
+        ...runIt.fields,
+        ...chatOption.fields,
+        ...privacy.fields,
         button("Create table", create),
       ),
+      invite,
+      privateJoinPanel((tableId, buyIn, entry) => actions.open(tableId, true, buyIn, entry)),
+      chat.el,
       h("details", {}, h("summary", {}, "Ledger"), ledger),
       status,
     ),

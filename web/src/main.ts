@@ -4,6 +4,7 @@ import "./style.css";
 import { saveSession, session } from "./api";
 import { lobbyScreen } from "./lobby";
 import { loginScreen } from "./login";
+import { inviteFromLink, maxBuyIn } from "./private";
 import { tableScreen } from "./table";
 import { tournamentsScreen } from "./tournaments";
 
@@ -13,7 +14,7 @@ function lobby(): void {
     return;
   }
   lobbyScreen({
-    open: (tableId, join, buyIn) => void tableScreen(tableId, join, buyIn, lobby),
+    open: (tableId, join, buyIn, entry) => void tableScreen(tableId, join, buyIn, lobby, entry),
     tournaments: () => tournamentsScreen(lobby),
     signOut: () => {
       saveSession(null);
@@ -22,4 +23,14 @@ function lobby(): void {
   });
 }
 
-lobby();
+const invited = inviteFromLink(); // opened by a private table's invite link: sign in, then sit
+if (invited) {
+  const sit = (): void => {
+    void maxBuyIn(invited.tableId).then(
+      (buyIn) => tableScreen(invited.tableId, true, buyIn, lobby, invited.entry),
+      () => lobby(),
+    );
+  };
+  if (session()) sit();
+  else loginScreen(sit);
+} else lobby();

@@ -22,6 +22,10 @@ import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
 import { statsPanel } from "./stats";
+import { chatPanel } from "./chat";
+import { seatRequestsPanel } from "./private";
+import { runItPanel } from "./runit";
+import { type Entry, seatPanel } from "./waitlist";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -38,7 +42,13 @@ function toCard(n: number): Card {
 }
 
 /** The table's screen; the answer stops it (its stream, keys and clock) without going back. */
-export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back: () => void): () => void {
+export function tableScreen(
+  tableId: string,
+  join: boolean,
+  buyIn: bigint,
+  back: () => void,
+  entry: Entry = {}, // a private table's password or invite code
+): () => void {
   const me = session();
   let view: PlayerView | null = null;
   let last = 0n; // the sequence of the last update: the stream resumes after it
@@ -76,6 +86,10 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
   function say(text: string): void {
     status.textContent = text;
   }
+  const chat = chatPanel(tableId);
+  const seating = seatPanel(tableId, buyIn, entry, say);
+  const runs = runItPanel(tableId, say);
+  const requests = seatRequestsPanel(tableId);
 
   async function call(what: () => Promise<object>): Promise<void> {
     busy = true; // one action at a time: the buttons wait for its answer
@@ -249,6 +263,9 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     for (const b of actionsEl.querySelectorAll("button")) b.disabled = busy;
     renderSeatControls(v);
     renderBomb(bombEl, v, tableId, (what) => void call(what));
+    chat.update(v);
+    seating.update(v);
+    runs.update(v);
     screen.dataset.sequence = String(v.sequence);
   }
 
@@ -264,13 +281,15 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     const decoder = new TextDecoder();
     for (const event of commit.recorded) {
       const data = JSON.parse(decoder.decode(event.data)) as Record<string, unknown>;
+      runs.event(event.type, data, (position) => name(handSeats[position]));
       if (event.type === "HandBegan") {
         handSeats = data.seats as number[];
         handNumber = data.hand_number as number;
         logLines.push(`Hand ${handNumber} begins`);
       } else if (event.type === "ActionTaken") {
         const seat = handSeats[data.player as number];
-        logLines.push(`${name(seat)}: ${String(data.kind ?? data.action ?? "acts").toLowerCase()} ${data.amount ?? ""}`);
+        const amount = data.amount ? ` ${String(data.amount)}` : ""; // a check or fold moves no chips
+        logLines.push(`${name(seat)}: ${String(data.kind ?? data.action ?? "acts").toLowerCase()}${amount}`);
       } else if (event.type === "HandShown") {
         const seat = handSeats[data.player as number];
         const cards = (data.cards as number[]).map(toCard);
@@ -280,7 +299,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       } else if (event.type === "HandMucked") {
         logLines.push(`${name(handSeats[data.player as number])} mucks`);
       } else if (event.type === "PotAwarded") {
-        const share = data.share === "whole" ? "" : ` (${data.share})`; // hi-lo: the split
+        const share = (data.share === "whole" ? "" : ` (${data.share})`) + runs.runLabel(data); // hi-lo, runs
         showdownOfThisHand();
         for (const [position, amount] of data.winners as [number, number][]) {
           const line = `${name(handSeats[position])} wins ${amount}${share}`;
@@ -350,6 +369,9 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     controller.abort();
     document.removeEventListener("keydown", keys);
     clearInterval(ticker);
+    chat.stop();
+    seating.stop();
+    requests.stop();
   }
 
   function leaveScreen(): void {
@@ -368,11 +390,15 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       actionsEl,
       h("div", { class: "sizing" }, slider, amountText, presets),
       showdownEl,
+      runs.el,
       seatControls,
       bombEl,
+      seating.el,
+      requests.el,
       h("p", { class: "keys" }, "Keys: f fold · c check/call · r bet/raise · a all-in · s show · k muck"),
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
+      chat.el,
       me ? historyPanel(tableId) : "",
       statsPanel(seatsEl, (seat) => {
         const s = view?.seats.find((x) => x.seat === seat);
@@ -381,13 +407,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
   );
 
   void (async () => {
-    if (join) {
-      try {
-        await gateway.joinTable({ tableId, buyIn, idempotencyKey: key() });
-      } catch (error) {
-        say(reason(error));
-      }
-    }
+    if (join) await seating.join(); // or its waiting list, or the creator's approval
     await watch();
   })();
   return stop;
