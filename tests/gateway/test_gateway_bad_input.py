@@ -34,8 +34,8 @@ HOSTILE = {
     "display_name": ("\x00", "\n", "x" * 33, MB),
 }
 OPEN = {"Register", "Login", "GuestLogin", "ListTables"}
-#: Calls whose empty table_id is the lobby's chat (not a missing table).
-LOBBY_OR_TABLE = {"SendChat", "WatchChat", "ModerateChat"}
+#: Calls whose empty table_id is not a missing table: the lobby's chat, or every table's statistics.
+LOBBY_OR_TABLE = {"SendChat", "WatchChat", "ModerateChat", "GetPlayerStats"}
 STREAMS = {"WatchTable", "WatchChat", "WatchTournament", "WatchWaitlist"}
 
 
