@@ -5,8 +5,10 @@ seed, the bot policy for a decision) and commits it; then it asks again. Priorit
 match wins: reveal the seed of a hand that ended; deal the hole cards; deal the next street
 (or the next run of the board; the clock of the question how many times to run it);
 a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
-start the next hand. Deck positions come from ``libs.poker.dealing.DealLayout``, so asking the
-dealer again for the same item returns the same cards.
+the blinds of the next hand (a seat sitting out at its big blind, the blind question of a seat
+with auto-post off and its clock); start the next hand. Deck positions come from
+``libs.poker.dealing.DealLayout``, so asking the dealer again for the same item returns the same
+cards.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from libs.poker.legal import LegalActions, legal_actions, showdown_turn
 from libs.poker.runs import flatten_run
 from libs.poker.state import Phase
 
-from .planning import can_start_hand
+from .planning import BlindStepKind, blind_step, can_start_hand
 from .state import TableState
 
 
@@ -81,13 +83,29 @@ class ClockDue:
 
 
 @dataclass(frozen=True, slots=True)
+class BlindsDue:
+    """Before the next hand: a seat sits out at its big blind, a seat with auto-post off is
+    asked to post, or one asked did not answer in time (a ``Tick`` does each)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HandDue:
     """A new hand may start; ``hand_id`` is its number."""
 
     hand_id: str
 
 
-Due = RevealDue | HoleCardsDue | BoardDue | RunDue | RunItClockDue | BotTurn | ClockDue | HandDue
+Due = (
+    RevealDue
+    | HoleCardsDue
+    | BoardDue
+    | RunDue
+    | RunItClockDue
+    | BotTurn
+    | ClockDue
+    | BlindsDue
+    | HandDue
+)
 
 
 def next_due(s: TableState, now: float) -> Due | None:
@@ -122,6 +140,9 @@ def next_due(s: TableState, now: float) -> Due | None:
         if s.clock_seat is not None and now >= s.deadline:
             return ClockDue(s.clock_seat)
         return None
+    step = blind_step(s, now)
+    if step is not None:
+        return None if step.kind is BlindStepKind.WAIT else BlindsDue()
     if can_start_hand(s, now):
         return HandDue(f"{s.hands_started + 1}")
     return None

@@ -15,6 +15,10 @@ Choices where the rules are silent (documented here, tested in tests/table):
 - A player who asks to leave during a hand folds when it is their turn and leaves at its end;
   players left with no chips are sat out.
 - When the clock runs out, the player checks if checking is free, else folds.
+- Sitting out and blinds (``seat_options``): a seat set to sit out next big blind sits out
+  just before the hand in which it would post it; a seat with auto-post off is asked before
+  each blind, with a short clock, then sat out; a disconnected player's turn gets the time bank
+  once, then they are folded and sat out.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 
 from . import commands as tc
 from . import errors as TE
-from . import extras, hand_commands, seating
+from . import extras, hand_commands, seat_options, seating
 from .events import Event, TableOpened
 from .hand_flow import Scratch, shown_id
 from .state import TableState
@@ -101,6 +105,12 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             extras.answer_run_it(x, command)
         case tc.RabbitHunt():
             extras.rabbit_hunt(x, command)
+        case tc.SetSeatOptions():
+            seat_options.set_seat_options(x, command)
+        case tc.AnswerBlind():
+            seat_options.answer_blind(x, command)
+        case tc.MarkConnection():
+            seat_options.mark_connection(x, command)
         case _:
             assert_never(command)
     return x

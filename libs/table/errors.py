@@ -26,3 +26,7 @@ RABBIT_HUNT_RIVER_REACHED = "RABBIT_HUNT_RIVER_REACHED"  # every card of the boa
 SEED_NOT_REVEALED = "SEED_NOT_REVEALED"  # the last hand's deck is not open yet: try again
 RABBIT_HUNT_WINDOW = "RABBIT_HUNT_WINDOW"  # the next hand waits a moment for a rabbit hunt
 NOT_RELEASED = "NOT_RELEASED"  # a tournament's table waits for its next hand to be released
+NO_SEAT_OPTION = "NO_SEAT_OPTION"  # a seat-options call that sets nothing
+NOT_AT_TOURNAMENT = "NOT_AT_TOURNAMENT"  # a cash-table setting asked for at a tournament's table
+NO_BLIND_DUE = "NO_BLIND_DUE"  # a blind answer when no blind is asked of the player
+BLIND_PENDING = "BLIND_PENDING"  # the next hand waits for a player to post a blind or sit out

@@ -115,7 +115,10 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
             return
         acting = s.acting_seat()
         if acting is not None and s.hand.actor is not None:
-            if s.seats[acting].leaving:  # leaving players fold (or check) when it is their turn
+            seat = s.seats[acting]
+            # leaving players fold (or check) when it is their turn, and so do players sat out
+            # for a disconnection (their protection is spent: the table does not wait for them)
+            if seat.leaving or (seat.disconnected and seat.sitting_out):
                 hand_step(x, clock_action(s.hand, s.hand.actor), now)
                 return
             x.emit(ClockStarted(acting, now + s.config.action_seconds))

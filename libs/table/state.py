@@ -22,9 +22,12 @@ from libs.poker.state import HandState, initial_state
 from .config import BotDifficulty, TableConfig
 from .events import (
     AutoMuckSet,
+    BlindAgreed,
+    BlindAsked,
     ChipsAdded,
     ClockStarted,
     CloseRequested,
+    ConnectionMarked,
     Event,
     HandBegan,
     HandReleased,
@@ -39,12 +42,14 @@ from .events import (
     RunItClockStarted,
     RunItTimesSet,
     SeatChanged,
+    SeatOptionsSet,
     SeedRevealed,
     TableClosed,
     TableOpened,
     TimeBankStarted,
     TimeBankUsed,
 )
+from .seat_state import apply_seat_event, mark_missed_blinds, seat_gone
 
 #: Players a table names as ever dealt in (``TableState.dealt_players``); past it: unknown.
 MAX_DEALT_PLAYERS = 256
@@ -67,6 +72,13 @@ class Seat:
     dead_small_due: bool = False
     auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
     run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
+    # blinds and connection (libs/table/seat_state.py; docs/table-features.md)
+    sit_out_next_big_blind: bool = False  # sit out when the big blind would come here
+    wait_for_big_blind: bool = True  # owing an entry bet: wait for the big blind (else post)
+    auto_post_blinds: bool = True  # off: asked before each blind, with a short clock
+    blind_agreed: bool = False  # answered "post" to the blind question of the next hand
+    disconnected: bool = False
+    disconnect_bank_used: bool = False  # the time bank a disconnected turn gets once
 
     def copy(self) -> Seat:
         """A copy (every field is immutable: a shallow copy is a full one)."""
@@ -119,6 +131,8 @@ class TableState:
     rabbit: tuple[Card, ...] = ()
     rabbit_seat: int = 0  # who asked
     rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
+    blind_seat: int | None = None  # the seat asked to post its blind (auto-post off)
+    blind_deadline: float = 0.0  # ... which is sat out when it has not answered by then
 
     @property
     def hand_in_progress(self) -> bool:
@@ -215,8 +229,10 @@ def apply(s: TableState, event: Event) -> None:
                 time_bank=s.config.time_bank_seconds,
             )
         case PlayerLeft():
+            seat_gone(s, event.seat)
             s.seats.pop(event.seat, None)
         case PlayerSatOut():
+            seat_gone(s, event.seat)
             s.seats[event.seat].sitting_out = True
         case PlayerSatIn():
             seat = s.seats[event.seat]
@@ -237,6 +253,7 @@ def apply(s: TableState, event: Event) -> None:
             s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
             s.rabbit, s.rabbit_seat = event.cards, event.seat
         case SeatChanged():
+            seat_gone(s, event.from_seat)
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
             moved.entry_due = moved.entry_due and not event.waits_for_big_blind
@@ -256,7 +273,7 @@ def apply(s: TableState, event: Event) -> None:
             s.seats[event.seat].leaving = True
         case HandBegan():
             if s.config is not None and event.big_blind_seat >= 0:
-                _mark_missed_blinds(s, event, s.config.seats)
+                mark_missed_blinds(s, event, s.config.seats)
             s.hands_started = event.hand_number
             s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
             players = tuple(s.seats[number].player_id for number in event.seats)
@@ -267,7 +284,8 @@ def apply(s: TableState, event: Event) -> None:
             for number in event.seats:
                 seat = s.seats[number]
                 seat.waiting_for_big_blind = seat.entry_due = seat.dead_small_due = False
-                seat.missed_small_blind = seat.missed_big_blind = False
+                seat.missed_small_blind = seat.missed_big_blind = seat.blind_agreed = False
+            s.blind_seat = None
         case HandStarted():
             s.hand = initial_state(event)
             s.actions = ()
@@ -276,6 +294,7 @@ def apply(s: TableState, event: Event) -> None:
             s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
         case TimeBankStarted():
             s.bank_started_at = s.deadline
+            s.seats[event.seat].disconnect_bank_used |= s.seats[event.seat].disconnected
             s.deadline = event.deadline
         case TimeBankUsed():
             seat = s.seats[event.seat]
@@ -287,6 +306,8 @@ def apply(s: TableState, event: Event) -> None:
             s.revealed_seeds = {event.hand_id: event.seed}  # the last hand's only
         case CloseRequested():
             s.close_requested = event.reason
+        case SeatOptionsSet() | BlindAsked() | BlindAgreed() | ConnectionMarked():
+            apply_seat_event(s, event)
         case TableClosed():
             s.closed = True
             s.seats.clear()
@@ -306,25 +327,6 @@ def _with_dealt(
     if len(dealt) + len(new) > MAX_DEALT_PLAYERS:
         return None
     return (*dealt, *new)
-
-
-def _passed(previous: int | None, current: int, seat: int, size: int) -> bool:
-    """Did a blind moving clockwise from ``previous`` to ``current`` pass over ``seat``?"""
-    if previous is None:
-        return False
-    span = (current - previous) % size or size
-    return 0 < (seat - previous) % size <= span
-
-
-def _mark_missed_blinds(s: TableState, event: HandBegan, size: int) -> None:
-    for number, seat in s.seats.items():
-        if not seat.sitting_out or number in event.seats:
-            continue
-        if _passed(s.last_big_blind, event.big_blind_seat, number, size):
-            seat.missed_big_blind = True
-        if _passed(s.last_small_blind, event.small_blind_seat, number, size):
-            seat.missed_small_blind = True
-    s.last_small_blind, s.last_big_blind = event.small_blind_seat, event.big_blind_seat
 
 
 def _apply_hand_event(s: TableState, event: HandEvent) -> None:
