@@ -163,6 +163,9 @@ TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
     "set_run_it_times": _PLAYERS,
     "answer_run_it": _PLAYERS,
     "rabbit_hunt": _PLAYERS,
+    "set_seat_options": _PLAYERS,
+    "answer_blind": _PLAYERS,
+    "mark_connection": _PLAYERS,  # the gateway sees who is connected
     "start_hand": frozenset({"tools"}),
 }
 #: Per-viewer views (hole cards of the viewer) only to the gateway, which asks on behalf of the

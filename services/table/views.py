@@ -10,7 +10,7 @@ from holdem.common.v1 import common_pb2 as pb
 from libs.aiproto.mapping import MOVES
 from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.poker.state import Phase
-from libs.table import TableState
+from libs.table import TableState, plan_hand
 from libs.tableproto.config import config_to_proto
 
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
@@ -90,7 +90,12 @@ def player_view(
             stack=seat.stack,
             time_bank_seconds=int(seat.time_bank),
             run_it_times=seat.run_it_times,
+            disconnected=seat.disconnected,
         )
+        if number == viewer_seat:  # the blind settings are the player's own business
+            seat_view.sit_out_next_big_blind = seat.sit_out_next_big_blind
+            seat_view.auto_post_blinds = seat.auto_post_blinds
+            seat_view.wait_for_big_blind = seat.wait_for_big_blind
         position = state.position_of(number) if hand is not None else None
         if hand is not None and position is not None:
             seat_view.stack = hand.stacks[position]
@@ -115,7 +120,25 @@ def player_view(
             seat_view.status = pb.SEAT_STATUS_ACTIVE
     if hand is None and state.rabbit and state.rabbit_hand == state.hand_id:
         view.rabbit.CopyFrom(rabbit_to_proto(state))
+    if hand is None and state.blind_seat is not None:
+        _blind_question(view, state, state.blind_seat)
     return view
+
+
+def _blind_question(view: pb.PlayerView, state: TableState, seat: int) -> None:
+    """The blind question of the next hand: the seat asked and what it owes as planned now."""
+    plan = plan_hand(state)
+    if plan is None or seat not in plan.seats:
+        return
+    position = plan.seats.index(seat)
+    view.blind_question.CopyFrom(
+        pb.BlindQuestion(
+            seat=seat,
+            amount=plan.config.blinds[position],
+            dead_amount=plan.config.dead_blinds[position],
+            deadline=timestamp(state.blind_deadline),
+        )
+    )
 
 
 def rabbit_to_proto(state: TableState) -> pb.RabbitCards:

@@ -204,6 +204,13 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
             "ar", answer_run_it=table_pb2.AnswerRunIt(player_id="rich", times=2)
         ),
         "rabbit_hunt": command("rh", rabbit_hunt=table_pb2.RabbitHunt(player_id="rich")),
+        "set_seat_options": command(
+            "sx", set_seat_options=table_pb2.SetSeatOptions(player_id="rich", wait_for_big_blind=1)
+        ),
+        "answer_blind": command("ab", answer_blind=table_pb2.AnswerBlind(player_id="rich")),
+        "mark_connection": command(
+            "mc", mark_connection=table_pb2.MarkConnection(player_id="rich")
+        ),
     }
     act = table_pb2.SubmitActionRequest(
         table_id=table_id,
