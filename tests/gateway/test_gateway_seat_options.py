@@ -18,7 +18,7 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2
 
-from libs.table.events import HandBegan, PlayerSatOut
+from libs.table.events import HandBegan, PlayerSatOut, TimeBankStarted
 from tests.conditions import wait_until_sync
 from tests.gateway.chat_steps import Person, code_of, person, refused
 from tests.gateway.play import truth
@@ -237,8 +237,8 @@ def test_a_cut_stream_gets_the_time_bank_once_then_is_folded_and_sat_out(
         events = _events(stack, table_id)
         ann_seat = _seat_of(stack.view(table_id), ann).seat
         assert PlayerSatOut(ann_seat, "disconnected", ann.player_id) in events
-        banks = [e for e in events if type(e).__name__ == "TimeBankStarted"]
-        assert [e.seat for e in banks] == [ann_seat]  # once  # type: ignore[attr-defined]
+        banks = [e.seat for e in events if isinstance(e, TimeBankStarted)]
+        assert banks == [ann_seat]  # once
         view = stack.view(table_id)
         assert sum(s.stack for s in view.seats) + sum(p.amount for p in view.pots) == 200
 
