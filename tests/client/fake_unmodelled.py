@@ -1,5 +1,5 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt and tournaments (tested against the real
+waiting lists, seat changes, run it twice, the rabbit hunt, the blind settings and tournaments (tested against the real
 gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
 
 from __future__ import annotations
@@ -54,6 +54,13 @@ class Unmodelled:
 
     async def RabbitHunt(self, request: Any, context: Any) -> Any:
         await _refuse(context)
+
+    async def SetSeatOptions(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def AnswerBlind(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
     async def ListTournaments(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 

@@ -78,6 +78,8 @@ def requests(table_id: str) -> dict[str, Message]:
         "SetRunItTimes": g.RunItSetTimesRequest(table_id=table_id, times=2),
         "AnswerRunIt": g.RunItAnswerRequest(table_id=table_id, times=2),
         "RabbitHunt": g.RabbitHuntRequest(table_id=table_id),
+        "SetSeatOptions": g.SeatOptionsRequest(table_id=table_id, auto_post_blinds=False),
+        "AnswerBlind": g.BlindAnswerRequest(table_id=table_id, post=True),
         "ListTournaments": g.ListTournamentsRequest(),
         "GetTournament": g.GetTournamentRequest(tournament_id=table_id),
         "RegisterTournament": g.RegisterTournamentRequest(
@@ -185,6 +187,8 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "SetRunItTimes",
             "AnswerRunIt",
             "RabbitHunt",
+            "SetSeatOptions",
+            "AnswerBlind",
         ):
             code = call(gw, method, requests("nosuchtable")[method], good)
             assert code == S.NOT_FOUND, (method, code)
@@ -199,6 +203,8 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "SetRunItTimes",
             "AnswerRunIt",
             "RabbitHunt",
+            "SetSeatOptions",
+            "AnswerBlind",
         ):
             code = call(gw, method, requests(table_id)[method], outsider)
             assert code == S.PERMISSION_DENIED, (method, code)
