@@ -13,7 +13,8 @@
   ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
   ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
   ``leave_waitlist``, ``change_seat``. Run it twice and the rabbit hunt (libs/client/runit.py):
-  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``.
+  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``. Blind settings
+  (libs/client/seatopts.py): ``set_seat_options``, ``answer_blind``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -35,6 +36,7 @@ from libs.client.errors import GatewayError
 from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
 from libs.client.runit import RunItCalls
+from libs.client.seatopts import SeatOptionCalls
 from libs.client.tournaments import TournamentCalls
 
 R = TypeVar("R")
@@ -48,7 +50,7 @@ def new_key() -> str:
     return uuid.uuid4().hex
 
 
-class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls, TournamentCalls):
+class GatewayClient(ChatCalls, PrivateTableCalls, RunItCalls, SeatOptionCalls, TournamentCalls):
     """One connection to the gateway, acting as at most one player (the last login)."""
 
     def __init__(

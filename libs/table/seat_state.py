@@ -1,15 +1,58 @@
-"""What the seat events of sitting out and blinds do to a table's state (``state.apply`` sends
-them here): the blind settings, the blind question, the connection, and the blinds a sitting-out
-seat misses when a hand begins. Applying an event never fails."""
+"""A seat (``Seat``: what the table keeps of each between hands) and what the seat events of
+sitting out and blinds do to a table's state (``state.apply`` sends them here): the blind
+settings, the blind question, the connection, and the blinds a sitting-out seat misses when a
+hand begins. Applying an event never fails."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Protocol
 
+from .config import BotDifficulty
 from .events import BlindAgreed, BlindAsked, ConnectionMarked, HandBegan, SeatOptionsSet
 
-if TYPE_CHECKING:
-    from .state import TableState
+
+@dataclass
+class Seat:
+    player_id: str
+    stack: int  # between hands; during a hand the hand state holds the live stack
+    waiting_for_big_blind: bool = False
+    entry_due: bool = False
+    sitting_out: bool = False
+    leaving: bool = False
+    is_bot: bool = False
+    bot_difficulty: BotDifficulty | None = None  # bots only
+    time_bank: float = 0.0
+    timeouts: int = 0
+    missed_small_blind: bool = False
+    missed_big_blind: bool = False
+    dead_small_due: bool = False
+    auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
+    run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
+    # blinds and connection (libs/table/seat_state.py; docs/table-features.md)
+    sit_out_next_big_blind: bool = False  # sit out when the big blind would come here
+    wait_for_big_blind: bool = True  # owing an entry bet: wait for the big blind (else post)
+    auto_post_blinds: bool = True  # off: asked before each blind, with a short clock
+    blind_agreed: bool = False  # answered "post" to the blind question of the next hand
+    disconnected: bool = False
+    disconnect_bank_used: bool = False  # the time bank a disconnected turn gets once
+
+    def copy(self) -> Seat:
+        """A copy (every field is immutable: a shallow copy is a full one)."""
+        new = object.__new__(Seat)
+        new.__dict__.update(self.__dict__)
+        return new
+
+
+class TableState(Protocol):
+    """What of ``state.TableState`` the seat events change."""
+
+    seats: dict[int, Seat]
+    blind_seat: int | None
+    blind_deadline: float
+    last_small_blind: int | None
+    last_big_blind: int | None
+
 
 SeatEvent = SeatOptionsSet | BlindAsked | BlindAgreed | ConnectionMarked
 

@@ -19,7 +19,7 @@ from libs.poker.history import PublicAction, public_action
 from libs.poker.legal import showdown_turn
 from libs.poker.state import HandState, initial_state
 
-from .config import BotDifficulty, TableConfig
+from .config import TableConfig
 from .events import (
     AutoMuckSet,
     BlindAgreed,
@@ -49,42 +49,11 @@ from .events import (
     TimeBankStarted,
     TimeBankUsed,
 )
+from .seat_state import Seat as Seat  # re-exported: a seat is part of the state
 from .seat_state import apply_seat_event, mark_missed_blinds, seat_gone
 
 #: Players a table names as ever dealt in (``TableState.dealt_players``); past it: unknown.
 MAX_DEALT_PLAYERS = 256
-
-
-@dataclass
-class Seat:
-    player_id: str
-    stack: int  # between hands; during a hand the hand state holds the live stack
-    waiting_for_big_blind: bool = False
-    entry_due: bool = False
-    sitting_out: bool = False
-    leaving: bool = False
-    is_bot: bool = False
-    bot_difficulty: BotDifficulty | None = None  # bots only
-    time_bank: float = 0.0
-    timeouts: int = 0
-    missed_small_blind: bool = False
-    missed_big_blind: bool = False
-    dead_small_due: bool = False
-    auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
-    run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
-    # blinds and connection (libs/table/seat_state.py; docs/table-features.md)
-    sit_out_next_big_blind: bool = False  # sit out when the big blind would come here
-    wait_for_big_blind: bool = True  # owing an entry bet: wait for the big blind (else post)
-    auto_post_blinds: bool = True  # off: asked before each blind, with a short clock
-    blind_agreed: bool = False  # answered "post" to the blind question of the next hand
-    disconnected: bool = False
-    disconnect_bank_used: bool = False  # the time bank a disconnected turn gets once
-
-    def copy(self) -> Seat:
-        """A copy (every field is immutable: a shallow copy is a full one)."""
-        new = object.__new__(Seat)
-        new.__dict__.update(self.__dict__)
-        return new
 
 
 @dataclass

@@ -19,6 +19,8 @@ from libs.client import GatewayClient, GatewayError
 from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn, my_seat
 from libs.tui.host import host
 from libs.tui.model import TableModel
+from libs.tui.seatopts import BINDINGS as SEAT_OPTION_BINDINGS
+from libs.tui.seatopts import SeatOptionKeys
 
 # Over the seat lines of TableModel.seat_lines (* marks an AI).
 SEATS_HEADER = "     # player      stack   bet cards"
@@ -35,7 +37,7 @@ class AmountInput(Input):
             event.prevent_default()  # not the Input's: it bubbles to the screen's bindings
 
 
-class TableScreen(Screen[None]):
+class TableScreen(SeatOptionKeys, Screen[None]):
     """One table: play it (seated) or watch it (spectator)."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -53,6 +55,7 @@ class TableScreen(Screen[None]):
         Binding("e", "run_it(3)", "run 3 times"),
         Binding("g", "run_it_setting", "run-it setting"),
         Binding("b", "rabbit_hunt", "rabbit hunt"),
+        *SEAT_OPTION_BINDINGS,
         Binding("o", "sit_out_in", "sit out/in"),
         Binding("l", "leave", "leave"),
         Binding("q", "app.quit", "quit"),
@@ -87,6 +90,9 @@ class TableScreen(Screen[None]):
     def client(self) -> GatewayClient:
         app = host(self)
         return app.client
+
+    def table_view(self) -> pb.PlayerView:
+        return self.model.view
 
     def on_mount(self) -> None:
         self.model.on_hand_end = self.refresh_wallet

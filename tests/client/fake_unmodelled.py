@@ -1,6 +1,7 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt, the blind settings and tournaments (tested against the real
-gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway without them would."""
+waiting lists, seat changes, run it twice, the rabbit hunt, the blind settings and tournaments
+(tested against the real gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway
+without them would."""
 
 from __future__ import annotations
 
