@@ -20,6 +20,7 @@ import { gateway, key, reason, session } from "./api";
 import { cardBack, cardEl } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
+import { seatOptions } from "./seatopts";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -244,6 +245,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     renderActions(v);
     for (const b of actionsEl.querySelectorAll("button")) b.disabled = busy;
     renderSeatControls(v);
+    options.render(v, seatsEl, name);
     screen.dataset.sequence = String(v.sequence);
   }
 
@@ -348,6 +350,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
     back();
   }
 
+  const options = seatOptions(tableId, (what) => void call(what));
   const ticker = setInterval(render, 1000);
   document.addEventListener("keydown", keys);
   mount(screen);
@@ -360,6 +363,7 @@ export function tableScreen(tableId: string, join: boolean, buyIn: bigint, back:
       h("div", { class: "sizing" }, slider, amountText, presets),
       showdownEl,
       seatControls,
+      options.el,
       h("p", { class: "keys" }, "Keys: f fold · c check/call · r bet/raise · a all-in · s show · k muck"),
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
