@@ -126,6 +126,8 @@ def blind_step(s: TableState, now: float) -> BlindStep | None:
     (auto-post off) is waited for until its deadline, then sat out; the first seat owing a blind
     (small, big, entry bet or dead small blind) with auto-post off is asked. None: the hand may
     start. A tournament's table posts every blind (no settings there)."""
+    if all(seat.auto_post_blinds and not seat.sit_out_next_big_blind for seat in s.seats.values()):
+        return None  # every seat as by default (most tables): nothing to plan
     if _refusal_before_blinds(s, now) is not None:
         return None
     assert s.config is not None

@@ -221,8 +221,8 @@ def apply(s: TableState, event: Event) -> None:
         case RabbitHunted():
             s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
             s.rabbit, s.rabbit_seat = event.cards, event.seat
-        case SeatChanged():
-            seat_gone(s, event.from_seat)
+        case SeatChanged():  # the settings move with the player; a question asked is void
+            s.blind_seat = None if s.blind_seat == event.from_seat else s.blind_seat
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
             moved.entry_due = moved.entry_due and not event.waits_for_big_blind

@@ -31,7 +31,7 @@ class Presence:
         self.grace = grace
         self.clock = clock
         self.streams: dict[tuple[str, str], int] = {}  # (player, table) -> streams open here
-        self.last_call: dict[str, float] = {}
+        self.last_call: dict[tuple[str, str], float] = {}  # while a grace period runs
         self.marked_off: set[tuple[str, str]] = set()
         self.timers: dict[tuple[str, str], asyncio.Task[None]] = {}
 
@@ -60,8 +60,9 @@ class Presence:
 
     async def called(self, player: str, table: str) -> None:
         """``player`` made a seat call at ``table`` (or is about to): they are here."""
-        self.last_call[player] = self.clock()
         key = (player, table)
+        if key in self.timers:
+            self.last_call[key] = self.clock()
         if key in self.marked_off:
             self.marked_off.discard(key)
             await self.mark(player, table, True)
@@ -70,7 +71,7 @@ class Presence:
         player, table = key
         try:
             while True:
-                seen = max(since, self.last_call.get(player, since))
+                seen = max(since, self.last_call.get(key, since))
                 wait = seen + self.grace - self.clock()
                 if wait <= 0:
                     break
@@ -82,3 +83,4 @@ class Presence:
         finally:
             if self.timers.get(key) is asyncio.current_task():
                 del self.timers[key]
+                self.last_call.pop(key, None)

@@ -168,3 +168,11 @@ def test_bad_seat_options_and_answers_are_refused_and_change_nothing() -> None:
     with pytest.raises(IllegalAction) as err:
         when(tournament, tc.SetSeatOptions("a", sit_out_next_big_blind=True))
     assert err.value.code == "NOT_AT_TOURNAMENT"
+
+
+def test_the_settings_move_with_a_seat_change() -> None:
+    state = after_a_hand(seated(3))
+    state, _ = when(state, tc.SetSeatOptions("p2", sit_out_next_big_blind=True))
+    state, _ = when(state, tc.SetSeatOptions("p2", auto_post_blinds=False))
+    state, _ = when(state, tc.ChangeSeat("p2", 5))
+    assert state.seats[5].sit_out_next_big_blind and not state.seats[5].auto_post_blinds

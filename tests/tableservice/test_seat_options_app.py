@@ -13,9 +13,9 @@ from libs.poker.errors import IllegalAction
 from libs.table import TableConfig, TableState
 from libs.table import commands as tc
 from libs.table.commands import PlayerAction
-from libs.table.events import Event, HandBegan, PlayerSatOut
+from libs.table.events import Event, HandBegan, PlayerSatOut, SeatOptionsSet
 from libs.table.seat_options import AT_BIG_BLIND, BLIND_TIMED_OUT
-from libs.tableproto.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit, public_event
 from services.table.app import TableApp
 from services.table.dealing import LocalDealer
 from services.table.views import player_view
@@ -129,3 +129,8 @@ def test_a_disconnected_turn_runs_out_through_the_tick() -> None:
         await app.stop()
 
     asyncio.run(body())
+
+
+def test_the_public_projection_does_not_tell_a_seats_blind_settings() -> None:
+    private = SeatOptionsSet(2, True, False, False)
+    assert public_event(private) == SeatOptionsSet(2, False, True, True)
