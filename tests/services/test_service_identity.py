@@ -205,7 +205,8 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
         ),
         "rabbit_hunt": command("rh", rabbit_hunt=table_pb2.RabbitHunt(player_id="rich")),
         "set_seat_options": command(
-            "sx", set_seat_options=table_pb2.SetSeatOptions(player_id="rich", wait_for_big_blind=1)
+            "sx",
+            set_seat_options=table_pb2.SetSeatOptions(player_id="rich", wait_for_big_blind=True),
         ),
         "answer_blind": command("ab", answer_blind=table_pb2.AnswerBlind(player_id="rich")),
         "mark_connection": command(
