@@ -10,7 +10,8 @@ other still serves them; the other's next stream open (or this one's next call) 
 back. A gateway that crashes tells nobody: its players stay marked connected (the table's own
 clock then sits them out after repeated time-outs) until they reconnect elsewhere. The table
 never waits on the gateway: a mark that fails (the table unreachable, the player not seated) is
-logged and dropped."""
+logged and dropped. A gateway shutting down (``stop``) marks nobody off either: its clients
+resume at another instance."""
 
 from __future__ import annotations
 
@@ -34,6 +35,15 @@ class Presence:
         self.last_call: dict[tuple[str, str], float] = {}  # while a grace period runs
         self.marked_off: set[tuple[str, str]] = set()
         self.timers: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self.stopped = False
+
+    def stop(self) -> None:
+        """The gateway is shutting down: its streams closing are no players leaving (they
+        resume at another instance), so nobody is marked off from now on."""
+        self.stopped = True
+        for timer in self.timers.values():
+            timer.cancel()
+        self.timers.clear()
 
     async def opened(self, player: str, table: str, marked_off: bool) -> None:
         """A stream of ``table`` opened for ``player``; ``marked_off``: the table shows them
@@ -55,7 +65,7 @@ class Presence:
             self.streams[key] = left
             return
         self.streams.pop(key, None)
-        if key not in self.timers:
+        if key not in self.timers and not self.stopped:
             self.timers[key] = asyncio.create_task(self._after_grace(key, self.clock()))
 
     async def called(self, player: str, table: str) -> None:

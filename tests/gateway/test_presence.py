@@ -55,3 +55,19 @@ def test_a_stream_reopened_within_the_grace_marks_nothing() -> None:
         assert marks.sent == [("bob", "u", True)]
 
     asyncio.run(body())
+
+
+def test_a_gateway_shutting_down_marks_nobody_off() -> None:
+    async def body() -> None:
+        marks = Marks()
+        loop = asyncio.get_running_loop()
+        presence = Presence(marks, 0.05, loop.time)
+        await presence.opened("cy", "t", marked_off=False)
+        await presence.opened("dee", "t", marked_off=False)
+        presence.closed("cy", "t")  # its grace period runs...
+        presence.stop()  # ...and the shutdown cancels it
+        presence.closed("dee", "t")
+        await asyncio.sleep(0.1)
+        assert marks.sent == [] and not presence.timers
+
+    asyncio.run(body())
