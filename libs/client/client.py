@@ -15,6 +15,7 @@
   ``leave_waitlist``, ``change_seat``. Run it twice and the rabbit hunt (libs/client/runit.py):
   ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``. The straddle and bomb pots
   (libs/client/bomb.py): ``set_straddle``, ``vote_bomb_pot``.
+  Blind settings (libs/client/seatopts.py): ``set_seat_options``, ``answer_blind``.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
@@ -37,6 +38,7 @@ from libs.client.errors import GatewayError
 from libs.client.private import PrivateTableCalls
 from libs.client.retry import RESUMABLE, RETRYABLE, RetryPolicy
 from libs.client.runit import RunItCalls
+from libs.client.seatopts import SeatOptionCalls
 from libs.client.stats import StatsCalls
 from libs.client.tournaments import TournamentCalls
 
@@ -52,7 +54,13 @@ def new_key() -> str:
 
 
 class GatewayClient(
-    ChatCalls, PrivateTableCalls, RunItCalls, StatsCalls, TournamentCalls, BombPotCalls
+    ChatCalls,
+    PrivateTableCalls,
+    RunItCalls,
+    StatsCalls,
+    TournamentCalls,
+    BombPotCalls,
+    SeatOptionCalls,
 ):
     """One connection to the gateway, acting as at most one player (the last login)."""
 

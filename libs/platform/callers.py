@@ -165,6 +165,9 @@ TABLE_COMMAND_CALLERS: Mapping[str, frozenset[str]] = {
     "rabbit_hunt": _PLAYERS,
     "set_straddle": _PLAYERS,
     "vote_bomb_pot": _PLAYERS,
+    "set_seat_options": _PLAYERS,
+    "answer_blind": _PLAYERS,
+    "mark_connection": _PLAYERS,  # the gateway sees who is connected
     "start_hand": frozenset({"tools"}),
 }
 #: The services whose table commands reach one kind of table only (services/table/kinds.py):

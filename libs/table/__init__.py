@@ -11,6 +11,8 @@ seat left of the button, the button is last) and passes commands through.
 - ``decide``: ``decide`` and ``step_table``, each command sent to its handler: ``seating`` (the
   seats), ``hand_commands`` (the hand and the clock), both over ``hand_flow`` (running the hand)
 - ``extras``: run it twice (answers, the clock) and the rabbit hunt
+- ``seat_options``: sit out next big blind, wait for the big blind, auto-post blinds (the blind
+  question) and the player's connection (disconnect protection); ``seat_state`` applies them
 - ``automation``: what the table needs next that no player decides (``next_due``); ``timing``:
   when time alone makes something due
 - ``settling``: replaying a run of stored commits, settling the hands that are over

@@ -6,8 +6,10 @@ match wins: reveal the seed of a hand that ended; deal the hole cards; deal the 
 (or the next run of the board; the clock of the question how many times to run it); the
 bomb-pot vote's clock;
 a bot's turn (betting, or showing at showdown); the action clock of a player whose time ran out;
-start the next hand. Deck positions come from ``libs.poker.dealing.DealLayout``, so asking the
-dealer again for the same item returns the same cards.
+the blinds of the next hand (a seat sitting out at its big blind, the blind question of a seat
+with auto-post off and its clock); start the next hand. Deck positions come from
+``libs.poker.dealing.DealLayout``, so asking the dealer again for the same item returns the same
+cards.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from libs.poker.runs import flatten_run
 from libs.poker.state import Phase
 
 from .bombvote import vote_open
-from .planning import can_start_hand
+from .planning import BlindStepKind, blind_step, can_start_hand
 from .state import TableState
 
 
@@ -88,6 +90,12 @@ class ClockDue:
 
 
 @dataclass(frozen=True, slots=True)
+class BlindsDue:
+    """Before the next hand: a seat sits out at its big blind, a seat with auto-post off is
+    asked to post, or one asked did not answer in time (a ``Tick`` does each)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HandDue:
     """A new hand may start; ``hand_id`` is its number."""
 
@@ -103,6 +111,7 @@ Due = (
     | BombPotClockDue
     | BotTurn
     | ClockDue
+    | BlindsDue
     | HandDue
 )
 
@@ -141,6 +150,9 @@ def next_due(s: TableState, now: float) -> Due | None:
         if s.clock_seat is not None and now >= s.deadline:
             return ClockDue(s.clock_seat)
         return None
+    step = blind_step(s, now)
+    if step is not None:
+        return None if step.kind is BlindStepKind.WAIT else BlindsDue()
     if can_start_hand(s, now):
         return HandDue(f"{s.hands_started + 1}")
     return None

@@ -61,8 +61,11 @@ class SitOut:
 
 @dataclass(frozen=True, slots=True)
 class SitIn:
+    """``post_entry_bet``: owing the big blind, post it now (True) or wait for it (False);
+    None: as the seat's ``wait_for_big_blind`` setting says."""
+
     player_id: str
-    post_entry_bet: bool = False
+    post_entry_bet: bool | None = None
     now: float = 0.0
 
 
@@ -228,6 +231,35 @@ class ChangeSeat:
     now: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class SetSeatOptions:
+    """The seat's blind settings; None leaves a setting as it is (at least one is given)."""
+
+    player_id: str
+    sit_out_next_big_blind: bool | None = None
+    wait_for_big_blind: bool | None = None
+    auto_post_blinds: bool | None = None
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerBlind:
+    """Asked to post a blind (auto-post off): post it in the next hand, or sit out."""
+
+    player_id: str
+    post: bool
+    now: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class MarkConnection:
+    """The gateway's word on the player's connection (its streams and calls)."""
+
+    player_id: str
+    connected: bool
+    now: float = 0.0
+
+
 TableCommand = (
     OpenTable
     | SitDown
@@ -251,4 +283,7 @@ TableCommand = (
     | RabbitHunt
     | SetStraddle
     | VoteBombPot
+    | SetSeatOptions
+    | AnswerBlind
+    | MarkConnection
 )

@@ -23,6 +23,9 @@ SHOWDOWN_SECONDS = 10.0
 BOMB_POT_VOTE_SECONDS = 20.0
 #: The most hands a bomb-pot schedule may name (``bomb_pot_every``).
 MAX_BOMB_POT_EVERY = 1000
+#: The blind question's clock (auto-post off: post the blind or sit out), at most the action
+#: clock; who has not answered by then is sat out.
+BLIND_SECONDS = 15.0
 #: How long the next hand waits after one that ended before the river at a table that offers
 #: the rabbit hunt (or until somebody hunted): the time there is to ask.
 RABBIT_HUNT_SECONDS = 5.0
@@ -210,6 +213,12 @@ class TableConfig:
         """The clock of the showdown's question (show or muck a hand that cannot win): short,
         and never longer than the action clock; it spends no time bank."""
         return min(self.action_seconds, SHOWDOWN_SECONDS)
+
+    @property
+    def blind_seconds(self) -> float:
+        """The clock of the blind question (a seat with auto-post off is asked to post or sit
+        out before the hand): short, never longer than the action clock, no time bank."""
+        return min(self.action_seconds, BLIND_SECONDS)
 
     @staticmethod
     def fixed_limit(small_bet: int, **kwargs: object) -> TableConfig:

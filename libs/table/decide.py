@@ -16,6 +16,10 @@ Choices where the rules are silent (documented here, tested in tests/table):
 - A player who asks to leave during a hand folds when it is their turn and leaves at its end;
   players left with no chips are sat out.
 - When the clock runs out, the player checks if checking is free, else folds.
+- Sitting out and blinds (``seat_options``): a seat set to sit out next big blind sits out
+  just before the hand in which it would post it; a seat with auto-post off is asked before
+  each blind, with a short clock, then sat out; a disconnected player's turn gets the time bank
+  once, then they are folded and sat out.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import assert_never
 from libs.poker.errors import IllegalAction
 from libs.poker.evaluation import DEFAULT_EVALUATOR, HandEvaluator
 
-from . import bombpots, extras, hand_commands, seating
+from . import bombpots, extras, hand_commands, seat_options, seating
 from . import commands as tc
 from . import errors as TE
 from .events import Event, TableOpened
@@ -106,6 +110,12 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             bombpots.set_straddle(x, command)
         case tc.VoteBombPot():
             bombpots.vote_bomb_pot(x, command)
+        case tc.SetSeatOptions():
+            seat_options.set_seat_options(x, command)
+        case tc.AnswerBlind():
+            seat_options.answer_blind(x, command)
+        case tc.MarkConnection():
+            seat_options.mark_connection(x, command)
         case _:
             assert_never(command)
     return x

@@ -33,3 +33,7 @@ BOMB_POT_OFF = "BOMB_POT_OFF"  # the table does not deal bomb pots by vote
 BOMB_POT_NO_VOTE = "BOMB_POT_NO_VOTE"  # refusing a bomb pot nobody proposed
 BOMB_POT_NOT_ASKED = "BOMB_POT_NOT_ASKED"  # the caller is not one of the vote's players
 BOMB_POT_VOTE_OPEN = "BOMB_POT_VOTE_OPEN"  # the next hand waits for the bomb-pot vote
+NO_SEAT_OPTION = "NO_SEAT_OPTION"  # a seat-options call that sets nothing
+NOT_AT_TOURNAMENT = "NOT_AT_TOURNAMENT"  # a cash-table setting asked for at a tournament's table
+NO_BLIND_DUE = "NO_BLIND_DUE"  # a blind answer when no blind is asked of the player
+BLIND_PENDING = "BLIND_PENDING"  # the next hand waits for a player to post a blind or sit out

@@ -225,6 +225,29 @@ class BombPotProposed:
 
 
 @record
+class SeatOptionsSet:
+    """The seat's blind settings (docs/table-features.md, "Sitting out and blinds"):
+    ``sit_out_next_big_blind``: play on until the big blind would come to the seat, then sit
+    out before posting it; ``wait_for_big_blind``: when owing an entry bet (new, back from
+    sitting out after missing the big blind), wait for the big blind instead of posting now;
+    ``auto_post_blinds``: post every blind due unasked (off: asked, with a short clock)."""
+
+    seat: int
+    sit_out_next_big_blind: bool
+    wait_for_big_blind: bool
+    auto_post_blinds: bool
+
+
+@record
+class BlindAsked:
+    """The next hand waits for ``seat`` (auto-post off) to post its blind or sit out; who has
+    not answered by ``deadline`` is sat out."""
+
+    seat: int
+    deadline: float
+
+
+@record
 class BombPotVoted:
     """A player of the open vote agreed to the bomb pot (a refusal closes the vote:
     ``BombPotVoteClosed``)."""
@@ -240,6 +263,22 @@ class BombPotVoteClosed:
 
     agreed: bool
     reason: str = ""
+
+
+@record
+class BlindAgreed:
+    """``seat`` answered the blind question: it posts its blind in the next hand."""
+
+    seat: int
+
+
+@record
+class ConnectionMarked:
+    """The gateway saw the seat's player connect (``connected``) or go: a disconnected player's
+    turn gets the time bank once, then they are folded and sat out (disconnect protection)."""
+
+    seat: int
+    connected: bool
 
 
 TableEvent = (
@@ -269,5 +308,9 @@ TableEvent = (
     | BombPotProposed
     | BombPotVoted
     | BombPotVoteClosed
+    | SeatOptionsSet
+    | BlindAsked
+    | BlindAgreed
+    | ConnectionMarked
 )
 Event = TableEvent | HandEvent

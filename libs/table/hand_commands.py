@@ -1,6 +1,7 @@
 """The commands of the hand in play: start a hand (``HandBegan`` and the forced bets), deal, act,
 show or muck (and a voluntary show after the hand), the clock's tick (the time bank, then a
-time-out: check or fold, and sit out after too many), reveal the seed, void the hand, close the
+time-out: check or fold, and sit out after too many; a disconnected player: the time bank once,
+then sat out at once; between hands, the blinds' steps), reveal the seed, void the hand, close the
 table (at once, or at the hand's end).
 """
 
@@ -31,6 +32,7 @@ from .events import (
 from .extras import run_it_timeout
 from .hand_flow import Scratch, clock_action, emit_close, hand_step, require_seated, shown_id
 from .planning import plan_hand, start_hand_refusal
+from .seat_options import settle_blinds
 
 
 def begin_hand(x: Scratch, c: tc.StartHand) -> None:
@@ -128,6 +130,9 @@ def tick(x: Scratch, c: tc.Tick) -> None:
     close_bomb_vote_if_due(x, c.now)
     if run_it_timeout(x, c.now):  # the run-it question's own clock (no time bank, no time-out)
         return
+    if not s.hand_in_progress:
+        settle_blinds(x, c.now)  # sit out at the big blind; the blind question and its clock
+        return
     number = s.clock_seat
     if number is None or c.now < s.deadline or s.hand is None:
         return  # nothing is due
@@ -135,7 +140,11 @@ def tick(x: Scratch, c: tc.Tick) -> None:
     # the showdown's question (show or muck a beaten hand) has its own short clock: it spends no
     # time bank, and its answer by the clock is no time-out (it never sits anyone out)
     showdown = showdown_turn(s.hand) is not None
-    if not showdown and s.bank_started_at is None and seat.time_bank > 0:
+    # disconnect protection: a disconnected player's turn gets the time bank once (until they
+    # reconnect), then they are folded (checked when that is free) and sat out at once
+    gone = seat.disconnected
+    banked = gone and seat.disconnect_bank_used
+    if not showdown and s.bank_started_at is None and seat.time_bank > 0 and not banked:
         x.emit(TimeBankStarted(number, s.deadline + seat.time_bank))
         return
     if s.bank_started_at is not None:
@@ -149,9 +158,10 @@ def tick(x: Scratch, c: tc.Tick) -> None:
         not showdown
         and number in s.seats
         and not s.seats[number].sitting_out
-        and s.seats[number].timeouts >= s.config.timeouts_before_sit_out
+        and (gone or s.seats[number].timeouts >= s.config.timeouts_before_sit_out)
     ):
-        x.emit(PlayerSatOut(number, "timed out", s.seats[number].player_id))
+        reason = "disconnected" if gone else "timed out"
+        x.emit(PlayerSatOut(number, reason, s.seats[number].player_id))
 
 
 def release(x: Scratch, c: tc.ReleaseHand) -> None:

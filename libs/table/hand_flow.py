@@ -115,9 +115,11 @@ def hand_step(x: Scratch, command: hc.Command, now: float) -> None:
             return
         acting = s.acting_seat()
         if acting is not None and s.hand.actor is not None:
-            # leaving players, and away players at a tournament's table, fold (or check) when
-            # it is their turn: no clock runs for them
-            if s.seats[acting].leaving or away(s, acting):
+            seat = s.seats[acting]
+            # leaving players, away players at a tournament's table, and players sat out for a
+            # disconnection (their protection is spent) fold (or check) when it is their turn:
+            # no clock runs for them
+            if seat.leaving or away(s, acting) or (seat.disconnected and seat.sitting_out):
                 hand_step(x, clock_action(s.hand, s.hand.actor), now)
                 return
             x.emit(ClockStarted(acting, now + s.config.action_seconds))

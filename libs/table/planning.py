@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from enum import StrEnum
 
 from libs.poker.config import BettingStructure, HandConfig
 from libs.poker.errors import IllegalAction
@@ -124,8 +125,65 @@ def can_start_hand(s: TableState, now: float) -> bool:
     return start_hand_refusal(s, now) is None
 
 
+class BlindStepKind(StrEnum):
+    SIT_OUT = "sit out"  # the big blind would come to a seat set to sit out at it
+    ASK = "ask"  # a seat with auto-post off owes a blind: ask it
+    TIMED_OUT = "timed out"  # the seat asked did not answer in time: sit it out
+    WAIT = "wait"  # the seat asked may still answer
+
+
+@dataclass(frozen=True, slots=True)
+class BlindStep:
+    kind: BlindStepKind
+    seat: int
+
+
+def blind_step(s: TableState, now: float) -> BlindStep | None:
+    """What the blinds need before the next hand may start (a hand that could start otherwise),
+    first match wins: the big blind's seat set to sit out at it sits out; the seat asked to post
+    (auto-post off) is waited for until its deadline, then sat out; the first seat owing a blind
+    (small, big, entry bet or dead small blind) with auto-post off is asked. None: the hand may
+    start. A tournament's table posts every blind (no settings there)."""
+    if all(seat.auto_post_blinds and not seat.sit_out_next_big_blind for seat in s.seats.values()):
+        return None  # every seat as by default (most tables): nothing to plan
+    if _refusal_before_blinds(s, now) is not None:
+        return None
+    assert s.config is not None
+    plan = plan_hand(s)
+    if s.config.tournament or plan is None:
+        return None
+    if s.seats[plan.big_blind].sit_out_next_big_blind:
+        return BlindStep(BlindStepKind.SIT_OUT, plan.big_blind)
+    owing = [
+        number
+        for position, number in enumerate(plan.seats)
+        if (plan.config.blinds[position] or plan.config.dead_blinds[position])
+        and not s.seats[number].auto_post_blinds
+        and not s.seats[number].blind_agreed
+        and not s.seats[number].is_bot
+    ]
+    if not owing:
+        return None
+    if s.blind_seat in owing:
+        timed_out = now >= s.blind_deadline
+        return BlindStep(BlindStepKind.TIMED_OUT if timed_out else BlindStepKind.WAIT, s.blind_seat)
+    return BlindStep(BlindStepKind.ASK, owing[0])
+
+
 def start_hand_refusal(s: TableState, now: float) -> IllegalAction | None:
     """Why no hand may start now (the error a ``StartHand`` meets), or None when one may."""
+    refusal = _refusal_before_blinds(s, now)
+    if refusal is not None:
+        return refusal
+    step = blind_step(s, now)
+    if step is not None:
+        return IllegalAction(
+            TE.BLIND_PENDING, f"the next hand waits for seat {step.seat}'s blind ({step.kind})"
+        )
+    return None
+
+
+def _refusal_before_blinds(s: TableState, now: float) -> IllegalAction | None:
     if s.config is None:
         return IllegalAction(TE.TABLE_NOT_FOUND, "the table is not open")
     if s.closed:

@@ -118,12 +118,13 @@ def sit_in(x: Scratch, c: tc.SitIn) -> None:
         raise IllegalAction(E.ABOVE_STACK, "you have no chips: leave and buy in again")
     seat = s.seats[number]
     owes = seat.missed_big_blind and _active_count(s, excluding=number) >= 2
+    post = not seat.wait_for_big_blind if c.post_entry_bet is None else c.post_entry_bet
     x.emit(
         PlayerSatIn(
             number,
-            waits_for_big_blind=owes and not c.post_entry_bet,
-            posts_entry_bet=owes and c.post_entry_bet,
-            posts_dead_small_blind=owes and c.post_entry_bet and seat.missed_small_blind,
+            waits_for_big_blind=owes and not post,
+            posts_entry_bet=owes and post,
+            posts_dead_small_blind=owes and post and seat.missed_small_blind,
         )
     )
 

@@ -20,12 +20,15 @@ from libs.poker.legal import showdown_turn
 from libs.poker.state import HandState, initial_state
 
 from .bombvote import BOMB_EVENTS, BombPotVote, apply_bomb_event
-from .config import BotDifficulty, TableConfig
+from .config import TableConfig
 from .events import (
     AutoMuckSet,
+    BlindAgreed,
+    BlindAsked,
     ChipsAdded,
     ClockStarted,
     CloseRequested,
+    ConnectionMarked,
     Event,
     HandBegan,
     HandReleased,
@@ -40,41 +43,18 @@ from .events import (
     RunItClockStarted,
     RunItTimesSet,
     SeatChanged,
+    SeatOptionsSet,
     SeedRevealed,
     TableClosed,
     TableOpened,
     TimeBankStarted,
     TimeBankUsed,
 )
+from .seat_state import Seat as Seat  # re-exported: a seat is part of the state
+from .seat_state import apply_seat_event, mark_missed_blinds, seat_gone
 
 #: Players a table names as ever dealt in (``TableState.dealt_players``); past it: unknown.
 MAX_DEALT_PLAYERS = 256
-
-
-@dataclass
-class Seat:
-    player_id: str
-    stack: int  # between hands; during a hand the hand state holds the live stack
-    waiting_for_big_blind: bool = False
-    entry_due: bool = False
-    sitting_out: bool = False
-    leaving: bool = False
-    is_bot: bool = False
-    bot_difficulty: BotDifficulty | None = None  # bots only
-    time_bank: float = 0.0
-    timeouts: int = 0
-    missed_small_blind: bool = False
-    missed_big_blind: bool = False
-    dead_small_due: bool = False
-    auto_muck: bool = False  # at showdown, a hand that cannot win is mucked unasked
-    run_it_times: int = 0  # asked to run the board: 0 ask me, 1 once, 2-3 agree up to that
-    straddle: bool = False  # posts the straddle when first left of the big blind (if allowed)
-
-    def copy(self) -> Seat:
-        """A copy (every field is immutable: a shallow copy is a full one)."""
-        new = object.__new__(Seat)
-        new.__dict__.update(self.__dict__)
-        return new
 
 
 @dataclass
@@ -122,6 +102,8 @@ class TableState:
     rabbit_seat: int = 0  # who asked
     rabbit_until: float = 0.0  # the next hand waits until then for a rabbit hunt (or one done)
     bomb_vote: BombPotVote = field(default_factory=BombPotVote)  # libs/table/bombvote.py
+    blind_seat: int | None = None  # the seat asked to post its blind (auto-post off)
+    blind_deadline: float = 0.0  # ... which is sat out when it has not answered by then
 
     @property
     def hand_in_progress(self) -> bool:
@@ -221,8 +203,10 @@ def apply(s: TableState, event: Event) -> None:
                 time_bank=s.config.time_bank_seconds,
             )
         case PlayerLeft():
+            seat_gone(s, event.seat)
             s.seats.pop(event.seat, None)
         case PlayerSatOut():
+            seat_gone(s, event.seat)
             s.seats[event.seat].sitting_out = True
         case PlayerSatIn():
             seat = s.seats[event.seat]
@@ -242,7 +226,8 @@ def apply(s: TableState, event: Event) -> None:
         case RabbitHunted():
             s.rabbit_hand, s.rabbit_street = event.hand_id, event.first_street
             s.rabbit, s.rabbit_seat = event.cards, event.seat
-        case SeatChanged():
+        case SeatChanged():  # the settings move with the player; a question asked is void
+            s.blind_seat = None if s.blind_seat == event.from_seat else s.blind_seat
             moved = s.seats.pop(event.from_seat)
             moved.waiting_for_big_blind = moved.waiting_for_big_blind or event.waits_for_big_blind
             moved.entry_due = moved.entry_due and not event.waits_for_big_blind
@@ -263,7 +248,7 @@ def apply(s: TableState, event: Event) -> None:
             s.seats[event.seat].leaving = True
         case HandBegan():
             if s.config is not None and event.big_blind_seat >= 0:
-                _mark_missed_blinds(s, event, s.config.seats)
+                mark_missed_blinds(s, event, s.config.seats)
             s.hands_started = event.hand_number
             s.hand_id, s.button, s.hand_seats = event.hand_id, event.button, event.seats
             players = tuple(s.seats[number].player_id for number in event.seats)
@@ -274,7 +259,8 @@ def apply(s: TableState, event: Event) -> None:
             for number in event.seats:
                 seat = s.seats[number]
                 seat.waiting_for_big_blind = seat.entry_due = seat.dead_small_due = False
-                seat.missed_small_blind = seat.missed_big_blind = False
+                seat.missed_small_blind = seat.missed_big_blind = seat.blind_agreed = False
+            s.blind_seat = None
         case HandStarted():
             s.hand = initial_state(event)
             s.actions = ()
@@ -283,6 +269,7 @@ def apply(s: TableState, event: Event) -> None:
             s.clock_seat, s.deadline, s.bank_started_at = event.seat, event.deadline, None
         case TimeBankStarted():
             s.bank_started_at = s.deadline
+            s.seats[event.seat].disconnect_bank_used |= s.seats[event.seat].disconnected
             s.deadline = event.deadline
         case TimeBankUsed():
             seat = s.seats[event.seat]
@@ -294,6 +281,8 @@ def apply(s: TableState, event: Event) -> None:
             s.revealed_seeds = {event.hand_id: event.seed}  # the last hand's only
         case CloseRequested():
             s.close_requested = event.reason
+        case SeatOptionsSet() | BlindAsked() | BlindAgreed() | ConnectionMarked():
+            apply_seat_event(s, event)
         case TableClosed():
             s.closed = True
             s.seats.clear()
@@ -313,25 +302,6 @@ def _with_dealt(
     if len(dealt) + len(new) > MAX_DEALT_PLAYERS:
         return None
     return (*dealt, *new)
-
-
-def _passed(previous: int | None, current: int, seat: int, size: int) -> bool:
-    """Did a blind moving clockwise from ``previous`` to ``current`` pass over ``seat``?"""
-    if previous is None:
-        return False
-    span = (current - previous) % size or size
-    return 0 < (seat - previous) % size <= span
-
-
-def _mark_missed_blinds(s: TableState, event: HandBegan, size: int) -> None:
-    for number, seat in s.seats.items():
-        if not seat.sitting_out or number in event.seats:
-            continue
-        if _passed(s.last_big_blind, event.big_blind_seat, number, size):
-            seat.missed_big_blind = True
-        if _passed(s.last_small_blind, event.small_blind_seat, number, size):
-            seat.missed_small_blind = True
-    s.last_small_blind, s.last_big_blind = event.small_blind_seat, event.big_blind_seat
 
 
 def _apply_hand_event(s: TableState, event: HandEvent) -> None:

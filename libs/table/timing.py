@@ -1,7 +1,7 @@
 """When time alone makes something due at a table (pure): the clock of the decision in play,
-the question how many times to run the board, the moment the next hand may follow a hand that
-waits for a rabbit hunt, the bomb-pot vote. The driver of the table service sleeps until
-``wake_at``."""
+the question how many times to run the board, the blind question of a seat with auto-post off,
+the moment the next hand may follow a hand that waits for a rabbit hunt, the bomb-pot vote. The
+driver of the table service sleeps until ``wake_at``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def wake_at(s: TableState) -> float | None:
 def _hand_wake_at(s: TableState) -> float | None:
     if not s.hand_in_progress or s.hand is None:
         hunted = s.rabbit_hand == s.hand_id
-        return s.rabbit_until if s.rabbit_until and not hunted else None
+        rabbit = s.rabbit_until if s.rabbit_until and not hunted else None
+        if s.blind_seat is not None:  # the blind question's clock
+            return s.blind_deadline if rabbit is None else min(rabbit, s.blind_deadline)
+        return rabbit
     if s.hand.phase is Phase.AGREEING_RUNS:
         return s.run_it_deadline or None
     return s.deadline if s.clock_seat is not None else None

@@ -17,7 +17,7 @@ from holdem.events.v1 import events_pb2
 
 from libs.poker.events import HoleCardsDealt, RunDealt, StreetDealt
 from libs.table import codec
-from libs.table.events import Event, SeedRevealed
+from libs.table.events import Event, SeatOptionsSet, SeedRevealed
 
 #: ``API_VERSION`` of ``_wire.c`` this module is written for (a stale build is not used).
 _WIRE_API = 1
@@ -184,7 +184,10 @@ def public_event(event: Event, seeds: bool = False) -> Event:
     which every card of the hand follows (folded and mucked hands too), is left out unless
     ``seeds`` (a table that makes seeds public at the hand's end:
     ``HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS=0``); it is public later, by the table service's
-    ``GetDecks``."""
+    ``GetDecks``. A seat's blind settings are its player's own business: the public sees that
+    the seat changed them, with the defaults in place of the values (docs/table-features.md)."""
+    if isinstance(event, SeatOptionsSet):
+        return SeatOptionsSet(event.seat, False, True, True)  # the defaults: nothing told
     if isinstance(event, HoleCardsDealt):
         return dataclasses.replace(event, cards=())
     if isinstance(event, StreetDealt) and event.burn is not None:

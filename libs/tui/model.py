@@ -26,6 +26,7 @@ from libs.poker.cards import DECK
 from libs.table import codec
 from libs.table import events as te
 from libs.tui.bomb import bomb_keys
+from libs.tui.seatopts import blind_keys, blind_wait_line, event_line, my_settings
 
 VARIANTS = {
     pb.VARIANT_HOLDEM: "Hold'em",
@@ -154,6 +155,8 @@ class TableModel:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+        elif line := event_line(event, self.who):  # sitting out and blinds (seatopts.py)
+            self.say(line)
 
     # table events
 
@@ -302,7 +305,7 @@ class TableModel:
             if seat.status == pb.SEAT_STATUS_FOLDED:
                 cards = ""
             bet = str(seat.committed) if seat.committed else ""
-            status = STATUS.get(seat.status, "")
+            status = STATUS.get(seat.status, "") + (" disc" if seat.disconnected else "")
             lines.append(
                 f"{mark}{button}{blind:<3}{seat.seat} {name[:10]:<10} {seat.stack:>6} "
                 f"{bet:>5} {cards:<11} {status}".rstrip()[:48]
@@ -338,12 +341,14 @@ class TableModel:
         if me is None:
             return "Spectating"
         cards = cards_text(list(me.hole_cards)) if me.hole_cards else "-"
-        return f"Your cards: {cards}   stack {me.stack}"
+        return f"Your cards: {cards}   stack {me.stack}{my_settings(self.view)}"
 
     def turn_line(self, now: float) -> str:
         v = self.view
         if not v.hand_id or not v.HasField("acting_seat"):
-            return "Waiting for the next hand" if v.table_status != pb.TABLE_STATUS_CLOSED else ""
+            if v.table_status == pb.TABLE_STATUS_CLOSED:
+                return ""
+            return blind_wait_line(v, now, self.name) or "Waiting for the next hand"
         left = ""
         if v.HasField("action_deadline"):
             deadline = v.action_deadline.seconds + v.action_deadline.nanos / 1e9
@@ -361,6 +366,8 @@ class TableModel:
     def action_line(self) -> str:
         """The keys that do something now, with the amounts."""
         v = self.view
+        if blind_keys(v):
+            return blind_keys(v)
         if run_it_asked(v):
             keys = ["[n] once", "[w] twice", "[e] three times"][: max(v.run_it.most, 1)]
             return "Run it how many times? " + "  ".join(keys)

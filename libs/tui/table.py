@@ -21,6 +21,8 @@ from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn
 from libs.tui.bomb import bomb_line
 from libs.tui.host import host
 from libs.tui.model import TableModel
+from libs.tui.seatopts import BINDINGS as SEAT_OPTION_BINDINGS
+from libs.tui.seatopts import SeatOptionKeys
 
 # Over the seat lines of TableModel.seat_lines (* marks an AI).
 SEATS_HEADER = "     # player      stack   bet cards"
@@ -37,7 +39,7 @@ class AmountInput(Input):
             event.prevent_default()  # not the Input's: it bubbles to the screen's bindings
 
 
-class TableScreen(Screen[None]):
+class TableScreen(SeatOptionKeys, Screen[None]):
     """One table: play it (seated) or watch it (spectator)."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -58,6 +60,7 @@ class TableScreen(Screen[None]):
         Binding("t", "straddle", "straddle on/off"),
         Binding("v", "bomb_pot(True)", "bomb pot: propose/agree"),
         Binding("x", "bomb_pot(False)", "bomb pot: refuse"),
+        *SEAT_OPTION_BINDINGS,
         Binding("o", "sit_out_in", "sit out/in"),
         Binding("i", "seat_stats", "stats"),
         Binding("l", "leave", "leave"),
@@ -94,6 +97,9 @@ class TableScreen(Screen[None]):
     def client(self) -> GatewayClient:
         app = host(self)
         return app.client
+
+    def table_view(self) -> pb.PlayerView:
+        return self.model.view
 
     def on_mount(self) -> None:
         self.model.on_hand_end = self.refresh_wallet

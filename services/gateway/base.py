@@ -12,8 +12,11 @@ the one GatewayService."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 
+import grpc
+import structlog
 from holdem.common.v1 import common_pb2
 from holdem.lobby.v1 import lobby_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
@@ -31,8 +34,11 @@ from services.gateway.admission import Admission
 from services.gateway.auth import Authenticator
 from services.gateway.config import GatewayConfig
 from services.gateway.names import DisplayNames
+from services.gateway.presence import Presence
 from services.gateway.revocations import RevocationCheck
 from services.gateway.watch import TableFeeds
+
+log = structlog.get_logger("gateway")
 
 
 class GatewayBase:
@@ -61,6 +67,20 @@ class GatewayBase:
         self.histories = CallerLimiter(config.histories_per_player)  # calls in flight
         # The table channel has no interceptor (server.py's fast_channel): calls carry this.
         self.signer = ServiceSigner(config.platform.service_key, "gateway")
+        # who is connected here, told to the tables (disconnect protection: presence.py)
+        self.presence = Presence(self._mark_connection, config.disconnect_grace_seconds, clock)
+
+    async def _mark_connection(self, player_id: str, table_id: str, connected: bool) -> None:
+        """Tell ``table_id`` whether ``player_id`` is connected (best effort: never raises)."""
+        request = table_pb2.SubmitCommandRequest(
+            table_id=table_id,
+            idempotency_key=f"gw-conn-{uuid.uuid4().hex}",
+            mark_connection=table_pb2.MarkConnection(player_id=player_id, connected=connected),
+        )
+        try:
+            await self.table.SubmitCommand(request, timeout=self.rpc_timeout, metadata=self._meta())
+        except grpc.aio.AioRpcError as exc:  # not seated (a spectator), closed, unreachable
+            log.debug("connection_not_marked", table_id=table_id, error=exc.code().name)
 
     def _meta(self) -> tuple[tuple[str, str], ...]:
         """The gateway's service token, and the request id of the call being served (for the

@@ -1,10 +1,10 @@
 """The gateway's calls the table answers for the caller's own seat: actions (Act), showing or
-mucking at showdown, sitting out and in, seat settings, run it twice (the standing answer and the
-answer when asked), the rabbit hunt, the straddle setting and the bomb-pot vote. One table
-command each, for the caller's player id; the client's idempotency key scoped by the player
-and the kind of call (``scoped_key``: the table looks keys up alone, so two players' keys must
-never meet). A table that says the caller has no seat there is PERMISSION_DENIED
-(``NOT_YOUR_SEAT``)."""
+mucking at showdown, sitting out and in, seat settings (auto-muck; the blind settings and the
+answer when asked to post a blind), run it twice (the standing answer and the answer when asked),
+the rabbit hunt, the straddle setting and the bomb-pot vote. One table command each, for the
+caller's player id; the client's idempotency key scoped by the player and the kind of call
+(``scoped_key``: the table looks keys up alone, so two players' keys must never meet). A table
+that says the caller has no seat there is PERMISSION_DENIED (``NOT_YOUR_SEAT``)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ class TableCommands(GatewayBase):
         self, context: Context, table_id: str, kind: str, key: str, **command: Any
     ) -> table_pb2.SubmitCommandResponse:
         claims = await self.admission.caller(context)
+        await self.presence.called(claims.player_id, table_id)
         field, message = next(iter(command.items()))
         message.player_id = claims.player_id
         request = table_pb2.SubmitCommandRequest(
@@ -155,6 +156,30 @@ class TableCommands(GatewayBase):
         )
         return gateway_pb2.BombPotVoteResponse(sequence=done.sequence)
 
+    async def SetSeatOptions(
+        self, request: gateway_pb2.SeatOptionsRequest, context: Context
+    ) -> gateway_pb2.SeatOptionsResponse:
+        options = table_pb2.SetSeatOptions()
+        for name in ("sit_out_next_big_blind", "wait_for_big_blind", "auto_post_blinds"):
+            if request.HasField(name):
+                setattr(options, name, getattr(request, name))
+        done = await self._command(
+            context, request.table_id, "opts", request.idempotency_key, set_seat_options=options
+        )
+        return gateway_pb2.SeatOptionsResponse(sequence=done.sequence)
+
+    async def AnswerBlind(
+        self, request: gateway_pb2.BlindAnswerRequest, context: Context
+    ) -> gateway_pb2.BlindAnswerResponse:
+        done = await self._command(
+            context,
+            request.table_id,
+            "blind",
+            request.idempotency_key,
+            answer_blind=table_pb2.AnswerBlind(post=request.post),
+        )
+        return gateway_pb2.BlindAnswerResponse(sequence=done.sequence)
+
     async def _viewed(
         self, context: Context, table_id: str, view: common_pb2.PlayerView
     ) -> common_pb2.PlayerView:
@@ -175,6 +200,7 @@ class TableCommands(GatewayBase):
         self, context: Context, table_id: str, hand_id: str, key: str, show: bool
     ) -> tuple[int, common_pb2.PlayerView]:
         claims = await self.admission.caller(context)
+        await self.presence.called(claims.player_id, table_id)
         request = table_pb2.SubmitCommandRequest(
             table_id=table_id,
             idempotency_key=scoped_key("show" if show else "muck", claims.player_id, key),
@@ -217,6 +243,7 @@ class TableCommands(GatewayBase):
         self, request: gateway_pb2.ActRequest, context: Context
     ) -> gateway_pb2.ActResponse:
         claims = await self.admission.caller(context)
+        await self.presence.called(claims.player_id, request.table_id)
         response = await self._seat_call(
             self.table.SubmitAction(
                 table_pb2.SubmitActionRequest(

@@ -56,6 +56,14 @@ TOURNAMENT_POLL = Var(
     "how often a WatchTournament stream reads its tournament (an update goes out when anything "
     "but the countdown changed)",
 )
+DISCONNECT_GRACE = Var(
+    "HOLDEM_GATEWAY_DISCONNECT_GRACE_SECONDS",
+    number(minimum=0.1, maximum=3600),
+    "10",
+    "how long a seated player may be gone (their last WatchTable stream of the table closed, no "
+    "call since) before the gateway tells the table they are disconnected (disconnect "
+    "protection: their turn gets the time bank once, then they are folded and sat out)",
+)
 HTTP_LISTEN = Var(
     "HOLDEM_GATEWAY_HTTP_LISTEN",
     OPTIONAL_ADDRESS,
@@ -98,6 +106,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     WATCHES_PER_PLAYER,
     HISTORIES_PER_PLAYER,
     TOURNAMENT_POLL,
+    DISCONNECT_GRACE,
     HTTP_LISTEN,
     HTTP_ORIGINS,
     HTTP_MAX_BODY,
@@ -117,6 +126,7 @@ class GatewayConfig:
     watches_per_player: int = 16
     histories_per_player: int = 2
     tournament_poll_seconds: float = 1.0
+    disconnect_grace_seconds: float = 10.0
     http_listen: str | None = None
     http_origins: tuple[str, ...] = ()
     http_max_body_bytes: int = 1 << 20
@@ -136,6 +146,7 @@ def load_config(environ: Mapping[str, str]) -> GatewayConfig:
         watches_per_player=values[WATCHES_PER_PLAYER],
         histories_per_player=values[HISTORIES_PER_PLAYER],
         tournament_poll_seconds=values[TOURNAMENT_POLL],
+        disconnect_grace_seconds=values[DISCONNECT_GRACE],
         http_listen=values[HTTP_LISTEN],
         http_origins=tuple(o.strip() for o in values[HTTP_ORIGINS].split(",") if o.strip()),
         http_max_body_bytes=values[HTTP_MAX_BODY],

@@ -115,6 +115,7 @@ async def build(config: GatewayConfig) -> Mount:
     await servicer.chat_store.start()
 
     async def close() -> None:
+        servicer.presence.stop()  # streams cut by the shutdown are no players leaving
         await revocations.stop()
         await close_nats(nc)
         await lobby_channel.close()

@@ -64,7 +64,9 @@ class Watching(GatewayBase):
         first = await self._view(table_id, who, self.rpc_timeout)  # NOT_FOUND: unknown table
         listener = await self.feeds.listen(table_id, self.config.watch_buffer)
         sent, how = 0, "returned"
+        gone = any(seat.player_id == who and seat.disconnected for seat in first.seats)
         try:
+            await self.presence.opened(who, table_id, marked_off=gone)
             async for update in self._follow(table_id, who, request.from_sequence, first, listener):
                 yield update
                 sent = update.sequence
@@ -73,6 +75,7 @@ class Watching(GatewayBase):
             raise
         finally:
             log.info("watch_ended", table_id=table_id, player_id=who, sequence=sent, how=how)
+            self.presence.closed(who, table_id)  # the last stream closed: the grace period runs
             await self.feeds.leave(table_id, listener)
 
     async def _follow(

@@ -16,6 +16,7 @@ from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, step_table
 from libs.table import commands as tc
 from libs.table.automation import (
+    BlindsDue,
     BoardDue,
     BombPotClockDue,
     BotTurn,
@@ -50,7 +51,7 @@ class Automation:
         ``start_hands`` off, for somebody to start the next hand)."""
         now = self.clock()
         due = next_due(s, now)
-        if due is None or (isinstance(due, HandDue) and not start_hands):
+        if due is None or (isinstance(due, (HandDue, BlindsDue)) and not start_hands):
             return None
         try:
             return await self._command(table_id, s, due, now)
@@ -88,7 +89,7 @@ class Automation:
                 cards = burns_and_cards[len(due.burns) :]
                 run = hc.DealRun(tuple(_cards(cards)), tuple(_cards(burns)))
                 return tc.Deal((run,), now)
-            case ClockDue() | RunItClockDue() | BombPotClockDue():
+            case ClockDue() | RunItClockDue() | BombPotClockDue() | BlindsDue():
                 return tc.Tick(now)
             case HandDue():
                 deck_id, commitment = await self.dealer.start_deck(table_id, due.hand_id)

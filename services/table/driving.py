@@ -24,7 +24,14 @@ import structlog
 from libs.platform.tasks import honour_cancel, stop_tasks
 from libs.poker.errors import PokerError
 from libs.table import commands as tc
-from libs.table.automation import BombPotClockDue, ClockDue, HandDue, RunItClockDue, next_due
+from libs.table.automation import (
+    BlindsDue,
+    BombPotClockDue,
+    ClockDue,
+    HandDue,
+    RunItClockDue,
+    next_due,
+)
 from libs.table.timing import wake_at
 from services.table.ahead import WorkAhead
 from services.table.automation import Automation
@@ -207,7 +214,9 @@ class Driver:
                 self._awake.discard(table_id)
                 continue
             due = next_due(table.state, now)
-            if isinstance(due, (ClockDue, RunItClockDue, BombPotClockDue)):
+            if isinstance(due, (ClockDue, RunItClockDue, BombPotClockDue)) or (
+                isinstance(due, BlindsDue) and self.app.auto_start
+            ):
                 try:
                     await self.drive_now(table_id)
                 except (NotOwner, Conflict) as exc:
@@ -215,7 +224,7 @@ class Driver:
             elif (
                 due is not None
                 and not self.driving(table_id)
-                and (self.app.auto_start or not isinstance(due, HandDue))
+                and (self.app.auto_start or not isinstance(due, (HandDue, BlindsDue)))
             ):
                 if self._stood_still.get(table_id) == table.sequence:
                     del self._stood_still[table_id]

@@ -52,6 +52,20 @@ def table_command(
         return tc.SetStraddle(request.set_straddle.player_id, request.set_straddle.straddle, now)
     if which == "vote_bomb_pot":
         return tc.VoteBombPot(request.vote_bomb_pot.player_id, request.vote_bomb_pot.agree, now)
+    if which == "set_seat_options":
+        o = request.set_seat_options
+        return tc.SetSeatOptions(
+            o.player_id,
+            o.sit_out_next_big_blind if o.HasField("sit_out_next_big_blind") else None,
+            o.wait_for_big_blind if o.HasField("wait_for_big_blind") else None,
+            o.auto_post_blinds if o.HasField("auto_post_blinds") else None,
+            now,
+        )
+    if which == "answer_blind":
+        return tc.AnswerBlind(request.answer_blind.player_id, request.answer_blind.post, now)
+    if which == "mark_connection":
+        m = request.mark_connection
+        return tc.MarkConnection(m.player_id, m.connected, now)
     if which == "close_table":
         return tc.CloseTable("closed by owner", now)
     if which == "release_hand":

@@ -10,7 +10,7 @@ from holdem.common.v1 import common_pb2 as pb
 from libs.aiproto.mapping import MOVES
 from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.poker.state import Phase
-from libs.table import TableState
+from libs.table import TableState, plan_hand
 from libs.tableproto.config import config_to_proto
 
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
@@ -91,7 +91,12 @@ def player_view(
             time_bank_seconds=int(seat.time_bank),
             run_it_times=seat.run_it_times,
             straddle=seat.straddle,
+            disconnected=seat.disconnected,
         )
+        if number == viewer_seat:  # the blind settings are the player's own business
+            seat_view.sit_out_next_big_blind = seat.sit_out_next_big_blind
+            seat_view.auto_post_blinds = seat.auto_post_blinds
+            seat_view.wait_for_big_blind = seat.wait_for_big_blind
         position = state.position_of(number) if hand is not None else None
         if hand is not None and position is not None:
             seat_view.stack = hand.stacks[position]
@@ -118,6 +123,8 @@ def player_view(
         view.rabbit.CopyFrom(rabbit_to_proto(state))
     view.bomb_pot = hand is not None and hand.config.bomb_pot
     bomb_pot_vote(view, state, viewer)
+    if hand is None and state.blind_seat is not None:
+        _blind_question(view, state, state.blind_seat)
     return view
 
 
@@ -137,6 +144,22 @@ def bomb_pot_vote(view: pb.PlayerView, state: TableState, viewer: str | None) ->
         vote.deadline.CopyFrom(timestamp(state.bomb_vote.deadline))
     vote.agreed = agreed
     vote.viewer_agreed = viewer is not None and viewer in state.bomb_vote.agreed
+
+
+def _blind_question(view: pb.PlayerView, state: TableState, seat: int) -> None:
+    """The blind question of the next hand: the seat asked and what it owes as planned now."""
+    plan = plan_hand(state)
+    if plan is None or seat not in plan.seats:
+        return
+    position = plan.seats.index(seat)
+    view.blind_question.CopyFrom(
+        pb.BlindQuestion(
+            seat=seat,
+            amount=plan.config.blinds[position],
+            dead_amount=plan.config.dead_blinds[position],
+            deadline=timestamp(state.blind_deadline),
+        )
+    )
 
 
 def rabbit_to_proto(state: TableState) -> pb.RabbitCards:

@@ -1,7 +1,7 @@
 """The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt, the straddle, bomb pots, tournaments and
-notes (tested against the real gateway in tests/gateway). Each answers UNIMPLEMENTED, as a gateway
-without them would."""
+waiting lists, seat changes, run it twice, the rabbit hunt, the straddle, bomb pots, the blind
+settings, tournaments and notes (tested against the real gateway in tests/gateway). Each answers
+UNIMPLEMENTED, as a gateway without them would."""
 
 from __future__ import annotations
 
@@ -64,6 +64,12 @@ class Unmodelled:
         await _refuse(context)
 
     async def VoteBombPot(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def SetSeatOptions(self, request: Any, context: Any) -> Any:
+        await _refuse(context)
+
+    async def AnswerBlind(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
     async def ListTournaments(self, request: Any, context: Any) -> Any:

@@ -81,6 +81,8 @@ def requests(table_id: str) -> dict[str, Message]:
         "RabbitHunt": g.RabbitHuntRequest(table_id=table_id),
         "SetStraddle": g.StraddleSetRequest(table_id=table_id, straddle=True),
         "VoteBombPot": g.BombPotVoteRequest(table_id=table_id, agree=True),
+        "SetSeatOptions": g.SeatOptionsRequest(table_id=table_id, auto_post_blinds=False),
+        "AnswerBlind": g.BlindAnswerRequest(table_id=table_id, post=True),
         "ListTournaments": g.ListTournamentsRequest(),
         "GetTournament": g.GetTournamentRequest(tournament_id=table_id),
         "RegisterTournament": g.RegisterTournamentRequest(
@@ -194,6 +196,8 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "RabbitHunt",
             "SetStraddle",
             "VoteBombPot",
+            "SetSeatOptions",
+            "AnswerBlind",
         ):
             code = call(gw, method, requests("nosuchtable")[method], good)
             assert code == S.NOT_FOUND, (method, code)
@@ -210,6 +214,8 @@ def test_bad_input_on_every_rpc_gets_its_status_and_changes_nothing(
             "RabbitHunt",
             "SetStraddle",
             "VoteBombPot",
+            "SetSeatOptions",
+            "AnswerBlind",
         ):
             code = call(gw, method, requests(table_id)[method], outsider)
             assert code == S.PERMISSION_DENIED, (method, code)

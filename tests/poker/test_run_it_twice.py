@@ -318,4 +318,3 @@ def test_chips_are_exact_whatever_the_runs_and_answers(
     dealt += [c for hole in s.hole for c in hole]
     assert len(set(dealt)) == len(dealt)
     assert all(board[:common] == s.board[:common] for board in s.run_boards)
-

@@ -7,6 +7,7 @@ from __future__ import annotations
 import grpc
 
 from tests.services.extras_codes import EXTRAS_CODES, EXTRAS_SOURCES
+from tests.services.seat_option_codes import SEAT_OPTION_CODES
 
 S = grpc.StatusCode
 INVALID, PRECONDITION, NOT_FOUND = S.INVALID_ARGUMENT, S.FAILED_PRECONDITION, S.NOT_FOUND
@@ -75,6 +76,7 @@ SERVICES: dict[str, tuple[list[str], dict[str, grpc.StatusCode]]] = {
             "CONCURRENCY_CONFLICT": S.ABORTED,
             "STORE_UNAVAILABLE": S.UNAVAILABLE,
             **EXTRAS_CODES,
+            **SEAT_OPTION_CODES,
         },
     ),
     "tournament": (

@@ -206,6 +206,14 @@ def test_chips_reach_a_table_only_from_the_lobby_and_players_act_only_through_th
         "rabbit_hunt": command("rh", rabbit_hunt=table_pb2.RabbitHunt(player_id="rich")),
         "set_straddle": command("st", set_straddle=table_pb2.SetStraddle(player_id="rich")),
         "vote_bomb_pot": command("bp", vote_bomb_pot=table_pb2.VoteBombPot(player_id="rich")),
+        "set_seat_options": command(
+            "sx",
+            set_seat_options=table_pb2.SetSeatOptions(player_id="rich", wait_for_big_blind=True),
+        ),
+        "answer_blind": command("ab", answer_blind=table_pb2.AnswerBlind(player_id="rich")),
+        "mark_connection": command(
+            "mc", mark_connection=table_pb2.MarkConnection(player_id="rich")
+        ),
     }
     act = table_pb2.SubmitActionRequest(
         table_id=table_id,

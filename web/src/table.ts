@@ -26,6 +26,7 @@ import { chatPanel } from "./chat";
 import { seatRequestsPanel } from "./private";
 import { runItPanel } from "./runit";
 import { type Entry, seatPanel } from "./waitlist";
+import { seatOptions } from "./seatopts";
 import { STRUCTURES, VARIANTS } from "./lobby";
 import { betSizes, canMuck, isMyTurn, isShowdownTurn, mySeat, potTotal } from "./view";
 
@@ -266,6 +267,7 @@ export function tableScreen(
     chat.update(v);
     seating.update(v);
     runs.update(v);
+    options.render(v, seatsEl, name);
     screen.dataset.sequence = String(v.sequence);
   }
 
@@ -379,6 +381,7 @@ export function tableScreen(
     back();
   }
 
+  const options = seatOptions(tableId, (what) => void call(what));
   const ticker = setInterval(render, 1000);
   document.addEventListener("keydown", keys);
   mount(screen);
@@ -395,6 +398,7 @@ export function tableScreen(
       bombEl,
       seating.el,
       requests.el,
+      options.el,
       h("p", { class: "keys" }, "Keys: f fold · c check/call · r bet/raise · a all-in · s show · k muck"),
       status,
       h("details", { open: true }, h("summary", {}, "Hand log"), logEl),
