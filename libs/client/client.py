@@ -9,13 +9,8 @@
   GuestLogin, CreateTable) are not.
 - ``watch``: the WatchTable stream, resumed from the last sequence seen whenever it drops
   (UNAVAILABLE, a slow-consumer cut-off, a gateway restart), with no update repeated.
-- Chat (libs/client/chat.py): ``send_chat``, ``watch_chat``, ``mute_chat_player``,
-  ``moderate_chat``. Private tables (libs/client/private.py): ``create_private_table``,
-  ``join_private_table``, ``seat_requests``, ``decide_seat``, ``waitlist_place``,
-  ``leave_waitlist``, ``change_seat``. Run it twice and the rabbit hunt (libs/client/runit.py):
-  ``set_run_it_times``, ``answer_run_it``, ``rabbit_hunt``. The straddle and bomb pots
-  (libs/client/bomb.py): ``set_straddle``, ``vote_bomb_pot``.
-  Blind settings (libs/client/seatopts.py): ``set_seat_options``, ``answer_blind``.
+- Each feature's calls are a mixin of its own module (libs/client/): chat, private (private
+  tables, waiting lists), runit (run it twice, rabbit), bomb, seatopts, stats, tournaments.
 Errors are :class:`~libs.client.errors.GatewayError` (status, server message, error code).
 """
 
