@@ -6,7 +6,9 @@
   ``separate_spectator_chat``), what those not seated say. Seated players neither read nor post
   there; spectators read both rooms of the table and post in theirs.
 
-Whether the caller is seated is the table's answer at the time of the call. A sanction
+Whether the caller is seated is the table's answer at the time of the call; a chat stream at a
+table that keeps spectators apart follows both rooms and passes a spectators' message only to
+whoever is not seated when it comes (services/gateway/chat.py). A sanction
 (moderation.py) is kept per scope: ``lobby`` or ``table.<id>`` (both rooms of a table)."""
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LOBBY = "lobby"
+SPECTATORS = ".spectators"  # the tail of a table's spectators' room
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,17 @@ def table_chat(table_id: str, *, seated: bool, separate: bool) -> Seat:
     main = f"{scope}.main"
     if not separate or seated:
         return Seat(post=main, read=main, scope=scope)
-    return Seat(post=f"{scope}.spectators", read=f"{scope}.*", scope=scope)
+    return Seat(post=f"{scope}{SPECTATORS}", read=f"{scope}.*", scope=scope)
 
 
 def lobby_chat() -> Seat:
     return Seat(post=LOBBY, read=LOBBY, scope=LOBBY)
+
+
+def is_spectators_room(room: str) -> bool:
+    return room.startswith("table.") and room.endswith(SPECTATORS)
+
+
+def spectators_room_too(seat: Seat) -> Seat:
+    """``seat`` reading both rooms of its table (what is read is then filtered per message)."""
+    return Seat(post=seat.post, read=f"{seat.scope}.*", scope=seat.scope)

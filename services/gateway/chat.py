@@ -28,7 +28,15 @@ from libs.auth import TokenClaims
 from libs.chat import moderation
 from libs.chat.flood import FloodGuard
 from libs.chat.moderation import Action
-from libs.chat.rooms import Seat, lobby_chat, table_chat, table_scope
+from libs.chat.rooms import (
+    LOBBY,
+    Seat,
+    is_spectators_room,
+    lobby_chat,
+    spectators_room_too,
+    table_chat,
+    table_scope,
+)
 from libs.chat.text import clean
 from libs.errors import NotFound, NotImplementedYet, PermissionDenied, ResourceExhausted
 from libs.platform.server import Context
@@ -135,14 +143,32 @@ class Chatting(GatewayBase):
         began = self.clock()
         try:
             seat, _ = await self._chat_seat(request.table_id, who, context)
-            async for message in self._chat_follow(store, seat, who, request.from_sequence):
+            if seat.scope != LOBBY:  # seated or not now, either may change on this stream
+                seat = spectators_room_too(seat)
+            async for message in self._chat_follow(
+                store, seat, who, request.from_sequence, request.table_id, context
+            ):
                 yield message
         finally:
             self.watches.release(who, self.clock() - began)
 
+    async def _seated(self, table_id: str, who: str, context: Context) -> bool:
+        view = await self._view(table_id, who, self._timeout(context))
+        return view.HasField("viewer_seat")
+
     async def _chat_follow(
-        self, store: ChatStore, seat: Seat, who: str, after: int
+        self,
+        store: ChatStore,
+        seat: Seat,
+        who: str,
+        after: int,
+        table_id: str,
+        context: Context,
     ) -> AsyncIterator[gateway_pb2.ChatMessage]:
+        """The rooms' messages for ``who``. At a table that keeps spectators apart the stream
+        follows both rooms and passes a spectators' message only while ``who`` is not seated,
+        asked of the table at that message: one who sits down stops reading the spectators
+        on the same stream, and reads them again after leaving the seat."""
         moderation.may_read(await store.sanction(seat.scope, who), time.time())
         muted = set(await store.mutes(who))
         checked = self.clock()
@@ -152,6 +178,10 @@ class Chatting(GatewayBase):
                 muted = set(await store.mutes(who))
                 checked = self.clock()
             if posted.record.get("sender_id") in muted:
+                continue
+            if is_spectators_room(str(posted.record.get("room", ""))) and await self._seated(
+                table_id, who, context
+            ):
                 continue
             yield chat_message(posted.sequence, posted.record)
 

@@ -241,3 +241,39 @@ def test_the_terminal_command_posts_and_mutes(
         assert said and said[0].sender_name == "Term"
     assert main(["chat", "--gateway", address, "--guest", "Term", "--mute", "no_such_one"]) == 1
     assert "no player has that id" in capsys.readouterr().err
+
+
+def test_one_who_sits_down_stops_reading_the_spectators_on_the_same_stream(
+    chat_stack: GatewayStack,
+) -> None:
+    """A chat stream opened as a spectator follows the seat: once seated, the spectators' room
+    is no longer passed on, though the stream was never reopened."""
+    config = common_pb2.TableConfig()
+    config.CopyFrom(CONFIG)
+    config.separate_spectator_chat = True
+    apart = chat_stack.open_table(config)
+    with grpc.insecure_channel(chat_stack.gateway.address) as channel:
+        gw = chat_stack.gateway_stub(channel)
+        sitter, rail, player = person(gw, "sitter"), person(gw, "rail"), person(gw, "player")
+        chat_stack.seat(apart, player.player_id, 100)
+        stream = gw.WatchChat(g.WatchChatRequest(table_id=apart), metadata=sitter.meta, timeout=60)
+        got: list[str] = []
+
+        def until(text: str) -> None:
+            for message in stream:
+                got.append(message.text)
+                if message.text == text:
+                    return
+            raise AssertionError(f"{text!r} never came: {got}")
+
+        try:
+            send(gw, rail, "rail before", apart)
+            send(gw, player, "mark one", apart)
+            until("mark one")
+            chat_stack.seat(apart, sitter.player_id, 100)
+            send(gw, rail, "rail while seated", apart)
+            send(gw, player, "mark two", apart)
+            until("mark two")
+        finally:
+            stream.cancel()
+    assert got == ["rail before", "mark one", "mark two"]
