@@ -6,10 +6,11 @@ in memory, page by page, until the file is fsynced, exactly as the kernel's page
 dirty pages. A file opened with O_SYNC or O_DSYNC is written through: each write is synced
 before it returns, as the kernel does (nats-server writes its raft snapshots, peer and vote
 files and stream metadata that way, ``writeFileWithSync``; dropping them would be a crash no
-real disk makes). A simulated crash (``crash`` on the control socket) drops every page not yet synced:
-what a process that wrote and was acknowledged, but never fsynced, loses when the power fails.
-This is the model of Jepsen's LazyFS (data only: metadata is durable at once here, which makes
-the filesystem kinder than a real one, never harsher, so a loss it shows is real).
+real disk makes). A simulated crash (``crash`` on the control socket) drops every page not
+yet synced: what a process that wrote and was acknowledged, but never fsynced, loses when the
+power fails. This is the model of Jepsen's LazyFS (data only: metadata is durable at once
+here, which makes the filesystem kinder than a real one, never harsher, so a loss it shows is
+real).
 
 It also fills up on request (``full on``): writes and creates fail ENOSPC and statfs reports no
 space, until ``full off``.
