@@ -54,13 +54,13 @@ from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.nemesis.hosts import HostCluster
 from libs.nemesis.lazymount import LazyMount, require_fuse
 from libs.nemesis.network import Host, Network
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats
 from libs.table import TableConfig
 from libs.table import commands as tc
 from services.table.app import TableApp
 from services.table.ownership import NotOwner
 
-__all__ = ["run_network"]
+__all__ = ["read_streams", "run_network"]
 
 
 def _log(message: str) -> None:
@@ -326,9 +326,9 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
     finally:
         for replica in replicas:
             await replica.stop()
-        await admin.close()
+        await close_nats(admin, drain_seconds=2.0)
     try:
-        streams: dict[str, list[Commit]] | None = await _streams(rig.cluster.url, table_ids)
+        streams: dict[str, list[Commit]] | None = await read_streams(rig.cluster.url, table_ids)
     except Exception as exc:  # the cluster never came back: nothing can be checked (null)
         rig.say(f"the streams cannot be read: {exc!r:.200}")
         streams = None
@@ -377,11 +377,15 @@ async def _close(play: _Tables, drivers: list[asyncio.Task[None]]) -> bool:
     return True
 
 
-async def _streams(url: str, table_ids: list[str]) -> dict[str, list[Commit]]:
+async def read_streams(
+    url: str, table_ids: list[str], seconds: float = RECOVERY_DEADLINE
+) -> dict[str, list[Commit]]:
     """Every table's stream, read on a connection of its own; again while JetStream is not
-    there yet after the last heal (a leader being elected: "temporarily unavailable")."""
-    nc = await connect_nats(url)
-    deadline = time.monotonic() + RECOVERY_DEADLINE
+    there yet after the last heal (a leader being elected: "temporarily unavailable"). The
+    connection too within the deadline: nats-py retries a first connection for good when told
+    to reconnect for ever, and a cluster that never came back held the run without a report."""
+    nc = await asyncio.wait_for(connect_nats(url), seconds)
+    deadline = time.monotonic() + seconds
     try:
         store = JetStreamEventStore(nc, stream=TABLE_STREAM)
         while True:
@@ -393,4 +397,4 @@ async def _streams(url: str, table_ids: list[str]) -> dict[str, list[Commit]]:
                 _log(f"reading the streams: {exc!r:.100}; again")
                 await asyncio.sleep(0.5)
     finally:
-        await nc.close()
+        await close_nats(nc, drain_seconds=2.0)

@@ -31,7 +31,7 @@ from libs.eventstore import InMemorySnapshotStore
 from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.eventstore.lease import Leases
 from libs.nemesis.network import Host
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats
 from services.table.app import TableApp
 from services.table.bots import Bots, LocalDecider
 from services.table.dealing import LocalDealer
@@ -52,6 +52,7 @@ class Replica:
         self.index, self.host, self.history, self.clock = index, host, history, clock
         self.name = f"replica{index}"
         self.app: TableApp | None = None
+        self.leases: Leases | None = None
         self.nc: Any = None
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name=self.name, daemon=True)
@@ -76,6 +77,7 @@ class Replica:
         store = JetStreamEventStore(self.nc, stream=TABLE_STREAM)
         leases = Leases(self.nc, self.name, ttl=LEASE_TTL, replicas=3)
         await leases.start()
+        self.leases = leases
         recorder = AckRecorder(store, self.history, self.clock, by=self.name)
         bots = Bots(LocalDecider(Level.CALL), 5.0)
         app = TableApp(recorder, InMemorySnapshotStore(), LocalDealer(), leases=leases, bots=bots)
@@ -111,9 +113,12 @@ class Replica:
             self.loop.close()
 
     async def _stop(self) -> None:
+        """As the table service stops: its loops, its leases (given up within a bound: the
+        cluster may be gone), its connection; each step bounded."""
         if self.app is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.app.stop(), 10.0)
+        if self.leases is not None:
+            await self.leases.close()
         if self.nc is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.nc.close(), 5.0)
+            await close_nats(self.nc, drain_seconds=2.0)
