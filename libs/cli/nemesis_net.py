@@ -68,7 +68,6 @@ def _log(message: str) -> None:
 
 
 T = TypeVar("T")
-
 #: an isolated replica's appends already on their way may still be acknowledged this long
 GRACE = 0.5
 #: how long some faults last (seconds; the others FAULT_SECONDS): an isolated or paused
@@ -359,6 +358,7 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
         "taken_over": taken_over + taken_while_paused,
         "unsynced_bytes_dropped": rig.lost_bytes,
         "fault_failures": rig.failures,
+        "nodes_rebuilt": rig.rebuilt,
         "fault_log": rig.notes,
         "lost_commits": verdict.lost[:20],
         "chip_failures": verdict.chip_failures[:20],
@@ -380,10 +380,9 @@ async def _close(play: _Tables, drivers: list[asyncio.Task[None]]) -> bool:
 async def read_streams(
     url: str, table_ids: list[str], seconds: float = RECOVERY_DEADLINE
 ) -> dict[str, list[Commit]]:
-    """Every table's stream, read on a connection of its own; again while JetStream is not
-    there yet after the last heal (a leader being elected: "temporarily unavailable"). The
-    connection too within the deadline: nats-py retries a first connection for good when told
-    to reconnect for ever, and a cluster that never came back held the run without a report."""
+    """Every table's stream, on a connection of its own, within ``seconds`` (again while a
+    leader is elected after the last heal). The connection too: nats-py retries a first
+    connection for good when told to reconnect for ever (a cluster gone held the run)."""
     nc = await asyncio.wait_for(connect_nats(url), seconds)
     deadline = time.monotonic() + seconds
     try:

@@ -61,6 +61,7 @@ class NetRig:
     notes: list[str] = field(default_factory=list)  # what each fault did, for the report
     lost_bytes: int = 0  # unsynced bytes the power cuts dropped
     failures: int = 0  # starts and heals that failed (a node that did not come back)
+    rebuilt: int = 0  # nodes wiped and copied back from their peers (the operator's way)
 
     def sync_disks(self) -> None:
         """Every node's disk writes back what it holds, as time would."""
@@ -228,10 +229,7 @@ def _lose_unsynced(rig: NetRig) -> Fault:
         rig.say(f"n{index} (the stream's leader) loses power and what it had not fsynced")
         _power_cut(rig, chosen)
 
-    def heal() -> None:
-        rig.cluster.restart_node(chosen[0], timeout=RESTART_TIMEOUT)
-
-    return Fault("lose-unsynced", start, heal)
+    return Fault("lose-unsynced", start, lambda: _recover(rig, chosen[0]))
 
 
 def _lose_unsynced_all(rig: NetRig) -> Fault:
@@ -239,7 +237,12 @@ def _lose_unsynced_all(rig: NetRig) -> Fault:
         rig.say("every node loses power and what it had not fsynced")
         _power_cut(rig, list(range(len(rig.cluster.nodes))))
 
-    return Fault("lose-unsynced-all", start, lambda: rig.cluster.restart_all(RESTART_TIMEOUT))
+    def heal() -> None:
+        for why in rig.cluster.restart_all(RESTART_TIMEOUT, current_within=RESTART_GRACE):
+            rig.rebuilt += 1
+            rig.say(f"{why}: rebuilt from its peers")
+
+    return Fault("lose-unsynced-all", start, heal)
 
 
 def _disk_full(rig: NetRig) -> Fault:
@@ -262,13 +265,24 @@ def _disk_full(rig: NetRig) -> Fault:
             rig.say(f"n{index}'s JetStream is off after the full disk: restarting it")
             if node.running:
                 node.halt()
-            rig.cluster.restart_node(index, timeout=RESTART_TIMEOUT)
+            _recover(rig, index)
 
     return Fault("disk-full", start, heal)
 
 
+def _recover(rig: NetRig, index: int) -> None:
+    """Node ``index`` started again on its store; rebuilt from its peers, as an operator would,
+    when it does not start or is not current within ``RESTART_GRACE`` (docs/operations.md)."""
+    why = rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT)
+    if why is not None:
+        rig.rebuilt += 1
+        rig.say(f"n{index}: {why}: rebuilt from its peers")
+
+
 #: a node started again after a power cut replays its store: longer than a first start
 RESTART_TIMEOUT = 60.0
+#: how long a restarted node may take to be current before the operator rebuilds it
+RESTART_GRACE = 30.0
 
 #: The faults that need each node's store on a lazy filesystem.
 DISK_FAULTS = frozenset({"lose-unsynced", "lose-unsynced-all", "disk-full"})

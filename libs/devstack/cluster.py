@@ -36,6 +36,8 @@ from .servers import NatsServer
 __all__ = ["NatsCluster", "start_nats_cluster"]
 
 CLUSTER_NAME = "holdem"
+#: how long a restarted node may take to be current again before it is rebuilt from its peers
+RESTART_GRACE = 30.0
 
 
 class NatsCluster:
@@ -160,6 +162,41 @@ class NatsCluster:
                 )
             time.sleep(0.1)
         return node
+
+    def rebuild_node(self, index: int, timeout: float = START_TIMEOUT) -> NatsServer:
+        """The operator's way back for node ``index`` when its store cannot be trusted (it exits
+        at its start, e.g. ``Can't start JetStream: raft: snapshot corrupt``, or stays not
+        current): stop it, remove its JetStream store, start it empty under the same name and
+        wait until it copied every stream and the meta state from its peers (``restart_node``:
+        /healthz ok). Only with a quorum of the others up: what this node alone held is gone
+        (with ``sync_interval: always`` nothing acknowledged, which a quorum holds on disk)."""
+        node = self.nodes[index]
+        if node.running:
+            node.halt()
+        shutil.rmtree(node.store_dir, ignore_errors=True)
+        node.store_dir.mkdir(parents=True, exist_ok=True)
+        return self.restart_node(index, timeout)
+
+    def recover_node(
+        self, index: int, current_within: float = RESTART_GRACE, timeout: float = START_TIMEOUT
+    ) -> str | None:
+        """Start node ``index`` again on its store (after ``kill`` or a power cut); if it does
+        not start, or is not current within ``current_within`` seconds, rebuild it from its
+        peers (``rebuild_node``). None when the restart was enough, else why it was rebuilt."""
+        try:
+            self.restart_node(index, current_within)
+            return None
+        except StartError:
+            why = self._why_not_back(self.nodes[index])
+        self.rebuild_node(index, timeout)
+        return why
+
+    @staticmethod
+    def _why_not_back(node: NatsServer) -> str:
+        fatal = [line for line in node.log_tail().splitlines() if "[FTL]" in line]
+        if fatal:
+            return f"exited at its start: {fatal[-1].split('[FTL]')[-1].strip()}"
+        return "not current in time"
 
     def node(self, index: int) -> NatsServer:
         return self.nodes[index]
