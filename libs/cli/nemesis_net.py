@@ -42,6 +42,7 @@ from libs.cli.nemesis_check import (
     History,
     check,
     isolation,
+    read_streams,
     recovered,
     recovery,
     stale_after_waking,
@@ -60,7 +61,7 @@ from libs.table import commands as tc
 from services.table.app import TableApp
 from services.table.ownership import NotOwner
 
-__all__ = ["read_streams", "run_network"]
+__all__ = ["run_network"]
 
 
 def _log(message: str) -> None:
@@ -117,7 +118,11 @@ def run_network(
                 started = time.monotonic()
                 clock = lambda: time.monotonic() - started  # noqa: E731
                 rig = NetRig(net, cluster, replicas, rng, clock, disks=disks)
-                return asyncio.run(_run(rig, faults, duration, tables))
+                history = History()
+                try:
+                    return asyncio.run(_run(rig, history, faults, duration, tables))
+                finally:
+                    history.dump(workdir / "history.jsonl")
             finally:
                 for process in forwarders:
                     process.kill()
@@ -269,9 +274,10 @@ def _driving(table_id: str, limit: int) -> Callable[[TableApp], Coroutine[Any, A
     return lambda app: app.drive(table_id, limit)
 
 
-async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int) -> dict[str, Any]:
+async def _run(
+    rig: NetRig, history: History, names: tuple[str, ...], duration: float, count: int
+) -> dict[str, Any]:
     clock = rig.clock
-    history = History()
     admin = await connect_nats(rig.cluster.url, reconnect_time_wait=0.1)
     await JetStreamEventStore(admin, stream=TABLE_STREAM).ensure_stream(replicas=3)
     replicas = [Replica(i, host, history, clock) for i, host in enumerate(rig.replicas)]
@@ -360,6 +366,7 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
         "fault_failures": rig.failures,
         "nodes_rebuilt": rig.rebuilt,
         "fault_log": rig.notes,
+        "isolated": cut_off,
         "lost_commits": verdict.lost[:20],
         "chip_failures": verdict.chip_failures[:20],
     }
@@ -375,25 +382,3 @@ async def _close(play: _Tables, drivers: list[asyncio.Task[None]]) -> bool:
             task.cancel()
         return False
     return True
-
-
-async def read_streams(
-    url: str, table_ids: list[str], seconds: float = RECOVERY_DEADLINE
-) -> dict[str, list[Commit]]:
-    """Every table's stream, on a connection of its own, within ``seconds`` (again while a
-    leader is elected after the last heal). The connection too: nats-py retries a first
-    connection for good when told to reconnect for ever (a cluster gone held the run)."""
-    nc = await asyncio.wait_for(connect_nats(url), seconds)
-    deadline = time.monotonic() + seconds
-    try:
-        store = JetStreamEventStore(nc, stream=TABLE_STREAM)
-        while True:
-            try:
-                return {t: await store.read(t) for t in table_ids}
-            except Exception as exc:
-                if time.monotonic() > deadline:
-                    raise
-                _log(f"reading the streams: {exc!r:.100}; again")
-                await asyncio.sleep(0.5)
-    finally:
-        await close_nats(nc, drain_seconds=2.0)

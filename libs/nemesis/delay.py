@@ -2,10 +2,10 @@
 queue until this process lets it go, ``delay`` milliseconds (plus up to ``jitter``) later.
 
 The usual tool, tc's netem qdisc, is not in every kernel (this machine's has
-CONFIG_NET_SCH_NETEM unset); netfilter's queue (NFQUEUE, nftables' ``queue``) is. Run inside
-the host's namespace, ``python -m libs.nemesis.delay --ms 100`` adds the nftables rule sending
-the host's outgoing packets on eth0 to queue ``--queue`` (with ``bypass``: if this process dies
-the packets flow undelayed), binds the queue over netlink (the nfnetlink_queue protocol,
+CONFIG_NET_SCH_NETEM unset); netfilter's queue (NFQUEUE, an iptables target) is. Run inside
+the host's namespace, ``python -m libs.nemesis.delay --ms 100`` adds the iptables rule sending the
+host's outgoing packets on eth0 to queue ``--queue`` (with ``--queue-bypass``: if this process
+dies the packets flow undelayed), binds the queue over netlink (the nfnetlink_queue protocol,
 spoken here directly: no C library needed), and gives each packet its verdict ACCEPT when its
 time comes. SIGTERM removes the rule and exits.
 """
@@ -134,19 +134,11 @@ class Delayer:
             self._accept(packet_id)
 
 
-#: the nftables table of the rule (in the host's namespace, its own: removed whole)
-TABLE = "nemesis_delay"
-
-
-def _rules(queue: int) -> str:
-    """The nftables rules (nft, not iptables: the nemesis network needs nftables anyway, and
-    iptables may not be installed): every packet leaving eth0 to ``queue``, bypassed when
-    nobody listens."""
-    return (
-        f"add table inet {TABLE}\n"
-        f"add chain inet {TABLE} out {{ type filter hook output priority 0 ; }}\n"
-        f'add rule inet {TABLE} out oifname "eth0" queue num {queue} bypass\n'
-    )
+def _iptables(action: str, queue: int) -> list[str]:
+    return [
+        "iptables", action, "OUTPUT", "-o", "eth0",
+        "-j", "NFQUEUE", "--queue-num", str(queue), "--queue-bypass",
+    ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     delayer = Delayer(args.queue, args.ms, args.jitter, args.seed)
     delayer.bind()
-    subprocess.run(["nft", "-f", "-"], input=_rules(args.queue), text=True, check=True)
+    subprocess.run(_iptables("-I", args.queue), check=True)
     stop: list[bool] = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     signal.signal(signal.SIGINT, lambda *_: stop.append(True))
@@ -166,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         delayer.run(stop)
     finally:
-        subprocess.run(["nft", "delete", "table", "inet", TABLE], check=False)
+        subprocess.run(_iptables("-D", args.queue), check=False)
     return 0
 
 
