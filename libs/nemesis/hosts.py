@@ -63,6 +63,11 @@ class HostCluster(NatsCluster):
                 "--cluster_name", CLUSTER_NAME,
                 "--cluster", f"nats://{host.address}:{ROUTE_PORT}",
                 "--routes", routes,
+                # clients learn no other node's address: nats-py would reconnect to one
+                # directly, and a replica cut off from the network (its host isolated) went
+                # round the cut through the machine's own namespace and got commits
+                # acknowledged while isolated
+                "--no_advertise",
                 *self.extra_args,
             ]  # fmt: skip
             self.nodes.append(
