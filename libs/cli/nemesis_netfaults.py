@@ -237,10 +237,12 @@ def _lose_unsynced_all(rig: NetRig) -> Fault:
         rig.say("every node loses power and what it had not fsynced")
         _power_cut(rig, list(range(len(rig.cluster.nodes))))
 
+    def rebuilding(why: str) -> None:
+        rig.rebuilt += 1
+        rig.say(f"{why}: rebuilding it from its peers")
+
     def heal() -> None:
-        for why in rig.cluster.restart_all(RESTART_TIMEOUT, current_within=RESTART_GRACE):
-            rig.rebuilt += 1
-            rig.say(f"{why}: rebuilt from its peers")
+        rig.cluster.restart_all(RESTART_TIMEOUT, RESTART_GRACE, rebuilding)
 
     return Fault("lose-unsynced-all", start, heal)
 
@@ -273,10 +275,12 @@ def _disk_full(rig: NetRig) -> Fault:
 def _recover(rig: NetRig, index: int) -> None:
     """Node ``index`` started again on its store; rebuilt from its peers, as an operator would,
     when it does not start or is not current within ``RESTART_GRACE`` (docs/operations.md)."""
-    why = rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT)
-    if why is not None:
+
+    def rebuilding(why: str) -> None:
         rig.rebuilt += 1
-        rig.say(f"n{index}: {why}: rebuilt from its peers")
+        rig.say(f"n{index}: {why}: rebuilding it from its peers")
+
+    rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT, rebuilding)
 
 
 #: a node started again after a power cut replays its store: longer than a first start

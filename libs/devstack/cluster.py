@@ -24,7 +24,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -178,18 +178,21 @@ class NatsCluster:
         return self.restart_node(index, timeout)
 
     def recover_node(
-        self, index: int, current_within: float = RESTART_GRACE, timeout: float = START_TIMEOUT
-    ) -> str | None:
+        self,
+        index: int,
+        current_within: float = RESTART_GRACE,
+        timeout: float = START_TIMEOUT,
+        rebuilding: Callable[[str], None] = lambda why: None,
+    ) -> None:
         """Start node ``index`` again on its store (after ``kill`` or a power cut); if it does
         not start, or is not current within ``current_within`` seconds, rebuild it from its
-        peers (``rebuild_node``). None when the restart was enough, else why it was rebuilt."""
+        peers (``rebuild_node``), first telling ``rebuilding`` why."""
         try:
             self.restart_node(index, current_within)
-            return None
+            return
         except StartError:
-            why = self._why_not_back(self.nodes[index])
+            rebuilding(self._why_not_back(self.nodes[index]))
         self.rebuild_node(index, timeout)
-        return why
 
     @staticmethod
     def _why_not_back(node: NatsServer) -> str:

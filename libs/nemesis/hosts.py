@@ -10,7 +10,7 @@ node that does not come back in time).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,13 +84,16 @@ class HostCluster(NatsCluster):
             )
 
     def restart_all(
-        self, timeout: float = START_TIMEOUT, current_within: float | None = None
-    ) -> list[str]:
+        self,
+        timeout: float = START_TIMEOUT,
+        current_within: float | None = None,
+        rebuilding: Callable[[str], None] = lambda why: None,
+    ) -> None:
         """Start every node that is down again, all at once (one alone has no quorum to wait
         for), and wait until the cluster serves and every node is caught up (/healthz ok).
         With ``current_within``, a node not caught up by then is rebuilt from its peers
         (``rebuild_node``: the operator's way back, one node at a time, while the others hold
-        a quorum); returns what was rebuilt and why (``"n1: exited at its start: ..."``)."""
+        a quorum), each first told to ``rebuilding`` with why (``"n1: not current in time"``)."""
         for node in self.nodes:
             if not node.running:
                 node.spawn()
@@ -100,11 +103,9 @@ class HostCluster(NatsCluster):
             # none current: there is no peer to copy from, and wiping would lose everything
             node = self.nodes[lagging[0]]
             raise StartError(f"NATS node {node.name} did not catch up: {node.log_path}")
-        rebuilt = []
         for index in lagging:
-            rebuilt.append(f"n{index}: {self._why_not_back(self.nodes[index])}")
+            rebuilding(f"n{index}: {self._why_not_back(self.nodes[index])}")
             self.rebuild_node(index, timeout)
-        return rebuilt
 
     def _wait_current(self, deadline: float) -> list[int]:
         """Wait until every node answers /healthz ok; the indexes of those that did not by

@@ -63,8 +63,9 @@ def test_a_node_with_a_corrupt_raft_snapshot_is_rebuilt_from_its_peers(
     snapshots = node.store_dir / "jetstream" / "$SYS" / "_js_" / "_meta_" / "snapshots"
     snapshots.mkdir(parents=True, exist_ok=True)
     (snapshots / "snap.999.999").write_bytes(b"\0" * 64)
-    why = nats_cluster.recover_node(2, current_within=10.0, timeout=60.0)
-    assert why is not None and "snapshot corrupt" in why, why
+    rebuilt: list[str] = []
+    nats_cluster.recover_node(2, current_within=10.0, timeout=60.0, rebuilding=rebuilt.append)
+    assert len(rebuilt) == 1 and "snapshot corrupt" in rebuilt[0], rebuilt
     assert node.running
     assert asyncio.run(_replica_of(nats_cluster.url, "n2")) == (MESSAGES, True, 0)
     assert not (snapshots / "snap.999.999").exists()
