@@ -17,9 +17,14 @@ import time
 
 import pytest
 
-from libs.cli.nemesis_check import Acknowledged, History, isolation, stale_after_waking
+from libs.cli.nemesis_check import (
+    Acknowledged,
+    History,
+    isolation,
+    read_streams,
+    stale_after_waking,
+)
 from libs.cli.nemesis_faults import parse_faults
-from libs.cli.nemesis_net import read_streams
 from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS
 from libs.cli.nemesis_replicas import Replica
 from libs.nemesis.network import Host
