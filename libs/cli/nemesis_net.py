@@ -332,11 +332,12 @@ async def _run(
         for replica in replicas:
             await replica.stop()
         await close_nats(admin, drain_seconds=2.0)
+    kept: dict[str, int | None] | None = None
     try:
         streams: dict[str, list[Commit]] | None = await read_streams(rig.cluster.url, table_ids)
     except Exception as exc:  # the cluster never came back: nothing can be checked (null)
-        rig.say(f"the streams cannot be read: {exc!r:.200}")
-        streams = None
+        streams, kept = None, rig.kept()  # what each node's own replica still holds
+        rig.say(f"the streams cannot be read: {exc!r:.200}; the nodes hold {kept}")
     verdict = check(streams or {}, history)
     read = streams is not None
     recoveries = [recovery(history, healed) for healed in healed_at]
@@ -365,6 +366,7 @@ async def _run(
         "unsynced_bytes_dropped": rig.lost_bytes,
         "fault_failures": rig.failures,
         "nodes_rebuilt": rig.rebuilt,
+        "kept_by_node": kept,
         "fault_log": rig.notes,
         "isolated": cut_off,
         "lost_commits": verdict.lost[:20],

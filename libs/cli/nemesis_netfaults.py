@@ -77,6 +77,24 @@ class NetRig:
         self.notes.append(f"{self.clock():.1f}s {message}")
         print(f"[nemesis]   {message}", file=sys.stderr, flush=True)
 
+    def kept(self) -> dict[str, int | None]:
+        """How many messages of the table stream each node's own replica holds, as its
+        /jsz says (no leader needed: what is left when the stream never serves again);
+        None for a node that does not answer or holds no replica."""
+        kept: dict[str, int | None] = {}
+        for index, node in enumerate(self.cluster.nodes):
+            jsz = node.monitor_json("jsz?streams=true") or {}
+            kept[f"n{index}"] = next(
+                (
+                    int((stream.get("state") or {}).get("messages") or 0)
+                    for account in jsz.get("account_details") or []
+                    for stream in account.get("stream_detail") or []
+                    if stream.get("name") == "HOLDEM_TABLES"
+                ),
+                None,
+            )
+        return kept
+
     def leader(self) -> Host:
         """The host of the table stream's leader, as the nodes that answer say (the first
         host when none does)."""

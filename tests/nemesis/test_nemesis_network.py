@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import socket
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
@@ -25,7 +28,7 @@ from libs.cli.nemesis_check import (
     stale_after_waking,
 )
 from libs.cli.nemesis_faults import parse_faults
-from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS
+from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig
 from libs.cli.nemesis_replicas import Replica
 from libs.nemesis.network import Host
 
@@ -110,6 +113,29 @@ def test_reading_the_streams_of_a_cluster_that_is_gone_ends() -> None:
         return task.exception()
 
     assert isinstance(asyncio.run(attempt()), TimeoutError)
+
+
+def test_what_each_node_kept_is_read_from_its_own_replica() -> None:
+    """When the table stream never serves again the report says what each node's own replica
+    holds (its /jsz, no leader needed); a node that does not answer holds nothing known."""
+
+    class Node:
+        def __init__(self, jsz: dict[str, Any] | None) -> None:
+            self.jsz = jsz
+
+        def monitor_json(self, endpoint: str) -> dict[str, Any] | None:
+            return self.jsz
+
+    def holding(messages: int) -> dict[str, Any]:
+        streams = [
+            {"name": "KV_holdem_table_leases", "state": {"messages": 7}},
+            {"name": "HOLDEM_TABLES", "state": {"messages": messages}, "cluster": {}},
+        ]
+        return {"account_details": [{"stream_detail": streams}]}
+
+    cluster = SimpleNamespace(nodes=[Node(holding(1489)), Node(None), Node(holding(0))])
+    rig = NetRig(cast(Any, None), cast(Any, cluster), [], random.Random(0), lambda: 0.0)
+    assert rig.kept() == {"n0": 1489, "n1": None, "n2": 0}
 
 
 def test_network_fault_names() -> None:
