@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from libs.cli.nemesis_faults import Fault
+from libs.devstack.cluster import RESTART_GRACE
 from libs.nemesis.hosts import HostCluster
 from libs.nemesis.lazymount import LazyMount
 from libs.nemesis.network import Host, Network
@@ -76,6 +77,11 @@ class NetRig:
     def say(self, message: str) -> None:
         self.notes.append(f"{self.clock():.1f}s {message}")
         print(f"[nemesis]   {message}", file=sys.stderr, flush=True)
+
+    def rebuilding(self, why: str) -> None:
+        """A node is being rebuilt from its peers (``why``: which and why), counted."""
+        self.rebuilt += 1
+        self.say(f"{why}: rebuilding it from its peers")
 
     def kept(self) -> dict[str, int | None]:
         """How many messages of the table stream each node's own replica holds, as its
@@ -255,12 +261,8 @@ def _lose_unsynced_all(rig: NetRig) -> Fault:
         rig.say("every node loses power and what it had not fsynced")
         _power_cut(rig, list(range(len(rig.cluster.nodes))))
 
-    def rebuilding(why: str) -> None:
-        rig.rebuilt += 1
-        rig.say(f"{why}: rebuilding it from its peers")
-
     def heal() -> None:
-        rig.cluster.restart_all(RESTART_TIMEOUT, RESTART_GRACE, rebuilding)
+        rig.cluster.restart_all(RESTART_TIMEOUT, RESTART_GRACE, rig.rebuilding)
 
     return Fault("lose-unsynced-all", start, heal)
 
@@ -293,18 +295,11 @@ def _disk_full(rig: NetRig) -> Fault:
 def _recover(rig: NetRig, index: int) -> None:
     """Node ``index`` started again on its store; rebuilt from its peers, as an operator would,
     when it does not start or is not current within ``RESTART_GRACE`` (docs/operations.md)."""
-
-    def rebuilding(why: str) -> None:
-        rig.rebuilt += 1
-        rig.say(f"n{index}: {why}: rebuilding it from its peers")
-
-    rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT, rebuilding)
+    rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT, rig.rebuilding)
 
 
 #: a node started again after a power cut replays its store: longer than a first start
 RESTART_TIMEOUT = 60.0
-#: how long a restarted node may take to be current before the operator rebuilds it
-RESTART_GRACE = 30.0
 
 #: The faults that need each node's store on a lazy filesystem.
 DISK_FAULTS = frozenset({"lose-unsynced", "lose-unsynced-all", "disk-full"})

@@ -186,12 +186,13 @@ class NatsCluster:
     ) -> None:
         """Start node ``index`` again on its store (after ``kill`` or a power cut); if it does
         not start, or is not current within ``current_within`` seconds, rebuild it from its
-        peers (``rebuild_node``), first telling ``rebuilding`` why."""
+        peers (``rebuild_node``), first telling ``rebuilding`` which and why (``"n2: exited at
+        its start: ..."``)."""
         try:
             self.restart_node(index, current_within)
             return
         except StartError:
-            rebuilding(self._why_not_back(self.nodes[index]))
+            rebuilding(f"n{index}: {self._why_not_back(self.nodes[index])}")
         self.rebuild_node(index, timeout)
 
     @staticmethod
