@@ -38,6 +38,8 @@ __all__ = ["NatsCluster", "start_nats_cluster"]
 CLUSTER_NAME = "holdem"
 #: how long a restarted node may take to be current again before it is rebuilt from its peers
 RESTART_GRACE = 30.0
+#: how long a rebuild waits for every stream on the other nodes to have a leader
+LEADERS_WAIT = 10.0
 
 
 class NatsCluster:
@@ -168,9 +170,20 @@ class NatsCluster:
         at its start, e.g. ``Can't start JetStream: raft: snapshot corrupt``, or stays not
         current): stop it, remove its JetStream store, start it empty under the same name and
         wait until it copied every stream and the meta state from its peers (``restart_node``:
-        /healthz ok). Only with a quorum of the others up: what this node alone held is gone
-        (with ``sync_interval: always`` nothing acknowledged, which a quorum holds on disk)."""
+        /healthz ok). Only while every stream on the other nodes has a leader (waited for a
+        few seconds; ``StartError`` otherwise, the store left as it is: with no leader there
+        is nothing to copy from, as after a power cut of every node under JetStream's default
+        fsync policy). What this node alone held is gone (with ``sync_interval: always``
+        nothing acknowledged, which a quorum holds on disk)."""
         node = self.nodes[index]
+        deadline = time.monotonic() + min(timeout, LEADERS_WAIT)
+        while not self._others_lead(index):
+            if time.monotonic() >= deadline:
+                raise StartError(
+                    f"NATS node {node.name} not rebuilt: a stream on the other nodes has no "
+                    "leader to copy it from, and wiping this node would only lose what it holds"
+                )
+            time.sleep(0.2)
         if node.running:
             node.halt()
         shutil.rmtree(node.store_dir, ignore_errors=True)
@@ -194,6 +207,21 @@ class NatsCluster:
         except StartError:
             rebuilding(f"n{index}: {self._why_not_back(self.nodes[index])}")
         self.rebuild_node(index, timeout)
+
+    def _others_lead(self, index: int) -> bool:
+        """Whether every stream the other running nodes hold a replica of has a leader, as
+        they say (``/jsz``): a rebuilt node copies each stream from its leader."""
+        others = [node for i, node in enumerate(self.nodes) if i != index and node.running]
+        details = [node.monitor_json("jsz?streams=true") for node in others]
+        return bool(others) and all(
+            jsz is not None
+            and all(
+                (stream.get("cluster") or {}).get("leader")
+                for account in jsz.get("account_details") or []
+                for stream in account.get("stream_detail") or []
+            )
+            for jsz in details
+        )
 
     @staticmethod
     def _why_not_back(node: NatsServer) -> str:

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from libs.devstack import NatsCluster
+from libs.devstack.processes import StartError
 from libs.platform.natsconn import close_nats, connect_nats
 
 pytestmark = pytest.mark.integration
@@ -69,3 +70,18 @@ def test_a_node_with_a_corrupt_raft_snapshot_is_rebuilt_from_its_peers(
     assert node.running
     assert asyncio.run(_replica_of(nats_cluster.url, "n2")) == (MESSAGES, True, 0)
     assert not (snapshots / "snap.999.999").exists()
+
+
+def test_a_node_is_not_wiped_when_its_peers_have_no_leader_to_copy_from(
+    nats_cluster: NatsCluster,
+) -> None:
+    """With the others unable to lead (here: both down; after a power cut of every node under
+    the default fsync policy: every replica waiting for a leader) a rebuild would only lose
+    what this node holds: it is refused, the node left running on its store."""
+    asyncio.run(_publish(nats_cluster.url))
+    nats_cluster.node(0).kill()
+    nats_cluster.node(1).kill()
+    with pytest.raises(StartError, match="no leader"):
+        nats_cluster.rebuild_node(2, timeout=2.0)
+    node = nats_cluster.node(2)
+    assert node.running and (node.store_dir / "jetstream").is_dir()
