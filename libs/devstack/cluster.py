@@ -165,7 +165,9 @@ class NatsCluster:
             time.sleep(0.1)
         return node
 
-    def rebuild_node(self, index: int, timeout: float = START_TIMEOUT) -> NatsServer:
+    def rebuild_node(
+        self, index: int, timeout: float = START_TIMEOUT, then: Callable[[], None] = lambda: None
+    ) -> NatsServer:
         """The operator's way back for node ``index`` when its store cannot be trusted (it exits
         at its start, e.g. ``Can't start JetStream: raft: snapshot corrupt``, or stays not
         current): stop it, remove its JetStream store, start it empty under the same name and
@@ -184,6 +186,7 @@ class NatsCluster:
                     "leader to copy it from, and wiping this node would only lose what it holds"
                 )
             time.sleep(0.2)
+        then()  # it will be rebuilt
         if node.running:
             node.halt()
         shutil.rmtree(node.store_dir, ignore_errors=True)
@@ -199,14 +202,14 @@ class NatsCluster:
     ) -> None:
         """Start node ``index`` again on its store (after ``kill`` or a power cut); if it does
         not start, or is not current within ``current_within`` seconds, rebuild it from its
-        peers (``rebuild_node``), first telling ``rebuilding`` which and why (``"n2: exited at
-        its start: ..."``)."""
+        peers (``rebuild_node``), telling ``rebuilding`` which and why (``"n2: exited at its
+        start: ..."``) once the rebuild goes ahead."""
         try:
             self.restart_node(index, current_within)
             return
         except StartError:
-            rebuilding(f"n{index}: {self._why_not_back(self.nodes[index])}")
-        self.rebuild_node(index, timeout)
+            why = f"n{index}: {self._why_not_back(self.nodes[index])}"
+        self.rebuild_node(index, timeout, lambda: rebuilding(why))
 
     def _others_lead(self, index: int) -> bool:
         """Whether every stream the other running nodes hold a replica of has a leader, as

@@ -9,6 +9,7 @@ node that does not come back in time).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -93,7 +94,8 @@ class HostCluster(NatsCluster):
         for), and wait until the cluster serves and every node is caught up (/healthz ok).
         With ``current_within``, a node not caught up by then is rebuilt from its peers
         (``rebuild_node``: the operator's way back, one node at a time, while the others hold
-        a quorum), each first told to ``rebuilding`` with why (``"n1: not current in time"``)."""
+        a quorum), each told to ``rebuilding`` with why (``"n1: not current in time"``) once its
+        rebuild goes ahead."""
         for node in self.nodes:
             if not node.running:
                 node.spawn()
@@ -104,8 +106,8 @@ class HostCluster(NatsCluster):
             node = self.nodes[lagging[0]]
             raise StartError(f"NATS node {node.name} did not catch up: {node.log_path}")
         for index in lagging:
-            rebuilding(f"n{index}: {self._why_not_back(self.nodes[index])}")
-            self.rebuild_node(index, timeout)
+            why = f"n{index}: {self._why_not_back(self.nodes[index])}"
+            self.rebuild_node(index, timeout, functools.partial(rebuilding, why))
 
     def _wait_current(self, deadline: float) -> list[int]:
         """Wait until every node answers /healthz ok; the indexes of those that did not by
