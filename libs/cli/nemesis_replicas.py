@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -42,6 +43,8 @@ T = TypeVar("T")
 
 LEASE_TTL = 1.0
 FORWARD_PORT = 4300
+#: how long a replica's start may wait for the cluster (a loaded machine elects slowly)
+START_DEADLINE = 60.0
 
 
 class Replica:
@@ -76,7 +79,15 @@ class Replica:
         self.nc = await connect_nats(url, reconnect_time_wait=0.1, name=self.name)
         store = JetStreamEventStore(self.nc, stream=TABLE_STREAM)
         leases = Leases(self.nc, self.name, ttl=LEASE_TTL, replicas=3)
-        await leases.start()
+        deadline = time.monotonic() + START_DEADLINE
+        while True:  # the new R3 buckets answer once their replicas elected a leader
+            try:
+                await leases.start()
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.5)
         self.leases = leases
         recorder = AckRecorder(store, self.history, self.clock, by=self.name)
         bots = Bots(LocalDecider(Level.CALL), 5.0)
