@@ -21,11 +21,18 @@ run is over and compares:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from libs.eventstore import AppendResult, Commit, EventStore
+from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
+from libs.platform.natsconn import close_nats, connect_nats
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, apply
 from libs.table.events import ChipsAdded, PlayerLeft, PlayerSeated, TableClosed
@@ -39,6 +46,7 @@ __all__ = [
     "History",
     "check",
     "isolation",
+    "read_streams",
     "recovered",
     "recovery",
     "stale_after_waking",
@@ -63,6 +71,13 @@ class History:
     """What the run recorded: every acknowledged append, in order."""
 
     acknowledged: list[Acknowledged] = field(default_factory=list)
+
+    def dump(self, path: Path) -> None:
+        """Every acknowledgement as a JSON line (table, sequence, id, when, by), for reading
+        what a failed check counted (kept with the run's directory: ``--keep``)."""
+        with path.open("w") as out:
+            for ack in self.acknowledged:
+                out.write(json.dumps(dataclasses.astuple(ack)) + "\n")
 
 
 class AckRecorder:
@@ -221,3 +236,25 @@ def stale_after_waking(
             and a.sequence > taken.get(a.table_id, float("inf"))
         )
     return stale
+
+
+async def read_streams(
+    url: str, table_ids: list[str], seconds: float = RECOVERY_DEADLINE
+) -> dict[str, list[Commit]]:
+    """Every table's stream, on a connection of its own, within ``seconds`` (again while a
+    leader is elected after the last heal). The connection too: nats-py retries a first
+    connection for good when told to reconnect for ever (a cluster gone held the run)."""
+    nc = await asyncio.wait_for(connect_nats(url), seconds)
+    deadline = time.monotonic() + seconds
+    try:
+        store = JetStreamEventStore(nc, stream=TABLE_STREAM)
+        while True:
+            try:
+                return {t: await store.read(t) for t in table_ids}
+            except Exception as exc:
+                if time.monotonic() > deadline:
+                    raise
+                print(f"[nemesis] reading the streams: {exc!r:.100}; again", file=sys.stderr)
+                await asyncio.sleep(0.5)
+    finally:
+        await close_nats(nc, drain_seconds=2.0)

@@ -42,6 +42,7 @@ from libs.cli.nemesis_check import (
     History,
     check,
     isolation,
+    read_streams,
     recovered,
     recovery,
     stale_after_waking,
@@ -54,7 +55,7 @@ from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.nemesis.hosts import HostCluster
 from libs.nemesis.lazymount import LazyMount, require_fuse
 from libs.nemesis.network import Host, Network
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats
 from libs.table import TableConfig
 from libs.table import commands as tc
 from services.table.app import TableApp
@@ -68,7 +69,6 @@ def _log(message: str) -> None:
 
 
 T = TypeVar("T")
-
 #: an isolated replica's appends already on their way may still be acknowledged this long
 GRACE = 0.5
 #: how long some faults last (seconds; the others FAULT_SECONDS): an isolated or paused
@@ -118,7 +118,11 @@ def run_network(
                 started = time.monotonic()
                 clock = lambda: time.monotonic() - started  # noqa: E731
                 rig = NetRig(net, cluster, replicas, rng, clock, disks=disks)
-                return asyncio.run(_run(rig, faults, duration, tables))
+                history = History()
+                try:
+                    return asyncio.run(_run(rig, history, faults, duration, tables))
+                finally:
+                    history.dump(workdir / "history.jsonl")
             finally:
                 for process in forwarders:
                     process.kill()
@@ -270,9 +274,10 @@ def _driving(table_id: str, limit: int) -> Callable[[TableApp], Coroutine[Any, A
     return lambda app: app.drive(table_id, limit)
 
 
-async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int) -> dict[str, Any]:
+async def _run(
+    rig: NetRig, history: History, names: tuple[str, ...], duration: float, count: int
+) -> dict[str, Any]:
     clock = rig.clock
-    history = History()
     admin = await connect_nats(rig.cluster.url, reconnect_time_wait=0.1)
     await JetStreamEventStore(admin, stream=TABLE_STREAM).ensure_stream(replicas=3)
     replicas = [Replica(i, host, history, clock) for i, host in enumerate(rig.replicas)]
@@ -326,12 +331,13 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
     finally:
         for replica in replicas:
             await replica.stop()
-        await admin.close()
+        await close_nats(admin, drain_seconds=2.0)
+    kept: dict[str, int | None] | None = None
     try:
-        streams: dict[str, list[Commit]] | None = await _streams(rig.cluster.url, table_ids)
+        streams: dict[str, list[Commit]] | None = await read_streams(rig.cluster.url, table_ids)
     except Exception as exc:  # the cluster never came back: nothing can be checked (null)
-        rig.say(f"the streams cannot be read: {exc!r:.200}")
-        streams = None
+        streams, kept = None, rig.kept()  # what each node's own replica still holds
+        rig.say(f"the streams cannot be read: {exc!r:.200}; the nodes hold {kept}")
     verdict = check(streams or {}, history)
     read = streams is not None
     recoveries = [recovery(history, healed) for healed in healed_at]
@@ -359,7 +365,10 @@ async def _run(rig: NetRig, names: tuple[str, ...], duration: float, count: int)
         "taken_over": taken_over + taken_while_paused,
         "unsynced_bytes_dropped": rig.lost_bytes,
         "fault_failures": rig.failures,
+        "nodes_rebuilt": rig.rebuilt,
+        "kept_by_node": kept,
         "fault_log": rig.notes,
+        "isolated": cut_off,
         "lost_commits": verdict.lost[:20],
         "chip_failures": verdict.chip_failures[:20],
     }
@@ -375,22 +384,3 @@ async def _close(play: _Tables, drivers: list[asyncio.Task[None]]) -> bool:
             task.cancel()
         return False
     return True
-
-
-async def _streams(url: str, table_ids: list[str]) -> dict[str, list[Commit]]:
-    """Every table's stream, read on a connection of its own; again while JetStream is not
-    there yet after the last heal (a leader being elected: "temporarily unavailable")."""
-    nc = await connect_nats(url)
-    deadline = time.monotonic() + RECOVERY_DEADLINE
-    try:
-        store = JetStreamEventStore(nc, stream=TABLE_STREAM)
-        while True:
-            try:
-                return {t: await store.read(t) for t in table_ids}
-            except Exception as exc:
-                if time.monotonic() > deadline:
-                    raise
-                _log(f"reading the streams: {exc!r:.100}; again")
-                await asyncio.sleep(0.5)
-    finally:
-        await nc.close()

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from libs.cli.nemesis_faults import Fault
+from libs.devstack.cluster import RESTART_GRACE
 from libs.nemesis.hosts import HostCluster
 from libs.nemesis.lazymount import LazyMount
 from libs.nemesis.network import Host, Network
@@ -61,6 +62,7 @@ class NetRig:
     notes: list[str] = field(default_factory=list)  # what each fault did, for the report
     lost_bytes: int = 0  # unsynced bytes the power cuts dropped
     failures: int = 0  # starts and heals that failed (a node that did not come back)
+    rebuilt: int = 0  # nodes wiped and copied back from their peers (the operator's way)
 
     def sync_disks(self) -> None:
         """Every node's disk writes back what it holds, as time would."""
@@ -75,6 +77,29 @@ class NetRig:
     def say(self, message: str) -> None:
         self.notes.append(f"{self.clock():.1f}s {message}")
         print(f"[nemesis]   {message}", file=sys.stderr, flush=True)
+
+    def rebuilding(self, why: str) -> None:
+        """A node is being rebuilt from its peers (``why``: which and why), counted."""
+        self.rebuilt += 1
+        self.say(f"{why}: rebuilding it from its peers")
+
+    def kept(self) -> dict[str, int | None]:
+        """How many messages of the table stream each node's own replica holds, as its
+        /jsz says (no leader needed: what is left when the stream never serves again);
+        None for a node that does not answer or holds no replica."""
+        kept: dict[str, int | None] = {}
+        for index, node in enumerate(self.cluster.nodes):
+            jsz = node.monitor_json("jsz?streams=true") or {}
+            kept[f"n{index}"] = next(
+                (
+                    int((stream.get("state") or {}).get("messages") or 0)
+                    for account in jsz.get("account_details") or []
+                    for stream in account.get("stream_detail") or []
+                    if stream.get("name") == "HOLDEM_TABLES"
+                ),
+                None,
+            )
+        return kept
 
     def leader(self) -> Host:
         """The host of the table stream's leader, as the nodes that answer say (the first
@@ -228,10 +253,7 @@ def _lose_unsynced(rig: NetRig) -> Fault:
         rig.say(f"n{index} (the stream's leader) loses power and what it had not fsynced")
         _power_cut(rig, chosen)
 
-    def heal() -> None:
-        rig.cluster.restart_node(chosen[0], timeout=RESTART_TIMEOUT)
-
-    return Fault("lose-unsynced", start, heal)
+    return Fault("lose-unsynced", start, lambda: _recover(rig, chosen[0]))
 
 
 def _lose_unsynced_all(rig: NetRig) -> Fault:
@@ -239,7 +261,10 @@ def _lose_unsynced_all(rig: NetRig) -> Fault:
         rig.say("every node loses power and what it had not fsynced")
         _power_cut(rig, list(range(len(rig.cluster.nodes))))
 
-    return Fault("lose-unsynced-all", start, lambda: rig.cluster.restart_all(RESTART_TIMEOUT))
+    def heal() -> None:
+        rig.cluster.restart_all(RESTART_TIMEOUT, RESTART_GRACE, rig.rebuilding)
+
+    return Fault("lose-unsynced-all", start, heal)
 
 
 def _disk_full(rig: NetRig) -> Fault:
@@ -262,9 +287,15 @@ def _disk_full(rig: NetRig) -> Fault:
             rig.say(f"n{index}'s JetStream is off after the full disk: restarting it")
             if node.running:
                 node.halt()
-            rig.cluster.restart_node(index, timeout=RESTART_TIMEOUT)
+            _recover(rig, index)
 
     return Fault("disk-full", start, heal)
+
+
+def _recover(rig: NetRig, index: int) -> None:
+    """Node ``index`` started again on its store; rebuilt from its peers, as an operator would,
+    when it does not start or is not current within ``RESTART_GRACE`` (docs/operations.md)."""
+    rig.cluster.recover_node(index, RESTART_GRACE, RESTART_TIMEOUT, rig.rebuilding)
 
 
 #: a node started again after a power cut replays its store: longer than a first start

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -31,7 +32,7 @@ from libs.eventstore import InMemorySnapshotStore
 from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
 from libs.eventstore.lease import Leases
 from libs.nemesis.network import Host
-from libs.platform.natsconn import connect_nats
+from libs.platform.natsconn import close_nats, connect_nats
 from services.table.app import TableApp
 from services.table.bots import Bots, LocalDecider
 from services.table.dealing import LocalDealer
@@ -42,6 +43,8 @@ T = TypeVar("T")
 
 LEASE_TTL = 1.0
 FORWARD_PORT = 4300
+#: how long a replica's start may wait for the cluster (a loaded machine elects slowly)
+START_DEADLINE = 60.0
 
 
 class Replica:
@@ -52,6 +55,7 @@ class Replica:
         self.index, self.host, self.history, self.clock = index, host, history, clock
         self.name = f"replica{index}"
         self.app: TableApp | None = None
+        self.leases: Leases | None = None
         self.nc: Any = None
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name=self.name, daemon=True)
@@ -75,7 +79,16 @@ class Replica:
         self.nc = await connect_nats(url, reconnect_time_wait=0.1, name=self.name)
         store = JetStreamEventStore(self.nc, stream=TABLE_STREAM)
         leases = Leases(self.nc, self.name, ttl=LEASE_TTL, replicas=3)
-        await leases.start()
+        deadline = time.monotonic() + START_DEADLINE
+        while True:  # the new R3 buckets answer once their replicas elected a leader
+            try:
+                await leases.start()
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.5)
+        self.leases = leases
         recorder = AckRecorder(store, self.history, self.clock, by=self.name)
         bots = Bots(LocalDecider(Level.CALL), 5.0)
         app = TableApp(recorder, InMemorySnapshotStore(), LocalDealer(), leases=leases, bots=bots)
@@ -111,9 +124,12 @@ class Replica:
             self.loop.close()
 
     async def _stop(self) -> None:
+        """As the table service stops: its loops, its leases (given up within a bound: the
+        cluster may be gone), its connection; each step bounded."""
         if self.app is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.app.stop(), 10.0)
+        if self.leases is not None:
+            await self.leases.close()
         if self.nc is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.nc.close(), 5.0)
+            await close_nats(self.nc, drain_seconds=2.0)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -36,6 +36,10 @@ from .servers import NatsServer
 __all__ = ["NatsCluster", "start_nats_cluster"]
 
 CLUSTER_NAME = "holdem"
+#: how long a restarted node may take to be current again before it is rebuilt from its peers
+RESTART_GRACE = 30.0
+#: how long a rebuild waits for every stream on the other nodes to have a leader
+LEADERS_WAIT = 10.0
 
 
 class NatsCluster:
@@ -160,6 +164,74 @@ class NatsCluster:
                 )
             time.sleep(0.1)
         return node
+
+    def rebuild_node(
+        self, index: int, timeout: float = START_TIMEOUT, then: Callable[[], None] = lambda: None
+    ) -> NatsServer:
+        """The operator's way back for node ``index`` when its store cannot be trusted (it exits
+        at its start, e.g. ``Can't start JetStream: raft: snapshot corrupt``, or stays not
+        current): stop it, remove its JetStream store, start it empty under the same name and
+        wait until it copied every stream and the meta state from its peers (``restart_node``:
+        /healthz ok). Only while every stream on the other nodes has a leader (waited for a
+        few seconds; ``StartError`` otherwise, the store left as it is: with no leader there
+        is nothing to copy from, as after a power cut of every node under JetStream's default
+        fsync policy). What this node alone held is gone (with ``sync_interval: always``
+        nothing acknowledged, which a quorum holds on disk)."""
+        node = self.nodes[index]
+        deadline = time.monotonic() + min(timeout, LEADERS_WAIT)
+        while not self._others_lead(index):
+            if time.monotonic() >= deadline:
+                raise StartError(
+                    f"NATS node {node.name} not rebuilt: a stream on the other nodes has no "
+                    "leader to copy it from, and wiping this node would only lose what it holds"
+                )
+            time.sleep(0.2)
+        then()  # it will be rebuilt
+        if node.running:
+            node.halt()
+        shutil.rmtree(node.store_dir, ignore_errors=True)
+        node.store_dir.mkdir(parents=True, exist_ok=True)
+        return self.restart_node(index, timeout)
+
+    def recover_node(
+        self,
+        index: int,
+        current_within: float = RESTART_GRACE,
+        timeout: float = START_TIMEOUT,
+        rebuilding: Callable[[str], None] = lambda why: None,
+    ) -> None:
+        """Start node ``index`` again on its store (after ``kill`` or a power cut); if it does
+        not start, or is not current within ``current_within`` seconds, rebuild it from its
+        peers (``rebuild_node``), telling ``rebuilding`` which and why (``"n2: exited at its
+        start: ..."``) once the rebuild goes ahead."""
+        try:
+            self.restart_node(index, current_within)
+            return
+        except StartError:
+            why = f"n{index}: {self._why_not_back(self.nodes[index])}"
+        self.rebuild_node(index, timeout, lambda: rebuilding(why))
+
+    def _others_lead(self, index: int) -> bool:
+        """Whether every stream the other running nodes hold a replica of has a leader, as
+        they say (``/jsz``): a rebuilt node copies each stream from its leader."""
+        others = [node for i, node in enumerate(self.nodes) if i != index and node.running]
+        details = [node.monitor_json("jsz?streams=true") for node in others]
+        return bool(others) and all(
+            jsz is not None
+            and all(
+                (stream.get("cluster") or {}).get("leader")
+                for account in jsz.get("account_details") or []
+                for stream in account.get("stream_detail") or []
+            )
+            for jsz in details
+        )
+
+    @staticmethod
+    def _why_not_back(node: NatsServer) -> str:
+        fatal = [line for line in node.log_tail().splitlines() if "[FTL]" in line]
+        if fatal:
+            return f"exited at its start: {fatal[-1].split('[FTL]')[-1].strip()}"
+        return "not current in time"
 
     def node(self, index: int) -> NatsServer:
         return self.nodes[index]

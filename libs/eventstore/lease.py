@@ -125,6 +125,20 @@ class Leases:
             self.writes += 1
             await self._members.delete(self.owner)
 
+    async def close(self, timeout: float = 2.0) -> None:
+        """Give up every lease held and leave (``leave``), all at once and within ``timeout``
+        seconds. Best effort, and bounded: with NATS gone each write waits out its request
+        timeout, and a stopping replica releasing its shards one after another waited minutes
+        (what is left behind expires a TTL later anyway)."""
+
+        async def release(key: str) -> None:
+            with contextlib.suppress(Exception):
+                await self.release(key)
+
+        work = asyncio.gather(*(release(key) for key in self.held()), self.leave())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(work, timeout)
+
     async def members(self) -> list[str]:
         """The processes that announced themselves within the last TTL."""
         assert self._members is not None, "Leases.start() was not called"

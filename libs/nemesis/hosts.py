@@ -3,13 +3,15 @@ a nats-server run inside a host's namespace, bound to its address (``HostedNats`
 JetStream cluster with one node per host (``HostCluster``: ``NatsCluster``'s life cycle, its
 nodes' routes on the hosts' addresses, each node's store where told: a lazy filesystem of its
 own for the disk faults), which the network's faults then cut apart; ``restart_all`` brings
-every node back at once, after a power cut of the whole cluster.
+every node back at once, after a power cut of the whole cluster (rebuilding from its peers a
+node that does not come back in time).
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,11 @@ class HostCluster(NatsCluster):
                 "--cluster_name", CLUSTER_NAME,
                 "--cluster", f"nats://{host.address}:{ROUTE_PORT}",
                 "--routes", routes,
+                # clients learn no other node's address: nats-py would reconnect to one
+                # directly, and a replica cut off from the network (its host isolated) went
+                # round the cut through the machine's own namespace and got commits
+                # acknowledged while isolated
+                "--no_advertise",
                 *self.extra_args,
             ]  # fmt: skip
             self.nodes.append(
@@ -77,21 +84,43 @@ class HostCluster(NatsCluster):
                 )
             )
 
-    def restart_all(self, timeout: float = START_TIMEOUT) -> None:
+    def restart_all(
+        self,
+        timeout: float = START_TIMEOUT,
+        current_within: float | None = None,
+        rebuilding: Callable[[str], None] = lambda why: None,
+    ) -> None:
         """Start every node that is down again, all at once (one alone has no quorum to wait
-        for), and wait until the cluster serves and every node is caught up (/healthz ok)."""
+        for), and wait until the cluster serves and every node is caught up (/healthz ok).
+        With ``current_within``, a node not caught up by then is rebuilt from its peers
+        (``rebuild_node``: the operator's way back, one node at a time, while the others hold
+        a quorum), each told to ``rebuilding`` with why (``"n1: not current in time"``) once its
+        rebuild goes ahead."""
         for node in self.nodes:
             if not node.running:
                 node.spawn()
-        deadline = time.monotonic() + timeout
-        for node in self.nodes:
-            node.wait_ready(deadline)
-        self.wait_ready(deadline)
-        for node in self.nodes:
-            while (node.monitor_json("healthz") or {}).get("status") != "ok":
-                if time.monotonic() >= deadline:
-                    raise StartError(f"NATS node {node.name} did not catch up: {node.log_path}")
-                time.sleep(0.1)
+        deadline = time.monotonic() + (timeout if current_within is None else current_within)
+        lagging = self._wait_current(deadline)
+        if lagging and (current_within is None or len(lagging) == len(self.nodes)):
+            # none current: there is no peer to copy from, and wiping would lose everything
+            node = self.nodes[lagging[0]]
+            raise StartError(f"NATS node {node.name} did not catch up: {node.log_path}")
+        for index in lagging:
+            why = f"n{index}: {self._why_not_back(self.nodes[index])}"
+            self.rebuild_node(index, timeout, functools.partial(rebuilding, why))
+
+    def _wait_current(self, deadline: float) -> list[int]:
+        """Wait until every node answers /healthz ok; the indexes of those that did not by
+        ``deadline`` (exited, or not current)."""
+        while True:
+            lagging = [
+                index
+                for index, node in enumerate(self.nodes)
+                if not node.running or (node.monitor_json("healthz") or {}).get("status") != "ok"
+            ]
+            if not lagging or time.monotonic() >= deadline:
+                return lagging
+            time.sleep(0.1)
 
     def host_of(self, server_name: str) -> Host:
         """The host of node ``server_name`` (``n0``, ``n1``, ...)."""

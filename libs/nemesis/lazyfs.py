@@ -3,10 +3,14 @@
 Mounted over a backing folder (FUSE, as root), it passes every metadata operation (create,
 mkdir, rename, unlink, chmod) straight to the backing folder, but keeps each file's written data
 in memory, page by page, until the file is fsynced, exactly as the kernel's page cache holds
-dirty pages. A simulated crash (``crash`` on the control socket) drops every page not yet synced:
-what a process that wrote and was acknowledged, but never fsynced, loses when the power fails.
-This is the model of Jepsen's LazyFS (data only: metadata is durable at once here, which makes
-the filesystem kinder than a real one, never harsher, so a loss it shows is real).
+dirty pages. A file opened with O_SYNC or O_DSYNC is written through: each write is synced
+before it returns, as the kernel does (nats-server writes its raft snapshots, peer and vote
+files and stream metadata that way, ``writeFileWithSync``; dropping them would be a crash no
+real disk makes). A simulated crash (``crash`` on the control socket) drops every page not
+yet synced: what a process that wrote and was acknowledged, but never fsynced, loses when the
+power fails. This is the model of Jepsen's LazyFS (data only: metadata is durable at once
+here, which makes the filesystem kinder than a real one, never harsher, so a loss it shows is
+real).
 
 It also fills up on request (``full on``): writes and creates fail ENOSPC and statfs reports no
 space, until ``full off``.
@@ -48,6 +52,7 @@ class LazyFs(mfusepy.Operations):  # type: ignore[misc]
         self.full = False
         self._mutex = threading.Lock()
         self._inode_of: dict[int, int] = {}
+        self._synchronous: set[int] = set()  # handles opened O_SYNC/O_DSYNC: written through
 
     def _real(self, path: str) -> str:
         return str(self.backing / path.lstrip("/"))
@@ -138,28 +143,38 @@ class LazyFs(mfusepy.Operations):  # type: ignore[misc]
         return out
 
     # ---- data: through the page-cache model
-    def _opened(self, fd: int) -> int:
+    def _opened(self, fd: int, flags: int) -> int:
         self._inode_of[fd] = os.fstat(fd).st_ino
+        if flags & os.O_DSYNC:  # O_SYNC includes it: each write is on disk when it returns
+            self._synchronous.add(fd)
         return fd
 
     def open(self, path: str, flags: int) -> int:
         wanted = flags & ~(os.O_APPEND | os.O_DIRECT | os.O_SYNC | os.O_DSYNC | os.O_TRUNC)
-        fd = self._locked(lambda: self._opened(os.open(self._real(path), wanted)))
+        fd = self._locked(lambda: self._opened(os.open(self._real(path), wanted), flags))
         if flags & os.O_TRUNC:
             self.truncate(path, 0, fd)
         return fd
 
-    def create(self, path: str, mode: int, fi: Any = None) -> int:
+    def create(self, path: str, mode: int, flags: int = 0) -> int:
+        """(mfusepy passes the open flags as the third argument.)"""
         self._no_space()
-        flags = os.O_CREAT | os.O_RDWR
-        return self._locked(lambda: self._opened(os.open(self._real(path), flags, mode)))
+        made = os.O_CREAT | os.O_RDWR
+        return self._locked(lambda: self._opened(os.open(self._real(path), made, mode), flags))
 
     def read(self, path: str, size: int, offset: int, fh: int) -> bytes:
         return self._locked(lambda: self.store.read(self._inode_of[fh], fh, size, offset))
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
         self._no_space()
-        return self._locked(lambda: self.store.write(self._inode_of[fh], fh, bytes(data), offset))
+
+        def write() -> int:
+            written = self.store.write(self._inode_of[fh], fh, bytes(data), offset)
+            if fh in self._synchronous:
+                self.store.sync(self._inode_of[fh], fh)
+            return written
+
+        return self._locked(write)
 
     def truncate(self, path: str, length: int, fh: int | None = None) -> int:
         def truncate() -> None:
@@ -185,6 +200,7 @@ class LazyFs(mfusepy.Operations):  # type: ignore[misc]
     def release(self, path: str, fh: int) -> int:
         def release() -> None:
             self._inode_of.pop(fh, None)
+            self._synchronous.discard(fh)
             os.close(fh)
 
         self._locked(release)

@@ -34,13 +34,14 @@ class NetworkError(RuntimeError):
     """An ip/nft command failed; the message holds the command and what it said."""
 
 
-#: the commands the network runs and the Debian package of each
-TOOLS = {"ip": "iproute2", "nft": "nftables"}
+#: the commands the network runs and the Debian package of each (iptables: the delay's NFQUEUE
+#: rule, libs/nemesis/delay.py; this kernel has no nft ``queue``, only xtables' NFQUEUE target)
+TOOLS = {"ip": "iproute2", "nft": "nftables", "iptables": "iptables"}
 
 
 def require_tools() -> None:
-    """Make sure ``ip`` and ``nft`` are here (installed with apt-get when missing, as root);
-    NetworkError says why when they cannot be had."""
+    """Make sure ``ip``, ``nft`` and ``iptables`` are here (installed with apt-get when missing,
+    as root); NetworkError says why when they cannot be had."""
     missing = [package for tool, package in TOOLS.items() if which(tool) is None]
     if missing:
         why = install_packages(missing)

@@ -147,11 +147,7 @@ class TableApp:
     async def table(self, table_id: str) -> LoadedTable:
         """The table as this replica holds it (loaded on first use); NotOwner when another
         replica serves it."""
-        try:
-            await self.ownership.claim(table_id)
-        except NotOwner:
-            self.forget(table_id)
-            raise
+        await self._claim(table_id)
         table = self.tables.get(table_id)
         if table is None:
             loaded = await self.stream.load(table_id)
@@ -264,8 +260,21 @@ class TableApp:
                     self.driver.wake(table_id)
                     if automatic:
                         return None
+                    # the writer may be the replica that holds the table now (this one's
+                    # lease lapsed while the command waited): decided again, it is appended
+                    # only while this replica still serves the table
+                    await self._claim(table_id)
                     metrics.RETRIES.inc()
             raise Conflict(table_id)
+
+    async def _claim(self, table_id: str) -> None:
+        """This replica serves ``table_id`` (no store round trip while its lease is fresh);
+        on NotOwner the table is forgotten and NotOwner raised."""
+        try:
+            await self.ownership.claim(table_id)
+        except NotOwner:
+            self.forget(table_id)
+            raise
 
     # ------------------------------------------------------------------ automation
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import time
 from collections.abc import Awaitable, Callable
@@ -369,10 +368,7 @@ async def build(config: TableServiceConfig) -> Mount:
 
     async def cleanup() -> None:
         await app.stop()
-        for key in leases.held():
-            with contextlib.suppress(Exception):
-                await leases.release(key)
-        await leases.leave()
+        await leases.close()
         for channel in channels:
             await channel.close()
         await close_nats(nc)

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import pytest
 
+from libs.devstack.servers import NatsServer
 from libs.eventstore.lease import LeaseLost, Leases
+from libs.platform.natsconn import close_nats, connect_nats
 from tests.conditions import wait_until
+
+#: how long a close may take before the test calls it a hang (30 request timeouts: 150 s)
+GUARD = 60.0
 
 pytestmark = pytest.mark.integration
 
@@ -126,3 +132,26 @@ def test_a_replica_configured_with_another_ttl_takes_the_bucket_s(nats_url: str)
             await nc.close()
 
     asyncio.run(main())
+
+
+def test_closing_with_nats_gone_ends_within_its_bound(tmp_path: Path) -> None:
+    """A stopping replica gives its leases up and leaves; with its nats-server dead each write
+    waits out its request timeout (5 s), and 30 shards released one after another held the
+    stop for minutes. ``close`` tries them all at once and gives up at its bound: it ends
+    well within the guard (far below 30 request timeouts)."""
+
+    async def main(server: NatsServer) -> None:
+        nc = await connect_nats(server.url, reconnect_time_wait=0.1)
+        leases = Leases(nc, "replica-a", ttl=60.0)
+        try:
+            await leases.start()
+            for shard in range(30):
+                assert await leases.acquire(f"s{shard}")
+            await asyncio.to_thread(server.kill)
+            await asyncio.wait_for(leases.close(timeout=1.0), GUARD)
+            assert leases.held() == []
+        finally:
+            await close_nats(nc, drain_seconds=1.0)
+
+    with NatsServer(parent_dir=tmp_path) as server:
+        asyncio.run(main(server))

@@ -110,6 +110,25 @@ def lazy_mount(tmp_path: Path) -> Iterator[LazyMount]:
         yield mount
 
 
+def test_a_file_opened_o_sync_is_written_through_and_survives_a_crash(
+    lazy_mount: LazyMount,
+) -> None:
+    """What nats-server's ``writeFileWithSync`` does (raft snapshots, votes, peers): O_SYNC
+    write to a temporary file, rename over the old one. No fsync call, yet nothing to lose."""
+    mount = lazy_mount.mount
+    flags = os.O_CREAT | os.O_WRONLY | os.O_TRUNC
+    for name, extra in (("synced", os.O_SYNC), ("dsynced", os.O_DSYNC), ("lazy", 0)):
+        fd = os.open(mount / f"{name}.tmp", flags | extra, 0o644)
+        os.write(fd, name.encode() * 2000)
+        os.close(fd)
+        os.rename(mount / f"{name}.tmp", mount / name)
+    dropped = lazy_mount.crash()
+    assert (mount / "synced").read_bytes() == b"synced" * 2000
+    assert (mount / "dsynced").read_bytes() == b"dsynced" * 2000
+    assert (mount / "lazy").read_bytes() == b""  # the name is there, its data never was
+    assert dropped == 2 * PAGE  # the plain file's 8,000 bytes: two pages
+
+
 def _nats_on(mount: Path, tmp_path: Path, sync: str | None) -> NatsServer:
     return NatsServer(data_dir=mount / "js", parent_dir=tmp_path, sync_interval=sync)
 

@@ -10,17 +10,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import socket
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
-from libs.cli.nemesis_check import Acknowledged, History, isolation, stale_after_waking
+from libs.cli.nemesis_check import (
+    Acknowledged,
+    History,
+    isolation,
+    read_streams,
+    stale_after_waking,
+)
 from libs.cli.nemesis_faults import parse_faults
-from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS
+from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig
 from libs.cli.nemesis_replicas import Replica
 from libs.nemesis.network import Host
+
+#: how long a step may take before the test calls it a hang
+GUARD = 30.0
 
 
 def test_an_ack_to_a_cut_off_replica_is_caught_and_a_takeover_counted() -> None:
@@ -84,6 +97,45 @@ def test_a_frozen_replica_runs_nothing_until_thawed() -> None:
         replica.loop.call_soon_threadsafe(replica.loop.stop)
         replica._thread.join(5)
         replica.loop.close()
+
+
+def test_reading_the_streams_of_a_cluster_that_is_gone_ends() -> None:
+    """The run's last step reads every table's stream; with every node gone it gives up at its
+    deadline (the report's fields are then null) instead of connecting for ever."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        url = f"nats://127.0.0.1:{free.getsockname()[1]}"
+
+    async def attempt() -> BaseException | None:
+        task = asyncio.ensure_future(read_streams(url, ["t0"], seconds=1.0))
+        done, _ = await asyncio.wait({task}, timeout=GUARD)
+        assert task in done, "still connecting to a cluster that is gone"
+        return task.exception()
+
+    assert isinstance(asyncio.run(attempt()), TimeoutError)
+
+
+def test_what_each_node_kept_is_read_from_its_own_replica() -> None:
+    """When the table stream never serves again the report says what each node's own replica
+    holds (its /jsz, no leader needed); a node that does not answer holds nothing known."""
+
+    class Node:
+        def __init__(self, jsz: dict[str, Any] | None) -> None:
+            self.jsz = jsz
+
+        def monitor_json(self, endpoint: str) -> dict[str, Any] | None:
+            return self.jsz
+
+    def holding(messages: int) -> dict[str, Any]:
+        streams = [
+            {"name": "KV_holdem_table_leases", "state": {"messages": 7}},
+            {"name": "HOLDEM_TABLES", "state": {"messages": messages}, "cluster": {}},
+        ]
+        return {"account_details": [{"stream_detail": streams}]}
+
+    cluster = SimpleNamespace(nodes=[Node(holding(1489)), Node(None), Node(holding(0))])
+    rig = NetRig(cast(Any, None), cast(Any, cluster), [], random.Random(0), lambda: 0.0)
+    assert rig.kept() == {"n0": 1489, "n1": None, "n2": 0}
 
 
 def test_network_fault_names() -> None:

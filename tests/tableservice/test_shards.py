@@ -215,3 +215,38 @@ def test_a_lapsed_lease_nobody_took_is_taken_again_and_its_tables_kept(nats_url:
             await a.execute(moved, tc.SitDown("cat", 2, 100), "sit-cat")
 
     asyncio.run(main())
+
+
+def test_a_command_that_meets_a_conflict_claims_the_table_again_before_its_retry(
+    nats_url: str,
+) -> None:
+    """A command that passed its ownership check, then waited (the table's lock, a slow
+    store) while its lease lapsed and another replica took the table and committed, meets a
+    conflict; deciding it again on the reloaded state and appending it would commit on a table
+    this replica no longer serves. It is refused (NotOwner) and nothing of it lands."""
+
+    async def main() -> None:
+        async with replicas(nats_url) as replica:
+            store = InMemoryEventStore()
+            a = await replica("a", store)
+            b = await replica("b", store)
+            await open_tables(a, ["t"])
+            table = await a.table("t")
+            assert b.leases is not None
+            async with table.lock:  # a's command passes its check, then waits here
+                command = asyncio.create_task(
+                    a.execute("t", tc.SitDown("cat", 2, 100), "sit-cat")
+                )
+
+                async def expired() -> bool:
+                    assert b.leases is not None
+                    return await b.leases.holder(b.ownership.shard("t")) is None
+
+                await wait_until(expired, "a's shard lease to lapse (a does not renew)")
+                await b.execute("t", tc.SitDown("bob", 1, 100), "sit-bob")  # b serves it now
+                moved = await store.last_sequence("t")
+            with pytest.raises(NotOwner):
+                await command
+            assert await store.last_sequence("t") == moved  # nothing of a's landed
+
+    asyncio.run(main())
