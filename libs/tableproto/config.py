@@ -66,6 +66,8 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         "separate_spectator_chat": msg.separate_spectator_chat,
         "run_it_max": max(msg.run_it_max, 1),  # 0: not offered, as 1
         "rabbit_hunt": msg.rabbit_hunt,
+        "tournament_payouts": tuple(msg.tournament_payouts),
+        "tournament_whole_field": msg.tournament_whole_field,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -114,6 +116,8 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         separate_spectator_chat=config.separate_spectator_chat,
         run_it_max=config.run_it_max,
         rabbit_hunt=config.rabbit_hunt,
+        tournament_payouts=config.tournament_payouts,
+        tournament_whole_field=config.tournament_whole_field,
     )
 
 
