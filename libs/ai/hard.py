@@ -89,7 +89,7 @@ OPEN_EXTRA = 0.03
 
 @dataclass(frozen=True)
 class HardSettings:
-    max_samples: int | None = None  # None: MAX_SAMPLES of the variant (Omaha)
+    max_samples: int | None = None  # None: MAX_SAMPLES of the variant (hold'em: holdings.GRID)
     runouts: int = RUNOUTS
 
 
@@ -211,7 +211,9 @@ def estimate(
     weighed = sizes(view)
     if view.variant is Variant.HOLDEM:
         deadline = clock() + budget * (1 - SAFETY)
-        shared = holdings.read(view, seed, settings.runouts, deadline, clock, NARROWING_NEEDS)
+        shared = holdings.read(
+            view, seed, settings.runouts, deadline, clock, NARROWING_NEEDS, settings.max_samples
+        )
         hole = np.array([[int(c) for c in view.hole]], dtype=np.uint8)
         found = holdings.estimates(view, shared, hole, weighed, realised(view))
         return _one(found, 0, weighed)
@@ -260,7 +262,8 @@ def hard_policy(
         if out[-1] is None:
             pending.append((i, mine, mix))
     if pending:
-        shared = holdings.read(view, seed, (settings or HardSettings()).runouts)
+        chosen = settings or HardSettings()
+        shared = holdings.read(view, seed, chosen.runouts, max_samples=chosen.max_samples)
         weighed = sizes(view)
         rows = np.array([holes[i] for i, _, _ in pending], dtype=np.uint8)
         found = holdings.estimates(view, shared, rows, weighed, realised(view))

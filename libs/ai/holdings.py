@@ -90,8 +90,10 @@ def read(
     deadline: float = float("inf"),
     clock: Callable[[], float] = lambda: 0.0,
     narrowing_needs: float = 0.0,
+    max_samples: int | None = None,
 ) -> Reading:
-    """Narrow the ranges and draw the samples (hold'em; the same for every holding)."""
+    """Narrow the ranges and draw the samples (hold'em; the same for every holding), at most
+    ``max_samples`` of them when given (fewer runouts, fewer holdings per runout)."""
     if view.variant is not Variant.HOLDEM:
         raise ValueError(f"shared readings are for hold'em, not {view.variant}")
     rng = np.random.default_rng(seed)
@@ -111,6 +113,10 @@ def read(
     if deadline - clock() < 2 * narrowing_needs:
         per = max(1, per // SHORT_OF_TIME)
     boards = _runouts(view, rng, count)
+    if max_samples is not None:
+        if max_samples < len(boards):
+            boards = boards[np.sort(rng.choice(len(boards), max_samples, replace=False))]
+        per = max(1, min(per, max_samples // len(boards)))
     n = len(boards) * per
     board_masks = np.repeat(card_masks(boards), per)
     used = board_masks.copy()
