@@ -34,9 +34,14 @@ _SB, _BB = 1, 0  # heads-up positions: the button posts the small blind
 
 
 def raise_fold_or_call_off(
-    view: SeatView, rng: random.Random, low: float = PUSH_FOLD_DEPTH, high: float = RAISE_DEPTH
+    view: SeatView,
+    rng: random.Random,
+    low: float = PUSH_FOLD_DEPTH,
+    high: float = RAISE_DEPTH,
+    misread: float = 0.0,
 ) -> Decision | None:
-    """The chart's action for the seat to act, or None when this is not such a spot."""
+    """The chart's action for the seat to act, or None when this is not such a spot.
+    ``misread`` > 0 reads the chart at a depth off by up to that share (a looser player)."""
     if not (
         view.variant is Variant.HOLDEM
         and view.structure is BettingStructure.NO_LIMIT
@@ -48,7 +53,7 @@ def raise_fold_or_call_off(
     depth = effective_big_blinds(view)
     if not low < depth <= high:
         return None
-    chart = raise_chart(depth)
+    chart = raise_chart(depth * (1 + rng.uniform(-misread, misread)) if misread else depth)
     mine = class_index(view.hole)
     raises = [a for a in view.actions if a.move.voluntary and a.move is not Move.FOLD]
     note = f"{depth:.1f} bb raise chart"
