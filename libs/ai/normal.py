@@ -6,11 +6,11 @@ of players still to act allows (``model.open_width``), re-raises a narrow top ra
 raise with a range that tightens with the price and the number of raises, and with 12 big blinds
 or fewer it moves all in or folds (the push-or-fold charts); heads-up from 15 to 25 big blinds
 without antes it raises, folds or calls off from the raise charts (``shortstack.raiseplay``);
-both charts read at a depth off by up to a third. After the flop it estimates its equity against as many random
-hands as it has opponents (Monte Carlo, so draws count), bets for value when that is well above
-its fair share, sizes bets up on coordinated boards, continues its preflop raise on dry boards,
-calls when the equity beats the pot odds (with a margin out of position) and commits its stack
-when the pot is already large against it. It does not read the opponents' actions into their
+both charts read at a depth off by up to a third. After the flop it estimates its equity
+against as many random hands as it has opponents (Monte Carlo, so draws count), bets for value
+when that is well above its fair share, sizes bets up on coordinated boards, continues its
+preflop raise on dry boards, calls when the equity beats the pot odds (with a margin out of
+position) and commits its stack when the pot is already large against it. It does not read the opponents' actions into their
 ranges: that is Hard's edge.
 """
 
