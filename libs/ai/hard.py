@@ -25,11 +25,10 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
   toward the minimum defence frequency pot / (pot + bet). So neither always folding nor always
   calling beats it.
 - Short stacks (at most 15 big blinds, no-limit hold'em, two to six players) push or fold from
-  the solved charts (``shortstack``); heads-up from 15 to 25 big blinds without antes, the
-  small blind raises, folds or pushes and calls off from the raise charts
-  (``shortstack.raising``); in a tournament (``SeatView.prizes``) those spots and
-  every all-in call against one player are decided by prize equity instead (``icm``,
-  ``shortstack.prizes``).
+  the solved charts (``shortstack``); deeper it plays its own game (the raise-or-fold charts
+  of ``shortstack.raising`` measured weaker than its own play there, docs/ai.md); in a
+  tournament (``SeatView.prizes``) those spots and every all-in call against one player are
+  decided by prize equity instead (``icm``, ``shortstack.prizes``).
 - Before the flop without a raise it opens a range by position (mixed at the edge); facing a
   raise it re-raises, calls or folds on its equity against the raiser's narrowed range.
 
@@ -67,7 +66,6 @@ from .range_equity import EquityEstimate, equity_vs_ranges
 from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
 from .shortstack.play import push_or_fold
 from .shortstack.prizes import prize_push_or_fold
-from .shortstack.raiseplay import raise_fold_or_call_off
 from .strength import Floats
 from .view import PREFLOP, SeatView
 
@@ -190,8 +188,6 @@ def _before_sampling(view: SeatView, mix: random.Random) -> Decision | None:
         return prized
     if (chart := push_or_fold(view, mix)) is not None:  # short-stacked: the equilibrium
         return chart
-    if (raised := raise_fold_or_call_off(view, mix)) is not None:  # heads-up, 15 to 25 bb
-        return raised
     if view.street == PREFLOP and not voluntarily_raised(view):
         return _open(view, mix)
     return None

@@ -10,8 +10,8 @@ both charts read at a depth off by up to a third. After the flop it estimates it
 against as many random hands as it has opponents (Monte Carlo, so draws count), bets for value
 when that is well above its fair share, sizes bets up on coordinated boards, continues its
 preflop raise on dry boards, calls when the equity beats the pot odds (with a margin out of
-position) and commits its stack when the pot is already large against it. It does not read the opponents' actions into their
-ranges: that is Hard's edge.
+position) and commits its stack when the pot is already large against it. It does not read the
+opponents' actions into their ranges: that is Hard's edge.
 """
 
 from __future__ import annotations
