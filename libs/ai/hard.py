@@ -25,14 +25,20 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
   toward the minimum defence frequency pot / (pot + bet). So neither always folding nor always
   calling beats it.
 - Short stacks (at most 15 big blinds, no-limit hold'em, two to six players) push or fold from
-  the solved charts (``shortstack``); in a tournament (``SeatView.prizes``) those spots and
-  every all-in call against one player are decided by prize equity instead (``icm``,
-  ``shortstack.prizes``).
+  the solved charts (``shortstack``); deeper it plays its own game (the raise-or-fold charts
+  of ``shortstack.raising`` measured weaker than its own play there, docs/ai.md); in a
+  tournament (``SeatView.prizes``) those spots and every all-in call against one player are
+  decided by prize equity instead (``icm``, ``shortstack.prizes``).
 - Before the flop without a raise it opens a range by position (mixed at the edge); facing a
   raise it re-raises, calls or folds on its equity against the raiser's narrowed range.
 
 Mixed choices draw from a generator seeded apart from the sampling, so a seed reproduces a
 decision exactly unless the time budget cut the sampling short.
+
+In hold'em the ranges and samples do not depend on Hard's own cards (``holdings``: its cards
+only decide which samples count), so ``hard_policy`` gives its action with each of the 1,326
+holdings for the price of about one decision, and the action with its real holding is exactly
+the one it plays. Omaha samples against its own cards (``range_equity``).
 """
 
 from __future__ import annotations
@@ -40,36 +46,30 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
+from libs.poker.cards import Card
 from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind
 
+from . import holdings
 from .decision import Decision, legal
 from .easy import easy
+from .hard_choice import Estimate, choose, realised, sizes
 from .model import fold_chance, open_width
-from .play import (
-    all_in_to,
-    behind,
-    chips_in_bb,
-    pot_odds,
-    pot_raise_to,
-    preflop_aggressor,
-    preflop_raise_to,
-    stack_to_pot,
-    voluntarily_raised,
-)
+from .play import all_in_to, behind, chips_in_bb, preflop_raise_to, voluntarily_raised
 from .preflop import preflop_percentile
 from .range_equity import EquityEstimate, equity_vs_ranges
 from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
 from .shortstack.play import push_or_fold
-from .shortstack.prizes import prize_call, prize_push_or_fold
-from .strength import Floats, texture
-from .view import FLOP, PREFLOP, RIVER, SeatView
+from .shortstack.prizes import prize_push_or_fold
+from .strength import Floats
+from .view import PREFLOP, SeatView
 
-#: Monte Carlo samples per decision at most, by variant.
+#: Monte Carlo samples per decision at most (Omaha; hold'em: ``holdings.GRID``).
 MAX_SAMPLES = {Variant.HOLDEM: 1_200, Variant.OMAHA: 800, Variant.OMAHA_HI_LO: 800}
 #: Candidate holdings per range at most (hold'em keeps all of them: at most 1,326).
 MAX_CANDIDATES = {Variant.HOLDEM: 1_326, Variant.OMAHA: 500, Variant.OMAHA_HI_LO: 500}
@@ -86,40 +86,21 @@ SAMPLING_NEEDS = 0.008
 SAFETY = 0.15
 #: How much wider than a reasonable player's range (``model.open_width``) Hard opens.
 OPEN_EXTRA = 0.03
-#: Facing a bet heads-up, hands whose equity is at least this share of the price call with a
-#: probability rising to DEFEND_MOST at the price, by street (flop, turn, river; 0 unused).
-DEFEND_FROM = (1.0, 0.85, 0.9, 0.7)
-DEFEND_MOST = (0.0, 0.5, 0.5, 0.6)
-#: The share of its equity a hand realises before the river, by street (flop, turn): the
-#: rest is lost to bets it cannot call later, more so out of position.
-REALISE_IN_POSITION = (1.0, 0.95, 0.95, 1.0)
-REALISE_OUT_OF_POSITION = (1.0, 0.88, 0.88, 1.0)
-#: Share of the spots below the value line where a bet or raise that the model says pays
-#: by folds is weighed at all (0 = bluff only at the fixed frequencies).
-BLUFF_SHARE = 0.5
-#: Value bets and raises sized by their expected chips against the model (else thresholds).
-VALUE_BY_MODEL = True
-#: Bet sizes weighed, in fractions of the pot (no limit also 1.5; all in is always weighed).
-SIZES = (0.33, 0.5, 0.75, 1.0)
 
 
 @dataclass(frozen=True)
 class HardSettings:
-    max_samples: int | None = None  # None: MAX_SAMPLES of the variant
+    max_samples: int | None = None  # None: MAX_SAMPLES of the variant (hold'em: holdings.GRID)
     runouts: int = RUNOUTS
 
 
 @dataclass
 class Reading:
-    """What Hard knows when it decides: equity samples and the ranges behind them."""
+    """What Hard knows in Omaha when it decides: equity samples and the ranges behind them."""
 
     estimate: EquityEstimate
     ranges: Ranges
     strength: Floats | None  # the candidates' strength on this street, when there was time
-
-
-def _value_threshold(opponents: int) -> float:
-    return float(0.56 * (2.0 / (opponents + 1)) ** 0.6)
 
 
 def read(
@@ -129,7 +110,7 @@ def read(
     clock: Callable[[], float],
     settings: HardSettings,
 ) -> Reading:
-    """Narrow the ranges and estimate the equity within ``budget`` seconds."""
+    """Omaha: narrow the ranges and estimate the equity within ``budget`` seconds."""
     started = clock()
     deadline = started + budget * (1 - SAFETY)
     rng = np.random.default_rng(seed)
@@ -155,6 +136,30 @@ def read(
     return Reading(estimate, ranges, strength)
 
 
+def bet_value(view: SeatView, reading: Reading, to: int) -> float:
+    """Expected chips (from now on) of betting or raising to ``to``: everyone folds, or the
+    callers put in their share and the equity decides."""
+    assert reading.strength is not None
+    est = reading.estimate
+    shares = est.shares * realised(view)
+    me = view.me
+    added = to - view.bets[me]
+    pot = view.pot
+    all_fold = np.ones(len(shares))
+    called_chips = np.zeros(len(shares))
+    for p, picks in est.picks.items():
+        owed = max(0, min(to, view.stacks[p] + view.bets[p]) - view.bets[p])
+        price = owed / (pot + added + owed) if owed else 0.0
+        folds = fold_chance(
+            reading.strength[picks], price, reading.ranges.random_share[p], view.street
+        )
+        all_fold *= folds
+        called_chips += (1 - folds) * owed
+    value = all_fold * pot + (1 - all_fold) * (shares * (pot + added) - added)
+    value += shares * called_chips
+    return float(value.mean())
+
+
 def _open(view: SeatView, mix: random.Random) -> Decision:
     """Before the flop, nobody has raised: open a range by position."""
     pct = preflop_percentile(view.variant, view.hole)
@@ -176,48 +181,50 @@ def _open(view: SeatView, mix: random.Random) -> Decision:
     return legal(view, ActionKind.FOLD, rationale=f"{note}: outside the opening range")
 
 
-def _sizes(view: SeatView) -> list[int]:
-    """The "to" amounts weighed for a bet or raise, within the bounds."""
-    o = view.options
-    if not o.can_raise:
-        return []
-    fractions = SIZES + ((1.5,) if view.structure is BettingStructure.NO_LIMIT else ())
-    wanted = {pot_raise_to(view, f) for f in fractions} | {o.max_to}
-    return sorted({min(max(to, o.min_to), o.max_to) for to in wanted})
+def _before_sampling(view: SeatView, mix: random.Random) -> Decision | None:
+    """The spots Hard plays without sampling: prize-equity and chart push-or-fold, and opening
+    before the flop."""
+    if (prized := prize_push_or_fold(view)) is not None:  # a tournament: by prize equity
+        return prized
+    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked: the equilibrium
+        return chart
+    if view.street == PREFLOP and not voluntarily_raised(view):
+        return _open(view, mix)
+    return None
 
 
-def _realised(view: SeatView) -> float:
-    """The share of its equity a hand realises from here (all of it on the river)."""
-    if view.street == RIVER:
-        return 1.0
-    base = (REALISE_IN_POSITION if view.in_position else REALISE_OUT_OF_POSITION)[view.street]
-    if view.structure is BettingStructure.FIXED_LIMIT:
-        base += 0.05
-    return min(1.0, base)
+def _one(found: holdings.Estimates, k: int, weighed: list[int]) -> Estimate:
+    """The ``k``-th holding's estimate."""
+    bets = None
+    if found.bets is not None:
+        bets = tuple(zip(found.bets[k].tolist(), weighed, strict=True))
+    return Estimate(float(found.equity[k]), int(found.samples[k]), bets)
 
 
-def bet_value(view: SeatView, reading: Reading, to: int) -> float:
-    """Expected chips (from now on) of betting or raising to ``to``: everyone folds, or the
-    callers put in their share and the equity decides."""
-    assert reading.strength is not None
-    est = reading.estimate
-    shares = est.shares * _realised(view)
-    me = view.me
-    added = to - view.bets[me]
-    pot = view.pot
-    all_fold = np.ones(len(shares))
-    called_chips = np.zeros(len(shares))
-    for p, picks in est.picks.items():
-        owed = max(0, min(to, view.stacks[p] + view.bets[p]) - view.bets[p])
-        price = owed / (pot + added + owed) if owed else 0.0
-        folds = fold_chance(
-            reading.strength[picks], price, reading.ranges.random_share[p], view.street
+def estimate(
+    view: SeatView,
+    seed: int,
+    budget: float,
+    clock: Callable[[], float],
+    settings: HardSettings,
+) -> Estimate:
+    """Equity and each bet's value for the holding in ``view``, within ``budget`` seconds."""
+    weighed = sizes(view)
+    if view.variant is Variant.HOLDEM:
+        deadline = clock() + budget * (1 - SAFETY)
+        shared = holdings.read(
+            view, seed, settings.runouts, deadline, clock, NARROWING_NEEDS, settings.max_samples
         )
-        all_fold *= folds
-        called_chips += (1 - folds) * owed
-    value = all_fold * pot + (1 - all_fold) * (shares * (pot + added) - added)
-    value += shares * called_chips
-    return float(value.mean())
+        hole = np.array([[int(c) for c in view.hole]], dtype=np.uint8)
+        found = holdings.estimates(view, shared, hole, weighed, realised(view))
+        return _one(found, 0, weighed)
+    reading = read(view, seed, budget, clock, settings)
+    est = reading.estimate
+    if reading.strength is None or est.samples == 0:
+        return Estimate(est.equity, est.samples, None)
+    return Estimate(
+        est.equity, est.samples, tuple((bet_value(view, reading, to), to) for to in weighed)
+    )
 
 
 def hard(
@@ -228,150 +235,39 @@ def hard(
     settings: HardSettings | None = None,
 ) -> Decision:
     mix = random.Random(seed ^ 0x5EED)
-    if (prized := prize_push_or_fold(view)) is not None:  # a tournament: by prize equity
-        return prized
-    if (chart := push_or_fold(view, mix)) is not None:  # short-stacked: the equilibrium
-        return chart
-    if view.street == PREFLOP and not voluntarily_raised(view):
-        return _open(view, mix)
+    if (early := _before_sampling(view, mix)) is not None:
+        return early
     if budget < SAMPLING_NEEDS:
         quick = easy(view, seed)
         return legal(view, quick.kind, quick.to, f"no time to sample: {quick.rationale}")
-    reading = read(view, seed, budget, clock, settings or HardSettings())
-    equity, samples = reading.estimate.equity, reading.estimate.samples
-    opponents = max(1, len(contesting(view)))
-    note = f"equity {equity:.2f} vs narrowed ranges ({samples} samples)"
-
-    def act(kind: ActionKind, to: int = 0, why: str = "") -> Decision:
-        return legal(view, kind, to, f"{note}: {why}", samples)
-
-    if (all_in_call := prize_call(view, equity, note)) is not None:
-        return all_in_call
-
-    if view.street == PREFLOP:
-        return _facing_preflop_raise(view, equity, mix, act)
-    value = _value_threshold(opponents)
-    if reading.strength is None or samples == 0 or not VALUE_BY_MODEL:
-        return _without_model(view, equity, value, opponents, mix, act)
-    realise = _realised(view)
-    pot, call = view.pot, view.to_call
-    # Below the value line a bet or raise that pays by folds alone is made only on a coin
-    # (BLUFF_SHARE): an opponent who never folds cannot farm a model that expects folds.
-    for_value = equity >= value - 0.08
-    bluffing = not for_value and mix.random() < BLUFF_SHARE
-    sizes = _sizes(view) if for_value or bluffing else []
-    bets = sorted(((bet_value(view, reading, to), to) for to in sizes), reverse=True)
-    kind = "value" if for_value else "bluff (mixed)"
-    if call == 0:
-        passive = equity * realise * pot
-        if bets and bets[0][0] > passive:
-            best, to = bets[0]
-            if equity >= 0.85 and view.street != RIVER and mix.random() < 0.1:
-                return act(ActionKind.CHECK, why="slow play (mixed)")
-            return act(ActionKind.BET, to, f"{kind} bet: {best:+.0f} chips vs {passive:+.0f}")
-        return _bluff_or_check(view, equity, value, opponents, mix, act)
-    calling = equity * realise * (pot + call) - call
-    if bets and bets[0][0] > max(calling, 0.0):
-        best, to = bets[0]
-        if for_value and view.street != RIVER and calling > 0 and mix.random() < 0.2:
-            return act(ActionKind.CALL, why="flat with a strong hand (mixed)")
-        return act(ActionKind.RAISE, to, f"{kind} raise: {best:+.0f} chips vs {calling:+.0f}")
-    if calling > 0:
-        return act(ActionKind.CALL, why=f"call: {calling:+.0f} chips")
-    return _defend_or_fold(view, equity, opponents, mix, act)
+    return choose(view, estimate(view, seed, budget, clock, settings or HardSettings()), mix)
 
 
-def _bluff_or_check(
+def hard_policy(
     view: SeatView,
-    equity: float,
-    value: float,
-    opponents: int,
-    mix: random.Random,
-    act: Callable[..., Decision],
-) -> Decision:
-    if view.street == RIVER:
-        size = 0.75
-        # Bluffs : value bets = b : (P + b) makes calling and folding break even for the
-        # caller; weak hands are about as many as value hands, hence the frequency.
-        chance = size / (1 + size) * (0.8 if opponents == 1 else 0.25)
-        if equity < 0.2 and mix.random() < chance:
-            return act(ActionKind.BET, pot_raise_to(view, size), "balanced river bluff")
-        return act(ActionKind.CHECK, why="check")
-    aggressor = preflop_aggressor(view) == view.me
-    if view.street == FLOP and aggressor and opponents == 1 and mix.random() < 0.5:
-        return act(ActionKind.BET, pot_raise_to(view, 0.5), "continuation bet (mixed)")
-    if 0.3 <= equity < value and opponents == 1 and mix.random() < 0.2:
-        return act(ActionKind.BET, pot_raise_to(view, 0.6), "semi-bluff (mixed)")
-    return act(ActionKind.CHECK, why="check")
-
-
-def _defend_or_fold(
-    view: SeatView,
-    equity: float,
-    opponents: int,
-    mix: random.Random,
-    act: Callable[..., Decision],
-) -> Decision:
-    price = pot_odds(view)
-    if opponents == 1 and price:
-        # Defend toward pot / (pot + bet) with the hands nearest the price (before the river
-        # their equity is worth more than it shows: the draws and floats of the next street).
-        close = equity * _realised(view) / price
-        start, most = DEFEND_FROM[view.street], DEFEND_MOST[view.street]
-        if close >= start and mix.random() < (close - start) / (1 - start) * most:
-            return act(ActionKind.CALL, why="defend (mixed, minimum defence frequency)")
-    return act(ActionKind.FOLD, why=f"below the price {price:.2f}")
-
-
-def _without_model(
-    view: SeatView,
-    equity: float,
-    value: float,
-    opponents: int,
-    mix: random.Random,
-    act: Callable[..., Decision],
-) -> Decision:
-    """Short of time: thresholds on the equity alone."""
-    spr = stack_to_pot(view)
-    if view.to_call == 0:
-        if equity >= value:
-            to = all_in_to(view) if spr <= 1.3 else pot_raise_to(view, _size(view, equity, value))
-            return act(ActionKind.BET, to, "value bet (threshold)")
-        return _bluff_or_check(view, equity, value, opponents, mix, act)
-    if equity >= max(0.72, value + 0.22):
-        to = all_in_to(view) if spr < 1.5 else pot_raise_to(view, 0.8)
-        return act(ActionKind.RAISE, to, "value raise (threshold)")
-    if equity * _realised(view) >= pot_odds(view):
-        return act(ActionKind.CALL, why="beats the price")
-    return _defend_or_fold(view, equity, opponents, mix, act)
-
-
-def _size(view: SeatView, equity: float, threshold: float) -> float:
-    wet = texture(view.board).wet if view.board else 0.0
-    return min(1.0, 0.5 + 0.25 * wet + (0.25 if equity >= threshold + 0.2 else 0.0))
-
-
-def _facing_preflop_raise(
-    view: SeatView,
-    equity: float,
-    mix: random.Random,
-    act: Callable[..., Decision],
-) -> Decision:
-    price = pot_odds(view)
-    closing = behind(view) == 0
-    realise = 0.92 if closing or view.in_position else 0.82
+    seed: int,
+    holes: npt.NDArray[np.int64],
+    settings: HardSettings | None = None,
+) -> list[Decision]:
+    """Hard's decision (hold'em) with each of ``holes`` ``[H, 2]`` in place of its own cards,
+    on the same view and seed, sharing one reading (``holdings``): each is the decision
+    ``hard`` makes with that holding when its budget does not cut the sampling short."""
     if view.variant is not Variant.HOLDEM:
-        realise += 0.05  # Omaha equities run close; more of them is realised
-    raises = view.raises_this_street
-    strong = _value_threshold(len(contesting(view))) + 0.04 * raises
-    if equity >= strong:
-        to = preflop_raise_to(view, 3.0)
-        if to > 0.4 * (view.stacks[view.me] + view.bets[view.me]):
-            to = all_in_to(view)
-        return act(ActionKind.RAISE, to, "re-raise for value")
-    if equity * realise >= price:
-        pct = preflop_percentile(view.variant, view.hole)
-        if raises == 1 and pct >= 0.7 and closing and mix.random() < 0.08:
-            return act(ActionKind.RAISE, preflop_raise_to(view, 3.0), "re-raise bluff (mixed)")
-        return act(ActionKind.CALL, why=f"beats the price {price:.2f}")
-    return act(ActionKind.FOLD, why=f"below the price {price:.2f}")
+        raise ValueError(f"Hard's policy is shared across hold'em holdings, not {view.variant}")
+    out: list[Decision | None] = []
+    pending: list[tuple[int, SeatView, random.Random]] = []
+    for i, (a, b) in enumerate(holes.tolist()):
+        mine = replace(view, hole=(Card(a), Card(b)))
+        mix = random.Random(seed ^ 0x5EED)
+        out.append(_before_sampling(mine, mix))
+        if out[-1] is None:
+            pending.append((i, mine, mix))
+    if pending:
+        chosen = settings or HardSettings()
+        shared = holdings.read(view, seed, chosen.runouts, max_samples=chosen.max_samples)
+        weighed = sizes(view)
+        rows = np.array([holes[i] for i, _, _ in pending], dtype=np.uint8)
+        found = holdings.estimates(view, shared, rows, weighed, realised(view))
+        for k, (i, mine, mix) in enumerate(pending):
+            out[i] = choose(mine, _one(found, k, weighed), mix)
+    return [d for d in out if d is not None]

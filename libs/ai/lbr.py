@@ -2,9 +2,12 @@
 is at heads-up no-limit hold'em, measured by playing against it.
 
 LBR knows the level's policy (``probe.policy``: its action at each decision for each of the
-1,326 holdings) but not its cards. It keeps a range over the level's holdings, starting
-uniform (less those its own cards block), and after each of the level's actions multiplies
-every holding's weight by the level's probability of that action with it. At its own
+1,326 holdings) but not its cards, nor the coins of its mixed choices: it asks the policy with
+a seed of its own (``POLICY_SALT``), ``draws`` times per decision, so a mixed action is known
+only by its frequency. It keeps a range over the level's holdings, starting uniform (less
+those its own cards block), and after each of the level's actions multiplies every holding's
+weight by the level's estimated probability of that action with it (floored at ``FLOOR``, so a
+rare action the draws missed does not rule the level's real holding out). At its own
 decisions after the flop it weighs, against that range:
 
 - check or call: its showdown equity against the range times the pot after calling, less the
@@ -50,6 +53,10 @@ from .view import PREFLOP, SeatView, public_action, seat_view
 
 HOLDEM, NO_LIMIT = Variant.HOLDEM, BettingStructure.NO_LIMIT
 RUNOUTS = 96
+#: Salt of the seeds LBR asks the policy with (never the level's own decision seed).
+POLICY_SALT = 0x9017C7
+#: Smallest likelihood a holding keeps after an action (the policy is estimated by draws).
+FLOOR = 0.01
 SIZES = (1.0,)  # pot fractions (the paper: a pot-size bet); all in is always weighed
 
 
@@ -81,12 +88,18 @@ class Lbr:
     level: Level
     budget: float
     weights: np.ndarray  # [1326] the level's range
+    draws: int = 1
+
+    def _policy(self, view: SeatView, seed: int, wanted: np.ndarray) -> np.ndarray:
+        return policy(view, self.level, _mix(seed, POLICY_SALT), self.budget, wanted, self.draws)
 
     def observe(self, view: SeatView, seed: int) -> Decision:
         """The level acts: its real decision, and the range reweighted by its policy."""
         decision = decide(view, self.level, seed, self.budget)
-        shares = policy(view, self.level, seed, self.budget, self.weights > 0)
-        self.weights = self.weights * shares[:, kind_index(decision.kind)]
+        asked = self.weights > 0
+        shares = self._policy(view, seed, asked)
+        likely = np.where(asked, FLOOR + (1 - FLOOR) * shares[:, kind_index(decision.kind)], 0.0)
+        self.weights = self.weights * likely
         return decision
 
     def act(self, state: HandState, view: SeatView, seed: int) -> Decision:
@@ -127,7 +140,7 @@ class Lbr:
         if after.phase is not Phase.BETTING or after.actor != them:
             return float(r @ wp) * view.pot  # nothing to answer (cannot happen heads-up)
         answer = seat_view(after, them, actions)
-        folds = policy(answer, self.level, seed, self.budget, r > 0)[:, FOLD]
+        folds = self._policy(answer, seed, r > 0)[:, FOLD]
         added = to - view.bets[view.me]
         owed = answer.to_call
         pot = view.pot
@@ -140,6 +153,7 @@ class LbrResult:
     level: str
     config: MatchConfig
     pairs: list[float] = field(default_factory=list)  # LBR's mbb/hand per duplicate pair
+    draws: int = 1
     seconds: float = 0.0
 
     def summary(self) -> Summary:
@@ -159,12 +173,13 @@ class LbrResult:
             "scoring": self.config.scoring.value,
             "stack_bb": self.config.stack_bb,
             "seed": self.config.seed,
+            "policy_draws": self.draws,
             "seconds": self.seconds,
         }
 
 
 def play_lbr_hand(
-    level: Level, config: MatchConfig, group: int, lbr_at: int, budget: float
+    level: Level, config: MatchConfig, group: int, lbr_at: int, budget: float, draws: int = 1
 ) -> float:
     """One hand, LBR at position ``lbr_at``: LBR's net chips (all-in EV when it applies)."""
     cards = deck(config.seed, group)
@@ -175,7 +190,8 @@ def play_lbr_hand(
     hand.record(opening)
     holes = (tuple(cards[0:2]), tuple(cards[2:4]))
     hand.apply(DealHands(holes))
-    lbr = Lbr(level, budget, possible(tuple(int(c) for c in holes[lbr_at])).astype(np.float64))
+    mine = possible(tuple(int(c) for c in holes[lbr_at])).astype(np.float64)
+    lbr = Lbr(level, budget, mine, draws)
     streets = ((tuple(cards[5:8]), cards[4]), ((cards[9],), cards[8]), ((cards[11],), cards[10]))
     k = 0
     while not hand.state.is_complete:
@@ -208,6 +224,7 @@ def run_lbr(
     config: MatchConfig,
     budget: float = DEFAULT_BUDGET,
     progress: Callable[[LbrResult], None] | None = None,
+    draws: int = 1,
 ) -> LbrResult:
     """LBR against ``level`` heads-up no-limit hold'em: ``hands`` rounded up to whole pairs."""
     if (
@@ -216,12 +233,14 @@ def run_lbr(
         or config.structure.value != "no_limit"
     ):
         raise ValueError("LBR is defined here for heads-up no-limit hold'em")
+    if draws < 1:
+        raise ValueError(f"--lbr-draws must be at least 1, got {draws}")
     if hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
-    result = LbrResult(level.value, config)
+    result = LbrResult(level.value, config, draws=draws)
     started = time.perf_counter()
     for group in range(-(-hands // 2)):
-        nets = [play_lbr_hand(level, config, group, at, budget) for at in (0, 1)]
+        nets = [play_lbr_hand(level, config, group, at, budget, draws) for at in (0, 1)]
         result.pairs.append(1000.0 * sum(nets) / 2 / config.big_blind)
         result.seconds = time.perf_counter() - started
         if progress is not None:

@@ -5,9 +5,15 @@ holdings in place of its own cards (for Local Best Response, ``lbr.py``).
 on the same view with only the hole cards changed and the same seed, and returns ``[1326, 3]``
 shares of fold, check-or-call and bet-or-raise (a holding the board blocks is all zeros). A
 level's mixed choices are drawn from its seeded generator, so one query per holding is one draw
-of its mixed strategy: unbiased, and the same draw the level makes at the table with that seed,
-so the holding it really holds always keeps its weight. ``HOLDINGS`` lists the holdings (two
-card indices each, the higher first).
+of its mixed strategy, and with the seed the level played its holding with, exactly what it did
+(the tests check that). Whoever must not know the level's coins (Local Best Response) asks with
+a seed of its own, and ``draws`` > 1 averages several draws. ``HOLDINGS`` lists the holdings
+(two card indices each, the higher first).
+
+Hard is asked once for all the holdings (``hard.hard_policy``: one shared reading, about the
+cost of one decision); the other levels once per holding (each decision is well under a
+millisecond, or a few for Normal). With a budget too small for Hard to sample, Hard too is
+asked per holding (it then answers as Easy does).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from libs.poker.cards import Card
 from libs.poker.config import Variant
 from libs.poker.events import ActionKind
 
+from .hard import SAMPLING_NEEDS, hard_policy
 from .policy import DEFAULT_BUDGET, Level, decide
 from .view import SeatView
 
@@ -51,23 +58,45 @@ def possible(dead: tuple[int, ...]) -> npt.NDArray[np.bool_]:
     return np.asarray((MASKS & mask) == 0)
 
 
+def draw_seed(seed: int, draw: int) -> int:
+    """The seed of a policy's ``draw``-th query (the 0th is ``seed`` itself)."""
+    if draw == 0:
+        return seed
+    x = (seed ^ (draw * 0x9E3779B97F4A7C15)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
+    return (x ^ (x >> 31)) or 1
+
+
 def policy(
     view: SeatView,
     level: Level,
     seed: int,
     budget: float = DEFAULT_BUDGET,
     wanted: npt.NDArray[np.bool_] | None = None,
+    draws: int = 1,
 ) -> Floats:
     """``[1326, 3]`` action shares per holding (fold, passive, aggressive) at this decision;
-    only the holdings ``wanted`` (default: all the board leaves) are asked."""
+    only the holdings ``wanted`` (default: all the board leaves) are asked. With ``draws``
+    above 1 each holding is asked that many times (seeds ``draw_seed(seed, j)``) and the
+    shares are the mean: a finer estimate of a mixed strategy."""
     if view.variant is not Variant.HOLDEM:
         raise ValueError(f"the policy is exposed per hold'em holding, not for {view.variant}")
+    if draws < 1:
+        raise ValueError(f"draws must be at least 1, got {draws}")
     asked = possible(tuple(int(c) for c in view.board))
     if wanted is not None:
         asked &= wanted
     out = np.zeros((len(HOLDINGS), 3))
-    for i in np.flatnonzero(asked):
-        hole = (Card(int(HOLDINGS[i, 0])), Card(int(HOLDINGS[i, 1])))
-        decision = decide(replace(view, hole=hole), level, seed, budget)
-        out[i, kind_index(decision.kind)] = 1.0
+    rows = np.flatnonzero(asked)
+    for j in range(draws):
+        at = draw_seed(seed, j)
+        if level is Level.HARD and budget >= SAMPLING_NEEDS:
+            answers = hard_policy(view, at, HOLDINGS[rows])
+        else:
+            answers = [decide(replace(view, hole=_hole(int(i))), level, at, budget) for i in rows]
+        for i, decision in zip(rows, answers, strict=True):
+            out[i, kind_index(decision.kind)] += 1.0 / draws
     return out
+
+
+def _hole(i: int) -> tuple[Card, Card]:
+    return Card(int(HOLDINGS[i, 0])), Card(int(HOLDINGS[i, 1]))

@@ -154,13 +154,19 @@ class Ranges:
     strengths: dict[int, Floats]  # candidates' strength by street, as rated so far
 
     def strength(
-        self, view: SeatView, cands: Candidates, rng: np.random.Generator, runouts: int
+        self,
+        view: SeatView,
+        cands: Candidates,
+        rng: np.random.Generator,
+        runouts: int,
+        dead: Sequence[int] | None = None,
     ) -> Floats:
-        """The candidates' strength on the current street (rated now if not yet)."""
+        """The candidates' strength on the current street (rated now if not yet), over runouts
+        that avoid ``dead`` (default: the seat's own cards)."""
         if view.street not in self.strengths:
             board = view.board[: BOARD_SIZE_BY_STREET[view.street]]
             self.strengths[view.street] = street_strength(
-                view.variant, cands, board, view.hole, rng, runouts
+                view.variant, cands, board, view.hole if dead is None else dead, rng, runouts
             )
         return self.strengths[view.street]
 
@@ -172,12 +178,15 @@ def narrowed_weights(
     runouts: int,
     opponents: Sequence[int] | None = None,
     in_time: Callable[[], bool] = lambda: True,
+    dead: Sequence[int] | None = None,
 ) -> Ranges:
     """Weights of the candidates for each opponent (default: every live one) after its
     actions in the history: P(actions | holding) under a mixture of the reasonable model
     (prior 1 - RANDOM_PRIOR) and a uniformly random player (prior RANDOM_PRIOR). Rating the
     candidates on a new street costs a few milliseconds: when ``in_time()`` says no more,
-    the later actions are left out."""
+    the later actions are left out. Rating runouts avoid ``dead`` (default: the seat's own
+    cards; none when the ranges must not depend on them, ``holdings``)."""
+    avoid = view.hole if dead is None else dead
     chosen = view.opponents if opponents is None else opponents
     reasonable = {p: np.zeros(len(cands)) for p in chosen}  # log-likelihoods
     random_ = dict.fromkeys(chosen, 0.0)
@@ -191,7 +200,7 @@ def narrowed_weights(
             if not in_time():
                 break
             board = view.board[: BOARD_SIZE_BY_STREET[street]]
-            strengths[street] = street_strength(view.variant, cands, board, view.hole, rng, runouts)
+            strengths[street] = street_strength(view.variant, cands, board, avoid, rng, runouts)
         reasonable[p] += np.log(likelihood(spot, strengths[street]))
         random_[p] -= math.log(3 if spot.to_call > 0 else 2)  # fold / call / raise, or two
     weights: dict[int, Floats] = {}

@@ -117,8 +117,9 @@ def _prizes(request: ai_pb2.DecideRequest) -> Prizes:
         raise InvalidRequest(AMOUNT_OUT_OF_RANGE, f"prizes: {error}") from None
 
 
-def read_request(request: ai_pb2.DecideRequest) -> Request:
-    """Check a request and rebuild the seat view it describes."""
+def read_request(request: ai_pb2.DecideRequest, viewer_cards: bool = True) -> Request:
+    """Check a request and rebuild the seat view it describes. Without ``viewer_cards`` (a
+    policy request) the viewer's seat must show none, and the view's ``hole`` is empty."""
     level = DIFFICULTIES.get(request.difficulty)
     if level is None:
         raise InvalidRequest(
@@ -176,7 +177,13 @@ def read_request(request: ai_pb2.DecideRequest) -> Request:
     hole: tuple[Card, ...] = ()
     for s in seats:
         cards = _cards(s.hole_cards, f"seat {s.seat}")
-        if s.seat == view.viewer_seat and len(cards) != count:
+        if s.seat == view.viewer_seat and not viewer_cards and cards:
+            raise InvalidRequest(
+                BAD_HOLE_CARDS,
+                "the viewer's seat shows hole cards: a policy is asked for the holdings "
+                "listed instead, so leave them out",
+            )
+        if s.seat == view.viewer_seat and viewer_cards and len(cards) != count:
             raise InvalidRequest(
                 BAD_HOLE_CARDS,
                 f"{variant.value} deals {count} hole cards, the viewer's seat shows {len(cards)}",
@@ -187,6 +194,11 @@ def read_request(request: ai_pb2.DecideRequest) -> Request:
             )
         if s.stack < 0 or s.committed < 0:
             raise InvalidRequest(AMOUNT_OUT_OF_RANGE, f"seat {s.seat}: stack and bet must be >= 0")
+        if s.stack == 0 and s.status == pb.SEAT_STATUS_ACTIVE:
+            raise InvalidRequest(
+                AMOUNT_OUT_OF_RANGE,
+                f"seat {s.seat} is ACTIVE with a stack of 0 (a seat with no chips left is ALL_IN)",
+            )
         for c in cards:
             if c in seen:
                 raise InvalidRequest(

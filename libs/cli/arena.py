@@ -240,7 +240,7 @@ def _lbr(args: argparse.Namespace, base: MatchConfig, budget_ms: int) -> int:
         print(f"[arena] lbr vs {other}: {2 * s.n} hands, LBR {s.mean:+,.0f} {ci}", file=sys.stderr)
 
     try:
-        result = run_lbr(level, args.hands, base, budget_ms / 1000, progress)
+        result = run_lbr(level, args.hands, base, budget_ms / 1000, progress, args.lbr_draws)
     except ValueError as exc:
         print(f"holdem arena: {exc}", file=sys.stderr)
         return 2
@@ -320,6 +320,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help=f"time budget per decision (default {round(DEFAULT_BUDGET * 1000)}; "
         f"--ladder: {round(LADDER_BUDGET * 1000):,}, so the sample caps bind, not the clock)",
+    )
+    parser.add_argument(
+        "--lbr-draws",
+        type=int,
+        default=1,
+        help="LBR: draws of the level's policy per decision, averaged (default 1)",
     )
     parser.add_argument("--ladder", action="store_true", help="play the whole ladder instead")
     parser.add_argument(

@@ -1,7 +1,8 @@
 """Making the short-stack solver's data again: the class-vs-class equity table
 (``python -m libs.cli.shortstack equities``, a few minutes) and the heads-up push-or-fold charts
 solved from it (``python -m libs.cli.shortstack charts``, about a minute), the six-handed charts
-(``python -m libs.cli.shortstack tables``, about ten minutes), written beside
+(``python -m libs.cli.shortstack tables``, about ten minutes), the heads-up raise, fold or call
+off charts (``python -m libs.cli.shortstack raises``, a few minutes), written beside
 libs/ai/shortstack's modules, which read them."""
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from importlib import resources
 
 import numpy as np
 
-from libs.ai.shortstack import charts, equities
+from libs.ai.shortstack import charts, equities, raising
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["equities", "charts", "tables"])
+    parser.add_argument("what", choices=["equities", "charts", "tables", "raises"])
     parser.add_argument("--samples", type=int, default=equities.GENERATED_WITH["samples"])
     parser.add_argument("--seed", type=int, default=equities.GENERATED_WITH["seed"])
     parser.add_argument("--iterations", type=int, default=charts.GENERATED_WITH["iterations"])
@@ -28,6 +29,10 @@ def main(argv: list[str] | None = None) -> int:
         np.save(
             str(folder.joinpath(equities.DATA)), np.rint(table * equities.SCALE).astype(np.uint16)
         )
+    elif args.what == "raises":
+        solved = raising.solve_raise_charts(raising.RAISE_GENERATED_WITH["iterations"])
+        packed = np.rint(solved * 255).astype(np.uint8)
+        np.save(str(folder.joinpath(raising.RAISE_DATA)), packed)
     elif args.what == "tables":
         iterations = args.iterations_tables or charts.TABLE_GENERATED_WITH["iterations"]
         packed = np.rint(charts.solve_tables(iterations) * 255).astype(np.uint8)

@@ -188,8 +188,9 @@ TABLE_CALLERS = OnlyServices(
         "SubmitAction": {"gateway", "tools"},
     }
 )
-#: Bots' decisions are asked by the table (and the CLI's arena, as tools).
-AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}})
+#: Bots' decisions are asked by the table (and the CLI's arena, as tools); a bot's policy (its
+#: action with every holding: analysis, exploitability) only by tools, never by a table.
+AI_CALLERS = OnlyServices({"Decide": {"table", "tools"}, "Policy": {"tools"}})
 #: Accounts, wallets and seats: through the gateway (players) or tools (house, audit, tests).
 #: Tournament money (buy-ins, prizes, refunds) only from the tournament service (and tools).
 LOBBY_CALLERS = EveryMethod(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import pairwise
 
 from libs.poker.config import NO_RAKE, BettingStructure, RakeRule, Variant, fixed_limit_blinds
 from libs.poker.errors import InvalidCommand
@@ -29,6 +30,8 @@ BLIND_SECONDS = 15.0
 #: How long the next hand waits after one that ended before the river at a table that offers
 #: the rabbit hunt (or until somebody hunted): the time there is to ask.
 RABBIT_HUNT_SECONDS = 5.0
+#: The most places a tournament table's payouts name (``tournament_payouts``).
+MAX_PAYOUTS = 100
 
 
 class BotDifficulty(StrEnum):
@@ -105,6 +108,11 @@ class TableConfig:
     bomb_pot_ante: int = 0
     bomb_pot_every: int = 0
     bomb_pot_vote: bool = False
+    #: A tournament's table: what each place pays, first place first (only the ratios matter),
+    #: and whether the table seats the whole field; its bots then weigh chips by prize equity
+    #: (ICM, docs/ai.md).
+    tournament_payouts: tuple[int, ...] = ()
+    tournament_whole_field: bool = False
 
     def __post_init__(self) -> None:
         if self.tournament:
@@ -171,6 +179,15 @@ class TableConfig:
                 "run_it_max", f"must be 1..3 (1: not offered), not {self.run_it_max}"
             )
         self._check_bomb_pots()
+        if (self.tournament_payouts or self.tournament_whole_field) and not self.tournament:
+            raise TableConfigError("tournament_payouts", "are for a tournament's table only")
+        payouts = self.tournament_payouts
+        if len(payouts) > MAX_PAYOUTS or any(not 0 <= p <= MAX_CHIPS for p in payouts):
+            raise TableConfigError(
+                "tournament_payouts", f"must be at most {MAX_PAYOUTS} amounts of 0..{MAX_CHIPS}"
+            )
+        if any(a < b for a, b in pairwise(payouts)):
+            raise TableConfigError("tournament_payouts", "must run first place first, never rising")
         if self.hand_limit < 0:
             raise TableConfigError("hand_limit", "must not be negative")
         if self.duration_seconds < 0:

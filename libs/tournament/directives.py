@@ -39,6 +39,10 @@ class OpenTable:
     seats: int
     blinds: BlindLevel
     key: str
+    #: What each place pays (shares, first place first) and whether this table seats the whole
+    #: field (the field never outgrows one table): for the bots' prize equity.
+    payouts: tuple[int, ...] = ()
+    whole_field: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +152,8 @@ def directives(s: TournamentState, event: E.Event) -> list[Directive]:
                     cfg.seats_per_table,
                     cfg.structure.level(s.level),
                     f"{tid}:open:{event.table_id}",
+                    cfg.payouts.shares_for(len(s.entrants)),
+                    cfg.max_entrants <= cfg.seats_per_table,
                 )
             ]
         case E.PlayerSeated():

@@ -11,6 +11,7 @@ import asyncio
 
 from holdem.ai.v1 import ai_pb2, ai_pb2_grpc
 
+from libs.aiproto.policy import policy_response, read_policy_request
 from libs.aiproto.reading import read_request
 from libs.aiproto.requests import response_from_decision
 from libs.platform.callers import AI_CALLERS
@@ -28,6 +29,13 @@ class AiServiceServicer(ai_pb2_grpc.AiServiceServicer):
         checked = read_request(request)
         decision = await asyncio.to_thread(app.choose, checked, context.time_remaining())
         return response_from_decision(decision)
+
+    async def Policy(
+        self, request: ai_pb2.PolicyRequest, context: Context
+    ) -> ai_pb2.PolicyResponse:
+        query = read_policy_request(request)
+        shares = await asyncio.to_thread(app.policy_of, query, context.time_remaining())
+        return policy_response(query.holdings, shares)
 
 
 async def build(config: AiConfig) -> Mount:

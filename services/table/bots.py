@@ -24,17 +24,19 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 import grpc
 import structlog
 
 from libs.ai import Decision, Level, SeatView, clock_action, decide, is_legal, seat_view
+from libs.ai.view import Prizes
 from libs.aiproto.requests import TableContext, decide_request, decision_from_response
 from libs.platform.metrics import table as metrics
 from libs.table import TableState
 from libs.table import commands as tc
-from libs.table.config import BotDifficulty
+from libs.table.config import BotDifficulty, TableConfig
 
 log = structlog.get_logger("table")
 
@@ -98,6 +100,14 @@ class LocalDecider:
         return await asyncio.to_thread(decide, view, chosen, seed, timeout * BUDGET_SHARE)
 
 
+def with_prizes(view: SeatView, config: TableConfig) -> SeatView:
+    """At a tournament table that seats the whole field, the view carries the payouts, so the
+    bot weighs chips by prize equity (``SeatView.prizes``; no other table's stacks to add)."""
+    if not (config.tournament and config.tournament_whole_field and config.tournament_payouts):
+        return view
+    return replace(view, prizes=Prizes(config.tournament_payouts))
+
+
 class Bots:
     """Turns a bot's turn into its ``Act``: asks the decider, falls back to the clock rule."""
 
@@ -119,7 +129,7 @@ class Bots:
         assert hand is not None and hand.actor is not None and s.config is not None
         position = hand.actor
         seat = s.seats[s.hand_seats[position]]
-        view = seat_view(hand, position, s.actions)
+        view = with_prizes(seat_view(hand, position, s.actions), s.config)
         level = Level((seat.bot_difficulty or BotDifficulty.NORMAL).value)
         context = TableContext(
             seats=s.hand_seats,

@@ -5,16 +5,19 @@ beats a calling station; ``holdem arena --b lbr`` runs it and refuses what it ca
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from libs.ai import SeatView
 from libs.ai.arena import MatchConfig
 from libs.ai.lbr import equities, run_lbr
 from libs.ai.policy import Level, decide
 from libs.ai.probe import FOLD, HOLDINGS, PASSIVE, kind_index, policy, possible
 from libs.cli.main import main
 from libs.poker import BettingStructure, Variant, parse_cards
+from libs.poker.cards import Card
 from tests.ai.spots import BB, Hand
 
 NLHE = (Variant.HOLDEM, BettingStructure.NO_LIMIT)
@@ -35,6 +38,50 @@ def test_the_policy_answers_for_every_holding_the_board_leaves() -> None:
     mine = _index("AsKd")
     assert shares[mine, kind_index(decide(view, Level.NORMAL, 3).kind)] == 1
     assert np.all(policy(view, Level.CALL, seed=3)[~blocked, PASSIVE] == 1)
+
+
+def _hard_spots() -> list[SeatView]:
+    heads_up = Hand(*NLHE, ["QhQc", "AsKd"])
+    three = Hand(*NLHE, ["QhQc", "AsKd", "7s6s"]).raise_to(3 * BB).call().call()
+    return [
+        heads_up.call().check().board("2c7h9d").check().view(),  # checked to
+        Hand(*NLHE, ["QhQc", "AsKd"]).call().check().board("2c7h9d").check().raise_to(BB).view(),
+        Hand(*NLHE, ["QhQc", "AsKd"]).raise_to(3 * BB).view(),  # facing a raise preflop
+        Hand(*NLHE, ["QhQc", "AsKd"])
+        .call()
+        .check()
+        .board("2c7h9d")
+        .check()
+        .check()
+        .board("Td")
+        .check()
+        .check()
+        .board("3s")
+        .view(),  # the river
+        three.board("Kh8d2s").check().view(),  # three-way
+    ]
+
+
+def test_hards_policy_is_what_it_plays_with_each_holding() -> None:
+    """One shared reading answers for every holding: the same action, holding by holding, as
+    Hard deciding with that holding and that seed (with time enough not to cut sampling)."""
+    rng = np.random.default_rng(0)
+    for view in _hard_spots():
+        shares = policy(view, Level.HARD, seed=5)
+        live = np.flatnonzero(shares.sum(axis=1) > 0)
+        assert len(live) == int(possible(tuple(int(c) for c in view.board)).sum())
+        for i in rng.choice(live, 25, replace=False):
+            hole = (Card(int(HOLDINGS[i, 0])), Card(int(HOLDINGS[i, 1])))
+            decision = decide(replace(view, hole=hole), Level.HARD, 5, budget=10.0)
+            assert shares[i, kind_index(decision.kind)] == 1.0
+
+
+def test_draws_average_the_policy() -> None:
+    view = _hard_spots()[1]
+    shares = policy(view, Level.HARD, seed=5, draws=4)
+    live = shares.sum(axis=1) > 0
+    assert np.allclose(shares[live].sum(axis=1), 1.0)
+    assert set(np.unique(shares[live] * 4).tolist()) <= {0.0, 1.0, 2.0, 3.0, 4.0}
 
 
 def test_the_folder_folds_every_holding_to_a_bet() -> None:

@@ -217,6 +217,19 @@ def test_ai_refuses_an_empty_request_with_invalid_argument(
     assert "difficulty" in (caught.value.details() or "")
 
 
+def test_ai_refuses_a_policy_request_without_a_decision(
+    stack: dict[str, ServiceProcess],
+) -> None:
+    with (
+        channel_as(stack["ai"].address) as channel,
+        pytest.raises(grpc.RpcError) as caught,
+    ):
+        request = ai_pb2.PolicyRequest(holdings=["AsKd"])
+        ai_pb2_grpc.AiServiceStub(channel).Policy(request, timeout=5)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "decision" in (caught.value.details() or "")
+
+
 def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
     lobby = start("lobby", {"HOLDEM_SHUTDOWN_GRACE_SECONDS": "2"})
     assert lobby.stop() == 0

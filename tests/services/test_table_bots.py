@@ -253,6 +253,9 @@ class _Spy(ai_pb2_grpc.AiServiceServicer):
         level = Level.CALL if request.difficulty == common_pb2.BOT_DIFFICULTY_EASY else Level.EASY
         return response_from_decision(decide(checked.view, level, 7))
 
+    def Policy(self, request: ai_pb2.PolicyRequest, context: object) -> ai_pb2.PolicyResponse:
+        raise NotImplementedError("a table never asks for a policy")
+
 
 @pytest.fixture
 def spy() -> Iterator[tuple[_Spy, str]]:

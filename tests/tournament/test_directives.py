@@ -27,6 +27,17 @@ def test_the_start_opens_seats_and_deals() -> None:
     assert sorted(d.key for d in dealt) == ["T1:deal:T1-t1:1", "T1:deal:T1-t2:1"]
 
 
+def test_a_table_learns_the_payouts_and_whether_it_seats_the_whole_field() -> None:
+    """For its bots' prize equity (ICM): one table for the whole field says so; a field that
+    needs two tables does not (the table cannot see the other's stacks)."""
+    single = [d for d in sng(6, 6).keys.values() if isinstance(d, D.OpenTable)]
+    assert len(single) == 1 and single[0].whole_field
+    shares = single[0].payouts
+    assert shares and list(shares) == sorted(shares, reverse=True)
+    several = [d for d in sng(7, 4).keys.values() if isinstance(d, D.OpenTable)]
+    assert len(several) == 2 and not any(d.whole_field for d in several)
+
+
 def test_a_bust_removes_the_player_and_a_move_names_both_tables() -> None:
     sim = sng(12, 6)
     a, b = sorted(sim.s.tables)
