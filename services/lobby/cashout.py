@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -26,20 +25,18 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
 
 from libs.eventstore.projection import (
-    PREVIOUS_HEADER,
     PUBLIC_STREAM,
     PUBLIC_SUBJECT_PREFIX,
-    SEQUENCE_HEADER,
-    Projected,
     read_public,
 )
-from libs.eventstore.pull import pull_messages, pull_read
+from libs.eventstore.pull import pull_read
 from libs.lobby import wallet, wallet_decide
 from libs.lobby.cashouts import Money, money_of
 from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
 from services.lobby.app import Lobby
 from services.lobby.gate import Gate
+from services.lobby.public_feed import consume_forever, projected_message, public_subscription
 from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.cashout")
@@ -59,19 +56,6 @@ TRANSIENT = frozenset(
 )
 
 
-def projected_message(msg: Msg) -> Projected:
-    """A message of HOLDEM_PUBLIC, delivered to a consumer, as the projection's record."""
-    headers = msg.headers or {}
-    table_id = msg.subject.rpartition(".")[2]
-    return Projected(
-        table_id,
-        int(headers.get(SEQUENCE_HEADER, 0)),
-        int(headers.get(PREVIOUS_HEADER, 0)),
-        msg.data or b"",
-        int(msg.metadata.sequence.stream),
-    )
-
-
 def _credit(
     player: wallet.Wallet, *, table_id: str, sequence: int, amount: int, now: float
 ) -> list[wallet.Event]:
@@ -87,37 +71,11 @@ class CashOuts:
         self.applied = 0  # public commits applied by this process
 
     async def _subscription(self) -> JetStreamContext.PullSubscription:
-        """The one durable consumer every replica pulls from: JetStream hands each public
-        commit to one of them at a time (``max_ack_pending`` 1), and again to whichever pulls
-        next when it is not acknowledged (a nak, or its replica died)."""
-        config = ConsumerConfig(
-            durable_name=CONSUMER,
-            deliver_policy=DeliverPolicy.ALL,
-            ack_policy=AckPolicy.EXPLICIT,
-            ack_wait=ACK_WAIT_SECONDS,
-            max_ack_pending=1,  # in order, and one in flight across every replica
-            filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
-        )
-        with contextlib.suppress(Exception):  # made by an older lobby: bring its ack wait
-            info = await self.js.consumer_info(PUBLIC_STREAM, CONSUMER)  # down (best effort)
-            if info.config.ack_wait != ACK_WAIT_SECONDS:
-                await self.js.add_consumer(PUBLIC_STREAM, dataclasses.replace(config))
-        return await self.js.pull_subscribe(
-            f"{PUBLIC_SUBJECT_PREFIX}.>", durable=CONSUMER, stream=PUBLIC_STREAM, config=config
-        )
+        return await public_subscription(self.js, CONSUMER, ACK_WAIT_SECONDS)
 
     async def run(self) -> None:
         """Consume for ever (reconnects on errors)."""
-        while True:
-            try:
-                sub = await self._subscription()
-                async for msg in pull_messages(sub, batch=1, timeout=1.0):
-                    await self.handle(msg)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("cash-out consumer restarts", error=str(exc)[:200])
-                await asyncio.sleep(1.0)
+        await consume_forever(self._subscription, self.handle, "cash-out")
 
     async def handle(self, msg: Msg) -> None:
         try:

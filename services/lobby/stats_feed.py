@@ -12,7 +12,6 @@ delivered). The books are event-sourced: rebuilt from their own stream, never fr
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
@@ -20,17 +19,15 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from libs.eventstore.projection import PUBLIC_STREAM, PUBLIC_SUBJECT_PREFIX, read_public
-from libs.eventstore.pull import pull_messages
+from libs.eventstore.projection import read_public
 from libs.history import StoredCommit, played_hands
 from libs.poker.events import HandEnded, HandVoided
 from libs.stats import HandCount, hand_count
 from libs.table.events import Event, HandBegan, PlayerLeft, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
-from services.lobby.cashout import projected_message
 from services.lobby.player_stats import PlayerStats
+from services.lobby.public_feed import consume_forever, projected_message, public_subscription
 
 log = structlog.get_logger("lobby.stats")
 
@@ -97,30 +94,11 @@ class StatsFeed:
         self.counted = 0  # hands added to books by this process
 
     async def _subscription(self) -> JetStreamContext.PullSubscription:
-        config = ConsumerConfig(
-            durable_name=CONSUMER,
-            deliver_policy=DeliverPolicy.ALL,
-            ack_policy=AckPolicy.EXPLICIT,
-            ack_wait=ACK_WAIT_SECONDS,
-            max_ack_pending=1,  # in order, one in flight across every replica
-            filter_subject=f"{PUBLIC_SUBJECT_PREFIX}.>",
-        )
-        return await self.js.pull_subscribe(
-            f"{PUBLIC_SUBJECT_PREFIX}.>", durable=CONSUMER, stream=PUBLIC_STREAM, config=config
-        )
+        return await public_subscription(self.js, CONSUMER, ACK_WAIT_SECONDS)
 
     async def run(self) -> None:
         """Consume for ever (reconnects on errors)."""
-        while True:
-            try:
-                sub = await self._subscription()
-                async for msg in pull_messages(sub, batch=1, timeout=1.0):
-                    await self.handle(msg)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("stats consumer restarts", error=str(exc)[:200])
-                await asyncio.sleep(1.0)
+        await consume_forever(self._subscription, self.handle, "stats")
 
     async def handle(self, msg: Msg) -> None:
         try:
