@@ -4,7 +4,7 @@ table, the creator's approval, and a seat change.
 
 - A join at a full table puts the player in line (WAITLISTED): their place is shown as the
   gateway pushes it (WatchWaitlist), and the seat offered to them with its clock; [F3] takes it,
-  [F4] leaves the list.
+  [F4] leaves the list ([F3] then joins it again, at its end).
 - A join awaiting the creator's approval (AWAITING_APPROVAL) is asked again every few seconds
   until the creator answers; [F3] asks at once.
 - [F2] moves to the seat whose number is typed in the amount field (between your hands).
@@ -125,9 +125,8 @@ class SeatKeys:
         except GatewayError as error:
             self.set_status(f"refused: {error.message}")
             return
-        self.seat_buy_in = None
-        self.waitlist = None
-        self.set_status("left the waiting list")
+        self.waitlist = None  # the buy-in is kept: [F3] joins the line again, at its end
+        self.set_status("left the waiting list ([F3] joins it again)")
 
     @work(group="act")
     async def action_change_seat(self) -> None:
