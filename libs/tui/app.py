@@ -50,6 +50,8 @@ class PlayApp(App[None]):
     #actions { height: 2; background: $boost; }
     #bottom { height: 1; }
     #social { height: auto; max-height: 3; }
+    #lobby-chat-header { height: 1; background: $primary; }
+    #lobby-chat-log { height: 1fr; }
     #amount { width: 14; border: none; height: 1; padding: 0 1; }
     #chat { width: 1fr; border: none; height: 1; padding: 0 1; }
     #status { width: 1fr; color: $warning; text-wrap: nowrap; }

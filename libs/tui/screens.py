@@ -1,5 +1,6 @@
 """The screens before a table: logging in (an account, a new one, or a guest) and the lobby (the
-open tables, and a form to create one with AI opponents)."""
+open tables, a form to create one with AI opponents, public or private, and one to join a private
+table; its chat is libs/tui/lobbychat.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, S
 
 from libs.client import GatewayError
 from libs.tui.host import host
+from libs.tui.lobbychat import LobbyChatScreen
 from libs.tui.model import STRUCTURES, VARIANTS, stakes
 from libs.tui.newtable import NewTable, default_buy_in, parse_levels
 from libs.tui.privatetables import Access
@@ -54,11 +56,14 @@ class LoginScreen(Screen[None]):
 
 
 class LobbyScreen(Screen[None]):
-    """The open tables, and a form to create one with AI opponents."""
+    """The open tables; a form to create one with AI opponents, public or private (a password,
+    seats approved by its creator); a form to join a private table by its id and its password
+    or invite code; [F6] the tournaments, [F7] the lobby's chat."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         Binding("f5", "refresh", "refresh"),
         Binding("f6", "tournaments", "tournaments"),
+        Binding("f7", "lobby_chat", "lobby chat"),
     ]
 
     def __init__(self) -> None:
@@ -181,6 +186,9 @@ class LobbyScreen(Screen[None]):
             return
         access = Access(password=password, invite_code=invite)
         host(self).open_table(table_id, sit=True, access=access)
+
+    def action_lobby_chat(self) -> None:
+        self.app.push_screen(LobbyChatScreen())
 
     @on(Button.Pressed, "#tournaments-button")
     def action_tournaments(self) -> None:

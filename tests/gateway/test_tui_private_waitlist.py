@@ -64,7 +64,7 @@ def fill(app: PlayApp, **values: str | bool) -> None:
     for widget_id, value in values.items():
         widget = app.screen.query_one(f"#{widget_id.replace('_', '-')}")
         assert isinstance(widget, Input | Checkbox)
-        widget.value = value  # type: ignore[assignment]
+        widget.value = value
 
 
 async def create_private(app: PlayApp, pilot: Pilot[None], **form: str | bool) -> TableScreen:
