@@ -49,7 +49,7 @@ class PlayApp(App[None]):
            scrollbar-size-vertical: 1; }
     #actions { height: 2; background: $boost; }
     #bottom { height: 1; }
-    #social { height: auto; max-height: 3; }
+    #social { height: auto; max-height: 4; }
     #lobby-chat-header { height: 1; background: $primary; }
     #lobby-chat-log { height: 1fr; }
     #amount { width: 14; border: none; height: 1; padding: 0 1; }
