@@ -4,7 +4,8 @@ shows); the screens are ``libs.tui.screens`` (log in, lobby) and ``libs.tui.tabl
 
 Screens: log in (account or guest) -> lobby (pick a table, or create one with AI opponents) ->
 the table (your cards, the board, pots and side pots, stacks, button and blinds, whose turn and
-their clock, the legal actions with their amounts, the running log, the showdown, your wallet).
+their clock, the legal actions with their amounts, the running log, the showdown, your wallet;
+its chat, a private table's invite and seat requests, the waiting list, seat changes).
 It talks only to the gateway, through libs.client; the stream resumes by itself after a dropped
 connection, and a refused action shows the server's reason on the status line.
 """
