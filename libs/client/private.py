@@ -1,23 +1,32 @@
 """The private-table and waiting-list calls of ``GatewayClient`` (docs/private-tables.md):
 create a private table (its invite code comes back), join with a password or an invite code,
 for its creator the seat requests and their answers; a player's place on a full table's
-waiting list, and leaving it; a seat change. A mixin: ``GatewayClient`` supplies the stub
-and the retries."""
+waiting list (asked, or pushed by ``watch_waitlist``), and leaving it; a seat change. A mixin:
+``GatewayClient`` supplies the stub and the retries."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
+import grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+from libs.client.errors import GatewayError
+from libs.client.retry import RESUMABLE, RetryPolicy
 
 R = TypeVar("R")
 
 
 class PrivateTableCalls:
     _stub: gateway_pb2_grpc.GatewayServiceAsyncStub
+    retry: RetryPolicy
+
+    def _metadata(self) -> tuple[tuple[str, str], ...]:
+        raise NotImplementedError
 
     async def _call(
         self, method: Callable[..., Awaitable[R]], request: Any, *, retry: bool = True
@@ -73,6 +82,34 @@ class PrivateTableCalls:
         return await self._call(
             self._stub.GetWaitlist, gateway_pb2.GetWaitlistRequest(table_id=table_id)
         )
+
+    async def watch_waitlist(
+        self, table_id: str, *, max_attempts: int | None = None
+    ) -> AsyncGenerator[gateway_pb2.WaitlistUpdate, None]:
+        """The caller's place on ``table_id``'s list as the gateway pushes it (the first at once,
+        then each change), reopened after a dropped connection (the place is state, so a reopened
+        stream's first answer is simply the current one); ends when the caller no longer waits.
+        ``max_attempts`` bounds consecutive failed reopenings (None: keep trying)."""
+        failures = 0
+        delays = self.retry.delays()
+        while True:
+            call = self._stub.WatchWaitlist(
+                gateway_pb2.WatchWaitlistRequest(table_id=table_id), metadata=self._metadata()
+            )
+            try:
+                async for update in call:
+                    failures, delays = 0, self.retry.delays()
+                    yield update
+                return
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() not in RESUMABLE or (
+                    max_attempts is not None and failures > max_attempts
+                ):
+                    raise GatewayError.from_rpc(error) from None
+            finally:
+                call.cancel()
+            await asyncio.sleep(next(delays))
 
     async def leave_waitlist(self, table_id: str) -> None:
         await self._call(

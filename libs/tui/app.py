@@ -4,7 +4,8 @@ shows); the screens are ``libs.tui.screens`` (log in, lobby) and ``libs.tui.tabl
 
 Screens: log in (account or guest) -> lobby (pick a table, or create one with AI opponents) ->
 the table (your cards, the board, pots and side pots, stacks, button and blinds, whose turn and
-their clock, the legal actions with their amounts, the running log, the showdown, your wallet).
+their clock, the legal actions with their amounts, the running log, the showdown, your wallet;
+its chat, a private table's invite and seat requests, the waiting list, seat changes).
 It talks only to the gateway, through libs.client; the stream resumes by itself after a dropped
 connection, and a refused action shows the server's reason on the status line.
 """
@@ -20,6 +21,7 @@ from textual.screen import Screen
 
 from libs.client import GatewayClient, GatewayError
 from libs.tui.newtable import NewTable, default_buy_in
+from libs.tui.privatetables import Access
 from libs.tui.screens import LobbyScreen, LoginScreen
 from libs.tui.table import TableScreen
 
@@ -40,7 +42,7 @@ class PlayApp(App[None]):
     #header { height: 1; background: $primary; color: $text; text-wrap: nowrap; }
     #main { height: 1fr; }
     #left { width: 48; }
-    #seats { height: 10; }
+    #left #seats { height: 10; }
     #board, #mine, #turn, #seats-header { height: 1; }
     #seats-header { color: $text-muted; }
     #pots, #showdown { height: auto; max-height: 3; }
@@ -48,7 +50,11 @@ class PlayApp(App[None]):
            scrollbar-size-vertical: 1; }
     #actions { height: 2; background: $boost; }
     #bottom { height: 1; }
+    #social { height: auto; max-height: 4; }
+    #lobby-chat-header { height: 1; background: $primary; }
+    #lobby-chat-log { height: 1fr; }
     #amount { width: 14; border: none; height: 1; padding: 0 1; }
+    #chat { width: 1fr; border: none; height: 1; padding: 0 1; }
     #status { width: 1fr; color: $warning; text-wrap: nowrap; }
     """
 
@@ -125,8 +131,23 @@ class PlayApp(App[None]):
 
     @work(exclusive=True, group="create")
     async def create_and_sit(self, spec: NewTable) -> None:
+        access = None
         try:
-            table = await self.client.create_table(spec.config(), spec.name, spec.bots)
+            if spec.is_private:
+                created = await self.client.create_private_table(
+                    spec.config(),
+                    name=spec.name,
+                    password=spec.password,
+                    approve_seats=spec.approve_seats,
+                )
+                table = created.table
+                access = Access(
+                    created_invite=created.invite_code,
+                    has_password=bool(spec.password),
+                    approve_seats=spec.approve_seats,
+                )
+            else:
+                table = await self.client.create_table(spec.config(), spec.name, spec.bots)
         except GatewayError as error:
             if isinstance(self.screen, LobbyScreen):
                 self.screen.show_error(f"refused: {error.message}")
@@ -134,14 +155,26 @@ class PlayApp(App[None]):
                 self.exit(message=f"could not create the table: {error}")
             return
         self.open_table(
-            table.table_id, sit=True, buy_in=self.buy_in or default_buy_in(table.config)
+            table.table_id,
+            sit=True,
+            buy_in=self.buy_in or default_buy_in(table.config),
+            access=access,
         )
 
-    def open_table(self, table_id: str, *, sit: bool, buy_in: int | None = None) -> None:
+    def open_table(
+        self,
+        table_id: str,
+        *,
+        sit: bool,
+        buy_in: int | None = None,
+        access: Access | None = None,
+    ) -> None:
         """The table screen; seated with ``buy_in`` (default: the app's, else 100 big blinds of
-        the table, found in the catalogue) unless only watching."""
-        chips = (buy_in or self.buy_in) if sit else None
-        self.switch_or_push(TableScreen(table_id, buy_in=chips, clock=self.clock))
+        the table, found in the catalogue) unless only watching; ``access``: how a private
+        table is entered (its password or invite code; the creator's invite to pass on)."""
+        chips = (buy_in or self.buy_in or 0) if sit else None  # 0: the table's default
+        screen = TableScreen(table_id, buy_in=chips, clock=self.clock, access=access)
+        self.switch_or_push(screen)
 
     async def on_unmount(self) -> None:
         await self.client.close()

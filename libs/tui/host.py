@@ -10,6 +10,7 @@ from textual.screen import Screen
 
 from libs.client import GatewayClient
 from libs.tui.newtable import NewTable
+from libs.tui.privatetables import Access
 
 
 class Host(Protocol):
@@ -22,7 +23,14 @@ class Host(Protocol):
 
     def create_and_sit(self, spec: NewTable) -> Any: ...
 
-    def open_table(self, table_id: str, *, sit: bool, buy_in: int | None = None) -> None: ...
+    def open_table(
+        self,
+        table_id: str,
+        *,
+        sit: bool,
+        buy_in: int | None = None,
+        access: Access | None = None,
+    ) -> None: ...
 
 
 def host(screen: Screen[Any]) -> Host:

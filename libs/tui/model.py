@@ -376,7 +376,7 @@ class TableModel:
         if not is_my_turn(v):
             hunt = "[b] rabbit hunt  " if v.config.rabbit_hunt and not v.hand_id else ""
             runs = "[g] run-it setting  " if v.config.run_it_max > 1 else ""
-            return f"{hunt}{runs}{bomb_keys(v)}[o] sit out/in  [l] leave  [q] quit"
+            return f"{hunt}{runs}{bomb_keys(v)}[o] sit out/in  [l] leave  [/] chat  [q] quit"
         legal = v.legal_actions
         keys = []
         if legal.can_fold:

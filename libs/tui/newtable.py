@@ -44,6 +44,13 @@ class NewTable:
     bomb_pot_ante: int = 0  # bomb pots: chips each player antes (0: none)
     bomb_pot_every: int = 0  # every N hands (0: not on a schedule)
     bomb_pot_vote: bool = False  # by the players' vote
+    private: bool = False  # not listed: joined with the password or the invite code
+    password: str = ""  # a private table's (empty: the invite code only)
+    approve_seats: bool = False  # the creator approves each seat (makes the table private)
+
+    @property
+    def is_private(self) -> bool:
+        return self.private or bool(self.password) or self.approve_seats
 
     def config(self) -> pb.TableConfig:
         return pb.TableConfig(

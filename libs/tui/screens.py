@@ -1,5 +1,6 @@
 """The screens before a table: logging in (an account, a new one, or a guest) and the lobby (the
-open tables, and a form to create one with AI opponents)."""
+open tables, a form to create one with AI opponents, public or private, and one to join a private
+table; its chat is libs/tui/lobbychat.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
 
 from libs.client import GatewayError
 from libs.tui.host import host
+from libs.tui.lobbychat import LobbyChatScreen
 from libs.tui.model import STRUCTURES, VARIANTS, stakes
 from libs.tui.newtable import NewTable, default_buy_in, parse_levels
+from libs.tui.privatetables import Access
 from libs.tui.tournaments import TournamentsScreen
 
 
@@ -53,11 +56,14 @@ class LoginScreen(Screen[None]):
 
 
 class LobbyScreen(Screen[None]):
-    """The open tables, and a form to create one with AI opponents."""
+    """The open tables; a form to create one with AI opponents, public or private (a password,
+    seats approved by its creator); a form to join a private table by its id and its password
+    or invite code; [F6] the tournaments, [F7] the lobby's chat."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
         Binding("f5", "refresh", "refresh"),
         Binding("f6", "tournaments", "tournaments"),
+        Binding("f7", "lobby_chat", "lobby chat"),
     ]
 
     def __init__(self) -> None:
@@ -87,6 +93,15 @@ class LobbyScreen(Screen[None]):
             yield Button("Create", id="create-button", variant="primary")
             yield Button("Join", id="join-button", variant="success")
             yield Button("Tournaments", id="tournaments-button")
+        with Horizontal(classes="form"):
+            yield Checkbox("Private", id="private")
+            yield Input(placeholder="password (optional)", id="new-password", password=True)
+            yield Checkbox("I approve each seat", id="approve-seats")
+        with Horizontal(classes="form"):
+            yield Input(placeholder="private table id", id="private-table")
+            yield Input(placeholder="password", id="private-password", password=True)
+            yield Input(placeholder="or invite code", id="invite-code")
+            yield Button("Join private", id="join-private-button")
         yield Label("", id="lobby-error", classes="error")
 
     def on_mount(self) -> None:
@@ -132,6 +147,9 @@ class LobbyScreen(Screen[None]):
             big_blind=big,
             seats=int(self.query_one("#seats", Input).value or 6),
             bots=parse_levels(self.query_one("#bots", Input).value),
+            private=self.query_one("#private", Checkbox).value,
+            password=self.query_one("#new-password", Input).value,
+            approve_seats=self.query_one("#approve-seats", Checkbox).value,
         )
 
     @on(Button.Pressed, "#create-button")
@@ -156,6 +174,21 @@ class LobbyScreen(Screen[None]):
         summary = self.summaries.get(row_key.value or "")
         if summary is not None:
             app.open_table(summary.table_id, sit=True, buy_in=default_buy_in(summary.config))
+
+    @on(Button.Pressed, "#join-private-button")
+    def join_private(self) -> None:
+        """A private table by its id, with its password or invite code."""
+        table_id = self.query_one("#private-table", Input).value.strip()
+        password = self.query_one("#private-password", Input).value
+        invite = self.query_one("#invite-code", Input).value.strip()
+        if not table_id or not (password or invite):
+            self.show_error("a private table: its id, and its password or invite code")
+            return
+        access = Access(password=password, invite_code=invite)
+        host(self).open_table(table_id, sit=True, access=access)
+
+    def action_lobby_chat(self) -> None:
+        self.app.push_screen(LobbyChatScreen())
 
     @on(Button.Pressed, "#tournaments-button")
     def action_tournaments(self) -> None:

@@ -74,13 +74,16 @@ def my_settings(view: pb.PlayerView) -> str:
 
 
 def event_line(event: object, who: Callable[[int, str], str]) -> str:
-    """The log line of a sitting-out or blind event ("" for others)."""
+    """The log line of a sitting-out, blind or seat-change event ("" for others)."""
     if isinstance(event, te.BlindAsked):
         return who(event.seat, "is asked to post a blind")
     if isinstance(event, te.BlindAgreed):
         return who(event.seat, "will post the blind")
     if isinstance(event, te.ConnectionMarked):
         return who(event.seat, "is back" if event.connected else "is disconnected")
+    if isinstance(event, te.SeatChanged):  # [F2] (waitlistpane.py)
+        waits = " (waits for the big blind)" if event.waits_for_big_blind else ""
+        return who(event.from_seat, f"moves to seat {event.to_seat}{waits}")
     return ""
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from holdem.common.v1 import common_pb2 as pb
+from holdem.gateway.v1 import gateway_pb2
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,11 +19,16 @@ from textual.widgets import Input, RichLog, Static
 from libs.client import GatewayClient, GatewayError
 from libs.client.stats import stats_lines
 from libs.client.view import bet_sizes, cards_text, is_my_turn, is_showdown_turn, my_seat
+from libs.tui import chatpane, privatetables, waitlistpane
 from libs.tui.bomb import bomb_line
+from libs.tui.chatpane import ChatInput, ChatKeys
 from libs.tui.host import host
 from libs.tui.model import TableModel
+from libs.tui.newtable import default_buy_in
+from libs.tui.privatetables import Access, OwnerKeys, invite_line, requests_line
 from libs.tui.seatopts import BINDINGS as SEAT_OPTION_BINDINGS
 from libs.tui.seatopts import SeatOptionKeys
+from libs.tui.waitlistpane import SeatKeys, waitlist_line
 
 # Over the seat lines of TableModel.seat_lines (* marks an AI).
 SEATS_HEADER = "     # player      stack   bet cards"
@@ -39,7 +45,7 @@ class AmountInput(Input):
             event.prevent_default()  # not the Input's: it bubbles to the screen's bindings
 
 
-class TableScreen(SeatOptionKeys, Screen[None]):
+class TableScreen(SeatOptionKeys, ChatKeys, SeatKeys, OwnerKeys, Screen[None]):
     """One table: play it (seated) or watch it (spectator)."""
 
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
@@ -61,16 +67,31 @@ class TableScreen(SeatOptionKeys, Screen[None]):
         Binding("v", "bomb_pot(True)", "bomb pot: propose/agree"),
         Binding("x", "bomb_pot(False)", "bomb pot: refuse"),
         *SEAT_OPTION_BINDINGS,
+        *chatpane.BINDINGS,
+        *waitlistpane.BINDINGS,
+        *privatetables.BINDINGS,
         Binding("o", "sit_out_in", "sit out/in"),
         Binding("i", "seat_stats", "stats"),
         Binding("l", "leave", "leave"),
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, table_id: str, *, buy_in: int | None, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        table_id: str,
+        *,
+        buy_in: int | None,
+        clock: Callable[[], float],
+        access: Access | None = None,
+    ) -> None:
         super().__init__()
         self.model = TableModel(table_id)
         self.buy_in = buy_in
+        self.access = access or Access()
+        self.chat_names: dict[str, str] = {}
+        self.seat_buy_in: int | None = None
+        self.waitlist: gateway_pb2.WaitlistUpdate | None = None
+        self.seat_requests: list[str] = []
         self.clock = clock
         self.wallet = ""
         self.logged = 0  # lines of the model's log written to the log widget
@@ -87,10 +108,12 @@ class TableScreen(SeatOptionKeys, Screen[None]):
                 yield Static("", markup=False, id="showdown")
                 yield Static("", markup=False, id="mine")
                 yield Static("", markup=False, id="turn")
+                yield Static("", markup=False, id="social")
             yield RichLog(id="log", wrap=True, markup=False, auto_scroll=True, min_width=20)
         yield Static("", markup=False, id="actions")
         with Horizontal(id="bottom"):
             yield AmountInput(placeholder="amount", id="amount", restrict="[0-9]*")
+            yield ChatInput(placeholder="chat (Enter sends, Esc back)", id="chat", max_length=500)
             yield Static("", markup=False, id="status")
 
     @property
@@ -101,6 +124,12 @@ class TableScreen(SeatOptionKeys, Screen[None]):
     def table_view(self) -> pb.PlayerView:
         return self.model.view
 
+    def chat_input(self) -> ChatInput:
+        return self.query_one("#chat", ChatInput)
+
+    def amount_input(self) -> Input:
+        return self.query_one("#amount", Input)
+
     def on_mount(self) -> None:
         self.model.on_hand_end = self.refresh_wallet
         self.query_one("#amount", Input).focus()  # digits type an amount; letters are actions
@@ -108,6 +137,11 @@ class TableScreen(SeatOptionKeys, Screen[None]):
         self.play()
         self.refresh_wallet()
         self.set_interval(1.0, self.redraw)
+        self.chat_input().display = False
+        self.follow_chat()
+        if self.access.approve_seats:
+            self.poll_seat_requests()
+            self.set_interval(privatetables.REQUESTS_POLL_SECONDS, self.poll_seat_requests)
 
     def redraw(self) -> None:
         m = self.model
@@ -119,6 +153,12 @@ class TableScreen(SeatOptionKeys, Screen[None]):
         self.query_one("#mine", Static).update(m.my_cards_line())
         bomb = bomb_line(m.view, self.clock())
         self.query_one("#turn", Static).update(m.turn_line(self.clock()) + f"\n{bomb}" * bool(bomb))
+        social = (
+            invite_line(m.table_id, self.access),
+            requests_line(self.seat_requests),
+            waitlist_line(self.waitlist, self.clock()),
+        )
+        self.query_one("#social", Static).update("\n".join(line for line in social if line))
         log = self.query_one("#log", RichLog)
         for line in m.log[self.logged :]:
             log.write(line)
@@ -144,21 +184,11 @@ class TableScreen(SeatOptionKeys, Screen[None]):
                 self.model.apply(update)
                 self.redraw()
                 if self.buy_in is not None:  # watching first, so the log shows our hand begin
-                    self.join(self.buy_in)
+                    self.join(self.buy_in or default_buy_in(self.model.view.config))
                     self.buy_in = None
             self.set_status("the table closed")  # the gateway ends a closed table's stream
         except GatewayError as error:
             self.set_status(f"watch ended: {error.message}")
-
-    @work(group="act")
-    async def join(self, buy_in: int) -> None:
-        try:
-            joined = await self.client.join_table(self.model.table_id, buy_in)
-        except GatewayError as error:
-            self.set_status(f"join refused: {error.message}")
-            return
-        self.set_status(f"seated at seat {joined.seat} with {joined.stack}")
-        self.refresh_wallet()
 
     @work(group="wallet", exclusive=True)
     async def refresh_wallet(self) -> None:

@@ -6,7 +6,7 @@ is applied, a WatchTable stream cut after N updates).
 It is not the gateway: accounts, wallets and idempotency are dictionaries. It speaks the same
 protocol, so the client library and the terminal client are tested over the wire. This module
 holds the table calls and the server; the plumbing and accounts are fake_accounts.py, the tables
-fake_tables.py."""
+fake_tables.py, the chat and seat changes fake_social.py."""
 
 from __future__ import annotations
 
@@ -25,13 +25,14 @@ from libs.tableproto.actions import action_from_proto
 from libs.tableproto.config import config_from_proto
 from services.table.views import player_view
 from tests.client.fake_accounts import Accounts
+from tests.client.fake_social import Social
 from tests.client.fake_tables import FakeTable, Refused
 from tests.client.fake_unmodelled import Unmodelled
 
 BOT_NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 
-class FakeGateway(Unmodelled, Accounts):
+class FakeGateway(Social, Unmodelled, Accounts):
     """GatewayService over the tables of tests/client/fake_tables.py."""
 
     # -- tables

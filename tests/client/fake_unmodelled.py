@@ -1,5 +1,5 @@
-"""The gateway calls the fake gateway (fake_gateway.py) does not model: chat, private tables,
-waiting lists, seat changes, run it twice, the rabbit hunt, the straddle, bomb pots, the blind
+"""The gateway calls the fake gateway (fake_gateway.py) does not model: moderating the chat, private
+tables, waiting lists, run it twice, the rabbit hunt, the straddle, bomb pots, the blind
 settings, tournaments and notes (tested against the real gateway in tests/gateway). Each answers
 UNIMPLEMENTED, as a gateway without them would."""
 
@@ -19,16 +19,6 @@ async def _refuse(context: Any) -> NoReturn:
 
 
 class Unmodelled:
-    async def SendChat(self, request: Any, context: Any) -> Any:
-        await _refuse(context)
-
-    async def WatchChat(self, request: Any, context: Any) -> AsyncIterator[Any]:
-        await _refuse(context)
-        yield None  # a stream: refused before its first message
-
-    async def MuteChatPlayer(self, request: Any, context: Any) -> Any:
-        await _refuse(context)
-
     async def ModerateChat(self, request: Any, context: Any) -> Any:
         await _refuse(context)
 
@@ -47,9 +37,6 @@ class Unmodelled:
     async def WatchWaitlist(self, request: Any, context: Any) -> AsyncIterator[Any]:
         await _refuse(context)
         yield None
-
-    async def ChangeSeat(self, request: Any, context: Any) -> Any:
-        await _refuse(context)
 
     async def SetRunItTimes(self, request: Any, context: Any) -> Any:
         await _refuse(context)
