@@ -150,8 +150,8 @@ def blind_step(s: TableState, now: float) -> BlindStep | None:
         return None
     assert s.config is not None
     plan = plan_hand(s)
-    if s.config.tournament or plan is None:
-        return None
+    if s.config.tournament or plan is None or plan.config.bomb_pot:
+        return None  # a bomb pot has no blinds: its ante is every player's way in
     if s.seats[plan.big_blind].sit_out_next_big_blind:
         return BlindStep(BlindStepKind.SIT_OUT, plan.big_blind)
     owing = [

@@ -285,3 +285,19 @@ def test_an_answer_from_a_player_the_vote_did_not_ask_is_refused() -> None:
         t.run(tc.VoteBombPot("p2", False, now=1.0))
     assert refused.value.code == TE.BOMB_POT_NOT_ASKED
     assert t.state.bomb_vote.deadline  # still open
+
+
+def test_blind_settings_ask_nothing_of_a_bomb_pot_which_has_no_blinds() -> None:
+    """A bomb pot has no big blind to sit out before and no blind to ask for: a seat set to sit
+    out at its big blind, or not to post blinds unasked, antes in like the others."""
+    t = BombTable(TableConfig(seats=6, bomb_pot_ante=5, bomb_pot_every=1), 4)
+    t.run(tc.SetSeatOptions("p1", sit_out_next_big_blind=True, now=1.0))
+    t.run(tc.SetSeatOptions("p2", auto_post_blinds=False, now=1.0))
+    for hand in range(2):
+        assert isinstance(next_due(t.state, 2.0), HandDue)
+        started = t.start()
+        assert started.config.bomb_pot
+        assert len(_of(t.events, AntePosted)) == 4 * (hand + 1)
+        t.check_down()
+        assert t.chips() == t.granted
+    assert not any(seat.sitting_out for seat in t.state.seats.values())
