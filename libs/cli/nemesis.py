@@ -307,8 +307,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--network",
         action="store_true",
-        help="a cluster's faults: a 3-node NATS cluster and two table replicas in network "
-        "namespaces (root; nemesis_net)",
+        help="a cluster's faults: a 3-node NATS cluster and two table service processes in "
+        "network namespaces of their own (root; nemesis_net)",
     )
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of faults")
     parser.add_argument("--seed", type=int, default=1, help="seed of the faults' choices")

@@ -218,22 +218,28 @@ def stale_after_waking(
     """For writers that were paused, each ``(writer, other writer, began, woke)``: how many
     appends the paused writer got acknowledged within ``window`` seconds after it woke (the
     other writer's lease on the tables it took over outlasts that) on a table the other
-    committed to while it slept, and after the other's first commit there: it woke believing
-    it owned the table, and nothing it sends then may land (must be none). Appends of its own
-    that reached the store before the other took over count not, whenever their answer was
-    read: their sequence is below the other's."""
+    committed to while it slept, after the other's first commit there, while the other still
+    wrote there (the other got an append with a higher sequence acknowledged within the same
+    window): two writers at once, the woken one believing it still owned the table (must be
+    none). Appends of its own that reached the store before the other took over count not,
+    whenever their answer was read: their sequence is below the other's; nor does a clean
+    handover back (the other gave the table up: a table service rebalances its shards once the
+    woken replica is back), after which the other writes nothing more there."""
     stale = 0
     for writer, other, began, woke in paused:
         taken: dict[str, int] = {}  # table -> the other's first sequence there meanwhile
+        last: dict[str, int] = {}  # table -> the other's last sequence there, up to the window
         for a in history.acknowledged:
             if a.by == other and began < a.at < woke:
                 taken[a.table_id] = min(a.sequence, taken.get(a.table_id, a.sequence))
+            if a.by == other and began < a.at <= woke + window:
+                last[a.table_id] = max(a.sequence, last.get(a.table_id, a.sequence))
         stale += sum(
             1
             for a in history.acknowledged
             if a.by == writer
             and woke <= a.at <= woke + window
-            and a.sequence > taken.get(a.table_id, float("inf"))
+            and taken.get(a.table_id, float("inf")) < a.sequence < last.get(a.table_id, 0)
         )
     return stale
 

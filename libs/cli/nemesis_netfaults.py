@@ -15,7 +15,8 @@ disks when a disk fault runs, and the two table replicas) and has a ``start`` an
   dropped (nftables).
 
 A process's and the disks': ``pause-replica`` (the replica holding the
-most tables stops, longer than its lease, and wakes believing it still owns them),
+most tables stops, SIGSTOP to its process, longer than its lease, and wakes at SIGCONT
+believing it still owns them),
 ``lose-unsynced`` (the stream leader's node loses power: killed, and every page it had not
 fsynced dropped), ``lose-unsynced-all`` (every node at once), ``disk-full`` (the stream
 leader's disk refuses writes, ENOSPC, until the heal).

@@ -15,15 +15,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from libs.devstack import NatsCluster, NatsServer
+from libs.devstack import NatsCluster, NatsServer, RedisServer
 from libs.devstack.cluster import CLUSTER_NAME
 from libs.devstack.processes import START_TIMEOUT, StartError
 from libs.nemesis.network import Host
 
-__all__ = ["ROUTE_PORT", "HostCluster", "HostedNats"]
+__all__ = ["ROUTE_PORT", "HostCluster", "HostedNats", "HostedRedis"]
 
 #: every node's route port (each node has an address of its own)
 ROUTE_PORT = 6222
+REDIS_PORT = 6379
 
 
 class HostedNats(NatsServer):
@@ -32,6 +33,18 @@ class HostedNats(NatsServer):
     def __init__(self, host: Host, **kwargs: Any) -> None:
         self.on = host  # ``host`` is NatsServer's: the address it binds
         super().__init__(host.address, **kwargs)
+
+    def argv(self) -> list[str]:
+        return self.on.wrap(super().argv())
+
+
+class HostedRedis(RedisServer):
+    """A ``RedisServer`` run in ``host``'s namespace on its address (Redis's own port: the
+    namespace is its own)."""
+
+    def __init__(self, host: Host, **kwargs: Any) -> None:
+        self.on = host
+        super().__init__(host.address, REDIS_PORT, **kwargs)
 
     def argv(self) -> list[str]:
         return self.on.wrap(super().argv())
