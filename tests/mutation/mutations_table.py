@@ -41,8 +41,8 @@ MUTATIONS = [
     Mutation(
         "clock: sits out one time-out late",
         "libs/table/hand_commands.py",
-        "and s.seats[number].timeouts >= s.config.timeouts_before_sit_out",
-        "and s.seats[number].timeouts > s.config.timeouts_before_sit_out",
+        "or s.seats[number].timeouts >= s.config.timeouts_before_sit_out)",
+        "or s.seats[number].timeouts > s.config.timeouts_before_sit_out)",
     ),
     Mutation(
         "clock: acting in the time bank does not spend it",
@@ -52,7 +52,7 @@ MUTATIONS = [
     ),
     Mutation(
         "blinds: the seat that just paid the big blind counts as passed",
-        "libs/table/state.py",
+        "libs/table/seat_state.py",
         "return 0 < (seat - previous) % size <= span",
         "return 0 <= (seat - previous) % size <= span",
     ),
@@ -149,8 +149,8 @@ MUTATIONS = [
         "services/table/app.py",
         "                    if automatic:\n"
         "                        return None\n"
-        "                    metrics.RETRIES.inc()\n",
-        "                    metrics.RETRIES.inc()\n",
+        "                    # the writer may be",
+        "                    # the writer may be",
     ),
     Mutation(
         "commit: the hand-end commit does not reveal the seed",
