@@ -17,7 +17,7 @@ from collections.abc import Callable
 import grpc
 import structlog
 from nats.aio.client import Client as NATS
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError
+from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
 from libs.eventstore.kvkeys import all_keys
@@ -47,6 +47,7 @@ class ShardOwners:
         self._leases: KeyValue | None = None
         self._members: KeyValue | None = None
         self._cache: dict[str, tuple[str | None, float]] = {}  # shard key -> (address, until)
+        self._unknown_until = 0.0  # no bucket or no shard count: not asked again before then
         self.lookups = 0  # lookups made in the buckets (not answered from the cache)
 
     async def _buckets(self) -> tuple[KeyValue, KeyValue]:
@@ -69,39 +70,43 @@ class ShardOwners:
     async def address(self, table_id: str) -> str | None:
         """The address of the replica holding ``table_id``'s shard; None when nobody holds
         it, its holder announced no address, or it cannot be known now."""
+        now = time.monotonic()
+        if now < self._unknown_until:  # asked on every call: a miss must cost nothing
+            return None
         try:
             leases, members = await self._buckets()
             count = await self._shard_count(members)
-        except BucketNotFoundError:
-            return None
-        except Exception as exc:  # NATS away: route by the configured address meanwhile
+        except Exception as exc:  # no bucket yet, NATS away: the configured address meanwhile
             log.debug("owner_lookup_failed", error=str(exc)[:200])
-            return None
-        if count is None:
+            count = None
+        if count is None:  # (or only replicas from before routing, announcing no count)
+            self._unknown_until = now + self.max_age / 6
             return None
         key = shard_key(shard_of(table_id, count))
         cached = self._cache.get(key)
-        now = time.monotonic()
         if cached is not None and now < cached[1]:
             return cached[0]
         try:
-            address = await self._lookup(leases, members, key)
+            held, address = await self._lookup(leases, members, key)
         except Exception as exc:
             log.debug("owner_lookup_failed", shard=key, error=str(exc)[:200])
             return None
-        age = self.max_age if address is not None else self.unheld_age
-        self._cache[key] = (address, now + age)
+        # a shard nobody holds is adopted by the next call's replica: looked up again soon
+        self._cache[key] = (address, now + (self.max_age if held else self.unheld_age))
         return address
 
-    async def _lookup(self, leases: KeyValue, members: KeyValue, key: str) -> str | None:
+    async def _lookup(
+        self, leases: KeyValue, members: KeyValue, key: str
+    ) -> tuple[bool, str | None]:
+        """Whether ``key`` is held, and its holder's address (None: unknown)."""
         self.lookups += 1
         try:
             entry = await leases.get(key)
         except KeyNotFoundError:
-            return None
+            return False, None
         if not entry.value:
-            return None
-        return (await _value(members, entry.value.decode())).address
+            return False, None
+        return True, (await _value(members, entry.value.decode())).address
 
     def forget(self, table_id: str) -> None:
         """A call to the owner known for ``table_id`` failed: look it up afresh next time."""

@@ -35,9 +35,10 @@ def test_the_owner_is_the_shard_holder_at_its_announced_address(nats_url: str) -
         bucket = f"leases_{uuid.uuid4().hex[:8]}"
         a = Leases(nc, "a", bucket=bucket, ttl=5.0, announcement=Announcement("a:1", SHARDS))
         old = Leases(nc, "old", bucket=bucket, ttl=5.0)  # announces b"1": no address
+        early = ShardOwners(nc, bucket)
         owners = ShardOwners(nc, bucket)
         try:
-            assert await owners.address("t1") is None  # no bucket yet
+            assert await early.address("t1") is None  # no bucket yet
             for leases in (a, old):
                 await leases.start()
                 await leases.announce()
@@ -48,6 +49,8 @@ def test_the_owner_is_the_shard_holder_at_its_announced_address(nats_url: str) -
             await old.acquire(keys[1])
             assert await owners.address(by_shard[keys[0]]) == "a:1"
             assert owners.shards == SHARDS  # read from the announcements
+            # a miss is remembered for a while (the lookup is on every call's path)
+            assert await early.address(by_shard[keys[0]]) is None and early.lookups == 0
             assert await owners.address(by_shard[keys[1]]) is None  # holder's address unknown
             assert await owners.address(by_shard[keys[2]]) is None  # nobody holds it
 
