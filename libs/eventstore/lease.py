@@ -26,6 +26,7 @@ from nats.js.kv import KeyValue
 
 from libs.eventstore.kv import open_bucket
 from libs.eventstore.kvkeys import all_keys
+from libs.eventstore.members import Announcement
 
 log = structlog.get_logger("eventstore.lease")
 
@@ -42,8 +43,12 @@ class Leases:
         bucket: str = "holdem_table_leases",
         ttl: float = 5.0,
         replicas: int = 1,
+        announcement: Announcement | None = None,
     ):
         self._nc = nc
+        # what ``announce`` says besides "alive": the address callers reach this process at
+        # and its shard count (libs/eventstore/members.py); none: b"1"
+        self.announcement = announcement or Announcement()
         self.replicas = replicas
         self.owner = owner
         self.bucket = bucket
@@ -108,11 +113,12 @@ class Leases:
         raise LeaseLost("the lease buckets were lost (NATS restarted)") from exc
 
     async def announce(self) -> None:
-        """Say this process is alive (an entry that expires with the lease TTL)."""
+        """Say this process is alive (an entry that expires with the lease TTL), and where it is
+        reached (its ``announcement``)."""
         assert self._members is not None, "Leases.start() was not called"
         try:
             self.writes += 1
-            await self._members.put(self.owner, b"1")
+            await self._members.put(self.owner, self.announcement.encode())
         except NoStreamResponseError as exc:
             await self._gone(exc)
 

@@ -172,11 +172,14 @@ def sync_channel(
     )
 
 
-def connect_peer(platform: PlatformConfig, service: str) -> grpc.aio.Channel:
-    """A channel to another service at its HOLDEM_<SERVICE>_ADDR, with the shared RPC settings,
-    every call signed as this service (``platform.service``)."""
+def connect_peer(
+    platform: PlatformConfig, service: str, target: str | None = None
+) -> grpc.aio.Channel:
+    """A channel to another service at its HOLDEM_<SERVICE>_ADDR (or at ``target``, one replica
+    of it), with the shared RPC settings, every call signed as this service
+    (``platform.service``)."""
     return connect(
-        platform.peer(service),
+        target or platform.peer(service),
         timeout_seconds=platform.rpc_timeout_seconds,
         max_attempts=platform.rpc_max_attempts,
         signer=ServiceSigner(platform.service_key, platform.service),

@@ -24,6 +24,7 @@ from holdem.lobby.v1 import lobby_pb2_grpc
 from holdem.table.v1 import table_pb2_grpc
 from holdem.tournament.v1 import tournament_pb2_grpc
 
+from libs.eventstore.owners import routed_channel
 from libs.eventstore.projection import JetStreamProjection
 from libs.platform.clients import aio_channel, connect_peer, service_config
 from libs.platform.config import PlatformConfig
@@ -70,13 +71,14 @@ class GatewayServicer(
     """Every RPC of GatewayService, from its parts (the constructor is ``GatewayBase``'s)."""
 
 
-def fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
+def fast_channel(platform: PlatformConfig, target: str | None = None) -> grpc.aio.Channel:
     """The channel to the table, on every Act's path: the shared retry settings, but no client
     interceptor (grpc.aio's Python interceptors cost more than the rest of the hop); the gateway
-    passes each call's deadline, request id and service token itself (base.py ``_meta``)."""
+    passes each call's deadline, request id and service token itself (base.py ``_meta``).
+    ``target``: one replica (routing), else HOLDEM_TABLE_ADDR."""
     config = service_config(platform.rpc_max_attempts)
     return aio_channel(
-        platform.peer("table"),
+        target or platform.peer("table"),
         platform.tls,
         "table",
         options=[("grpc.enable_retries", 1), ("grpc.service_config", config)],
@@ -85,9 +87,12 @@ def fast_channel(platform: PlatformConfig) -> grpc.aio.Channel:
 
 async def build(config: GatewayConfig) -> Mount:
     lobby_channel = connect_peer(config.platform, "lobby")
-    table_channel = fast_channel(config.platform)
     tournament_channel = connect_peer(config.platform, "tournament")
     nc = await connect_nats(config.platform.nats_url, config.platform.tls, name="gateway")
+    # each table's calls go to the replica holding it (libs/platform/routing.py)
+    table_channel = routed_channel(
+        nc, config.platform.peer("table"), lambda target: fast_channel(config.platform, target)
+    )
     # watched from the start when the bucket is there; else tried again in the background, and
     # each token read from the bucket until then (services/gateway/revocations.py)
     revocations = RevocationCheck(nc)

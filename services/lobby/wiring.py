@@ -23,6 +23,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from libs.auth import KeyRing
+from libs.eventstore.owners import routed_channel
 from libs.eventstore.projection import PUBLIC_STREAM, JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.revoked import Revocations, revoked_bucket
@@ -140,7 +141,9 @@ async def build(config: LobbyConfig) -> Mount:
         aggregates(CATALOGUE),
         *indexes,
     )
-    channel = connect_peer(platform, "table")
+    channel = routed_channel(  # each table's calls to its replica (libs/platform/routing.py)
+        nc, platform.peer("table"), lambda target: connect_peer(platform, "table", target)
+    )
     limiter = LoginLimiter(
         redis,
         per_username=config.login_failures_per_user,

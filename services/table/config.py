@@ -111,6 +111,15 @@ REPLICA_ID = Var(
     "the same name (a StatefulSet pod, a supervised process) takes its tables back at once "
     "instead of waiting for their leases to expire. Never give two live replicas one name",
 )
+ADVERTISE_ADDR = Var(
+    "HOLDEM_TABLE_ADVERTISE_ADDR",
+    STRING,
+    "auto",
+    "host:port the other services reach this replica at, announced beside its leases so that "
+    "they send each table's calls to the replica holding it (docs/production.md, Routing). "
+    "auto: the listen address, or with a wildcard host (0.0.0.0, [::]) this host's IP and the "
+    "listen port; with listen port 0 nothing is announced (callers use HOLDEM_TABLE_ADDR)",
+)
 GROUP_COMMIT = Var(
     "HOLDEM_TABLE_GROUP_COMMIT",
     choice("on", "off"),
@@ -135,6 +144,7 @@ VARIABLES: tuple[Var[Any], ...] = (
     SEED_DISCLOSURE_SECONDS,
     IDLE_UNLOAD_SECONDS,
     REPLICA_ID,
+    ADVERTISE_ADDR,
     GROUP_COMMIT,
 )
 
@@ -157,10 +167,32 @@ class TableServiceConfig:
     seed_disclosure_seconds: float = 86400.0
     idle_unload_seconds: float = 900.0
     group_commit: bool = False
+    advertise_addr: str | None = None  # None: callers reach it only at HOLDEM_TABLE_ADDR
 
 
 def _replica_id(configured: str) -> str:
     return f"{socket.gethostname()}-{os.getpid()}" if configured == "auto" else configured
+
+
+WILDCARD_HOSTS = {"", "0.0.0.0", "::", "[::]", "*"}
+
+
+def advertise_address(configured: str, listen: str) -> str | None:
+    """Where callers reach this replica: ``configured``, or for "auto" the listen address with
+    a wildcard host made this host's IP (its hostname if that does not resolve); None when the
+    listen port is 0 (not known before binding)."""
+    if configured != "auto":
+        return configured
+    host, _, port = listen.rpartition(":")
+    if port in ("", "0"):
+        return None
+    if host in WILDCARD_HOSTS:
+        name = socket.gethostname()
+        try:
+            host = socket.gethostbyname(name)
+        except OSError:
+            host = name
+    return f"{host}:{port}"
 
 
 def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
@@ -182,4 +214,5 @@ def load_config(environ: Mapping[str, str]) -> TableServiceConfig:
         shards=values[SHARDS],
         idle_unload_seconds=values[IDLE_UNLOAD_SECONDS],
         group_commit=values[GROUP_COMMIT] == "on",
+        advertise_addr=advertise_address(values[ADVERTISE_ADDR], platform.listen),
     )

@@ -22,6 +22,7 @@ from libs.eventstore import EventStore, SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.jsbatch import BatchingAppender
 from libs.eventstore.lease import Leases
+from libs.eventstore.members import Announcement
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.registry import Registry
@@ -319,7 +320,9 @@ async def build(config: TableServiceConfig) -> Mount:
             replicas=replicas,
         )
     )
-    leases = Leases(nc, config.replica_id, ttl=config.lease_ttl_seconds, replicas=replicas)
+    announce = Announcement(config.advertise_addr, config.shards)  # for callers' routing
+    ttl = config.lease_ttl_seconds
+    leases = Leases(nc, config.replica_id, ttl=ttl, replicas=replicas, announcement=announce)
     await _patiently(leases.start)
     metrics.LEASES_HELD.set_function(lambda: len(leases.held()))
     metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)

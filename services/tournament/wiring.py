@@ -17,6 +17,7 @@ from holdem.tournament.v1 import tournament_pb2_grpc
 from redis.asyncio import Redis
 
 from libs.eventstore.lease import Leases
+from libs.eventstore.owners import routed_channel
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
 from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.platform.callers import TOURNAMENT_CALLERS
@@ -61,7 +62,9 @@ async def build(config: TournamentServiceConfig) -> Mount:
     snapshots = SnapshotCache(RedisSnapshotStore(redis, prefix=f"{REDIS_PREFIX}snapshot:"))
     tournaments = await open_tournaments(nc, snapshots, config.snapshot_every)
     checkpoints = Checkpoints(RedisSnapshotStore(redis, prefix=f"{REDIS_PREFIX}director:"))
-    table_channel = connect_peer(platform, "table")
+    table_channel = routed_channel(  # each table's calls to its replica (libs/platform/routing.py)
+        nc, platform.peer("table"), lambda target: connect_peer(platform, "table", target)
+    )
     lobby_channel = connect_peer(platform, "lobby")
     wallets = LobbyWallets(lobby_channel, timeout=platform.rpc_timeout_seconds)
     registrations = Registrations(nc, tournaments, wallets)

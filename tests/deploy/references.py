@@ -130,6 +130,8 @@ def problems(
             found.append(f"{where}: {host_port}: Service {host} does not serve port {port}")
 
     def value_refers(name: str, value: str, namespace: str, where: str) -> None:
+        if value.startswith("$("):  # the pod's own address (downward API), no Service's
+            return
         if name.endswith("_ADDR") and ":" in value:
             address(value, namespace, f"{where} {name}")
         if name.endswith("_URL") and value.startswith(("nats://", "redis://", "tls://")):

@@ -227,8 +227,13 @@ def _public_keys_config() -> dict[str, str]:
     return data
 
 
+def _downward(env: dict[str, Any]) -> bool:
+    return not env["name"].startswith("HOLDEM_") and "fieldRef" in env.get("valueFrom", {})
+
+
 def _environment(manifests: list[Manifest], container: dict[str, Any]) -> set[str]:
-    names = {e["name"] for e in container.get("env", [])}
+    # the downward API's inputs (the pod's IP for HOLDEM_TABLE_ADVERTISE_ADDR) are no settings
+    names = {e["name"] for e in container.get("env", []) if not _downward(e)}
     for source in container.get("envFrom", []):
         if source.get("configMapRef", {}).get("name") == PUBLIC_KEYS_CONFIG:
             names |= set(_public_keys_config())  # production creates it out of band
