@@ -103,6 +103,13 @@ class NatsPermissions:
     subscribe: tuple[str, ...] = ()
 
 
+#: Who holds each shard of tables, and where each table replica answers (read only): the callers
+#: of the table service route each table's calls to its holder (libs/platform/routing.py).
+TABLE_OWNERS = (
+    *_bucket("holdem_table_leases", write=False),
+    *_bucket("holdem_table_leases_members", write=False),
+)
+
 NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
     "table": NatsPermissions(
         publish=(
@@ -125,6 +132,7 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_stream_api("HOLDEM_CHAT", write=True),
             *_bucket("holdem_chat_mutes"),
             *_bucket("holdem_chat_sanctions"),
+            *TABLE_OWNERS,
         ),
         subscribe=("holdem.public.table.>",),
     ),
@@ -137,6 +145,7 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_bucket("holdem_lobby_tables"),
             *_bucket("holdem_lobby_sagas"),
             *_bucket("holdem_revoked"),
+            *TABLE_OWNERS,
         ),
     ),
     "tournament": NatsPermissions(
@@ -148,6 +157,7 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_bucket("holdem_tournament_sagas"),
             *_bucket("holdem_tournament_leases"),
             *_bucket("holdem_tournament_leases_members"),
+            *TABLE_OWNERS,
         ),
         subscribe=("holdem.public.table.>",),
     ),
