@@ -46,6 +46,9 @@ def test_a_guest_plays_hands_in_the_browser_against_the_composed_stack(
             page.wait_for_timeout(300)
             if sit_in.count():  # else the page already shows the seat back in play
                 sit_in.click()
+            # until the page shows the seat back in play, its view is the old one: topping up
+            # again then would land in the next hand (HAND_IN_PROGRESS)
+            sit_in.wait_for(state="detached", timeout=30_000)
             continue
         done = passive_turn(page)
         if done is None:

@@ -61,6 +61,9 @@ def test_a_guest_plays_five_hands_against_ais_with_the_mouse(
             page.wait_for_timeout(300)
             if sit_in.count():  # else the page already shows the seat back in play
                 sit_in.click()
+            # until the page shows the seat back in play, its view is the old one: topping up
+            # again then would land in the next hand (HAND_IN_PROGRESS)
+            sit_in.wait_for(state="detached", timeout=30_000)
             used["sat_in"] = used.get("sat_in", 0) + 1
             page.wait_for_timeout(300)
             continue
