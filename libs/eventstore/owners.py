@@ -11,6 +11,7 @@ answers None: the caller uses its configured address, as it did before routing.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -28,6 +29,8 @@ from libs.platform.routing import RoutedChannel
 log = structlog.get_logger("eventstore.owners")
 
 LEASE_BUCKET = "holdem_table_leases"
+#: The longest an owner lookup may hold a call up (a hung NATS must not eat its deadline).
+LOOKUP_SECONDS = 0.5
 
 
 class ShardOwners:
@@ -69,7 +72,17 @@ class ShardOwners:
 
     async def address(self, table_id: str) -> str | None:
         """The address of the replica holding ``table_id``'s shard; None when nobody holds
-        it, its holder announced no address, or it cannot be known now."""
+        it, its holder announced no address, or it cannot be known now. A lookup NATS does not
+        answer within ``LOOKUP_SECONDS`` is given up (the call goes to the configured address,
+        which says what is wrong with NATS itself) and not tried again for a while."""
+        try:
+            return await asyncio.wait_for(self._address(table_id), LOOKUP_SECONDS)
+        except TimeoutError:
+            log.debug("owner_lookup_timed_out", table_id=table_id)
+            self._unknown_until = time.monotonic() + self.max_age / 6
+            return None
+
+    async def _address(self, table_id: str) -> str | None:
         now = time.monotonic()
         if now < self._unknown_until:  # asked on every call: a miss must cost nothing
             return None
