@@ -213,14 +213,20 @@ class Listings(LobbyBase):
         include_closed: bool = False,
         page_size: int = 0,
         page_token: str = "",
+        newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
-        """One page of matching tables, oldest first, and the next page's token ("" = last)."""
+        """One page of matching tables, oldest first (newest first if asked), and the next
+        page's token ("" = last)."""
         size = min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
         start = page_start(page_token)
         matching = [
             t
             # oldest first, the same order at every replica (each learnt them in its own order)
-            for t in sorted(self.listings.values(), key=lambda x: (x.created_at, x.table_id))
+            for t in sorted(
+                self.listings.values(),
+                key=lambda x: (x.created_at, x.table_id),
+                reverse=newest_first,
+            )
             if (variant is None or self.config_of(t).variant is variant)
             and (betting_structure is None or self.config_of(t).structure is betting_structure)
             and (include_closed or t.status != catalogue.CLOSED)

@@ -195,6 +195,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             include_closed=request.include_closed,
             page_size=request.page_size,
             page_token=request.page_token,
+            newest_first=request.newest_first,
         )
         return lobby_pb2.ListTablesResponse(
             tables=[self._table(t) for t in tables], next_page_token=next_token

@@ -352,3 +352,26 @@ def test_list_ledger_pages_the_history_the_wallet_no_longer_keeps(stack: LobbySt
     join_taken_seat("k0")
     assert seen() == expected  # the retry wrote nothing
     assert stack.audit().holds
+
+
+def test_tables_are_listed_a_page_at_a_time_oldest_or_newest_first(stack: LobbyStack) -> None:
+    """A lobby holding more tables than a page shows a table just opened on the first page when
+    asked newest first (the web lobby's view), and pages through the rest either way."""
+    owner = stack.register()
+    made = [stack.create_table(owner.player_id, min_players_to_start=3) for _ in range(3)]
+
+    def pages(newest_first: bool) -> list[list[str]]:
+        found: list[list[str]] = []
+        token = ""
+        while True:
+            request = lobby_pb2.ListTablesRequest(
+                page_size=2, page_token=token, newest_first=newest_first
+            )
+            listed = stack.lobby_call("ListTables", request)
+            found.append([t.table_id for t in listed.tables])
+            token = listed.next_page_token
+            if not token:
+                return found
+
+    assert pages(newest_first=False) == [made[:2], made[2:]]
+    assert pages(newest_first=True) == [made[:0:-1], made[:1]]

@@ -329,7 +329,15 @@ def test_the_ai_service_never_receives_a_card_its_seat_may_not_see(
         hands += _check_the_hands(events, bots=6)
         decisions += _bot_actions(events)
         by_table[table_id] = _hands(events)
-    assert hands >= 15 and len(servicer.requests) == decisions
+    # Every bot action was asked of the AI, and nothing else was: one decision point (table,
+    # hand, seat, actions so far) per committed action. A point may be asked twice (a reply
+    # that came after the table had moved its shard or timed the request out is asked again).
+    points = {
+        (r.view.table_id, r.view.hand_id, r.view.viewer_seat, len(r.view.actions))
+        for r in servicer.requests
+    }
+    assert hands >= 15 and len(points) == decisions
+    assert len(servicer.requests) - decisions <= 3, "decisions asked over and over"
     streets_seen: set[int] = set()
     for request in servicer.requests:
         view = request.view

@@ -46,6 +46,12 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{round(value * 100)}%"
 
 
+def _note_answer(page: Any, expected: str) -> None:
+    """Wait for the note's answer, whichever it is, and check it (a refusal names its reason)."""
+    page.wait_for_function("() => document.querySelector('#note-status').innerText !== ''")
+    assert page.locator("#note-status").inner_text() == expected
+
+
 def test_a_seat_shows_its_statistics_and_my_private_note(
     web_stack: tuple[GatewayStack, str], browser: Any
 ) -> None:
@@ -95,12 +101,12 @@ def test_a_seat_shows_its_statistics_and_my_private_note(
     note = page.get_by_label("Your note")
     note.fill("calls too much")
     page.get_by_role("button", name="Save note").click()
-    page.locator("#note-status").filter(has_text="Note saved").wait_for()
+    _note_answer(page, "Note saved")
     page.locator(".seat.mine .name").click()  # my own seat: no note about myself
     page.locator("#stats-title").filter(has_text="Ann: statistics").wait_for()
     assert not page.get_by_label("Your note").is_visible()
     _open_ai(page)
-    page.wait_for_function("document.querySelector('#note').value === 'calls too much'")
+    page.wait_for_function("() => document.querySelector('#note').value === 'calls too much'")
 
     # a second browser watching the table: the AI's seat shows no note of Ann's
     other_context, other = open_page(browser, url)
@@ -115,9 +121,9 @@ def test_a_seat_shows_its_statistics_and_my_private_note(
 
     note.fill("folds to 3-bets")
     page.get_by_role("button", name="Save note").click()
-    page.locator("#note-status").filter(has_text="Note saved").wait_for()
+    _note_answer(page, "Note saved")
     page.get_by_role("button", name="Delete note").click()
-    page.locator("#note-status").filter(has_text="Note deleted").wait_for()
+    _note_answer(page, "Note deleted")
     _open_ai(page)
     assert page.get_by_label("Your note").input_value() == ""
     assert ai_id

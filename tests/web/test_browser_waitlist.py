@@ -60,7 +60,7 @@ def test_a_full_table_s_waiting_list_and_its_offered_seat(
     wait_line(bob, "A seat is yours for")
     bob.get_by_role("button", name="Take the seat").click()
     bob.locator(".seat.mine").wait_for(timeout=30_000)
-    bob.wait_for_function("document.querySelector('#waitlist').innerText === ''")
+    bob.wait_for_function("() => document.querySelector('#waitlist').innerText === ''")
     seated = seated_ids(stack, table_id)
     assert person_of(bob).player_id in seated and person_of(ann).player_id not in seated
     assert place(stack, bob, table_id) == (0, 0)

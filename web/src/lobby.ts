@@ -15,6 +15,8 @@ import { privateJoinPanel, privateOptions } from "./private";
 import { runItOptions } from "./runit";
 import type { Entry } from "./waitlist";
 
+const PAGE_SIZE = 50;
+
 export const VARIANTS: Record<number, string> = {
   [Variant.HOLDEM]: "Hold'em",
   [Variant.OMAHA]: "Omaha",
@@ -102,14 +104,44 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
     );
   }
 
+  // Pages of PAGE_SIZE tables, newest first (a table just opened is on the first): the token of
+  // the page shown, those of the pages before it (for "Newer") and of the next one ("Older").
+  let shown = "";
+  const before: string[] = [];
+  let following = "";
+  const newer = button("Newer", () => void turn(before.pop() ?? ""), { id: "tables-newer" });
+  const older = button("Older", () => void turn(following, shown), { id: "tables-older" });
+  const pageLabel = h("span", { class: "page" }, "");
+
+  async function turn(token: string, from?: string): Promise<void> {
+    if (from !== undefined) before.push(from);
+    shown = token;
+    await refresh();
+  }
+
+  function firstPage(): Promise<void> {
+    before.length = 0;
+    shown = "";
+    return refresh();
+  }
+
   async function refresh(): Promise<void> {
     try {
       const reply = await gateway.listTables({
         variant: Number(variant.value),
         bettingStructure: Number(structure.value),
-        pageSize: 100,
+        pageSize: PAGE_SIZE,
+        pageToken: shown,
+        newestFirst: true,
       });
       list.replaceChildren(...reply.tables.map(row));
+      following = reply.nextPageToken;
+      newer.disabled = before.length === 0;
+      older.disabled = following === "";
+      const first = before.length * PAGE_SIZE;
+      pageLabel.textContent = reply.tables.length
+        ? `Tables ${first + 1}-${first + reply.tables.length}, newest first`
+        : "No tables";
       const w = (await gateway.getWallet({})).wallet;
       wallet.textContent = w ? `Wallet: ${w.balance} chips (${w.onTables} on tables)` : "";
       const entries = (await gateway.listLedger({ pageSize: 20 })).entries;
@@ -142,14 +174,14 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
       });
       status.textContent = `Created ${reply.table?.tableId}`;
       invite.replaceChildren(privacy.created(reply) ?? "");
-      await refresh();
+      await firstPage(); // newest first: the new table heads the first page
     } catch (error) {
       status.textContent = reason(error);
     }
   }
 
-  variant.addEventListener("change", refresh);
-  structure.addEventListener("change", refresh);
+  variant.addEventListener("change", firstPage);
+  structure.addEventListener("change", firstPage);
   mount(
     h(
       "section",
@@ -181,6 +213,7 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
         ),
         list,
       ),
+      h("div", { class: "panel pages" }, newer, pageLabel, older),
       h(
         "div",
         { class: "panel create" },

@@ -94,6 +94,7 @@ export function statsPanel(
 
   async function save(): Promise<void> {
     if (!shown) return;
+    noteStatus.textContent = ""; // this click's answer, not the last one's
     try {
       const answer = await gateway.setPlayerNote({
         playerId: shown.playerId,
@@ -109,6 +110,7 @@ export function statsPanel(
 
   async function remove(): Promise<void> {
     if (!shown) return;
+    noteStatus.textContent = ""; // this click's answer, not the last one's
     try {
       await gateway.deletePlayerNote({ playerId: shown.playerId, idempotencyKey: key() });
       note.value = "";
