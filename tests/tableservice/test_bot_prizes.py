@@ -2,7 +2,8 @@
 (``ReleaseHand.payouts`` and ``others``, kept from ``HandReleased``): the bot's view then carries
 them, so Hard decides by prize equity (how it then plays a bubble:
 tests/ai/test_shortstack_prizes.py); a release without them (a big field) and cash tables do not.
-Bad prizes are refused and change nothing."""
+They survive a restart (the event and the snapshot keep them). Bad prizes are refused and change
+nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from libs.aiproto.requests import decide_request
 from libs.poker import BettingStructure, Variant
 from libs.table import TableConfig, TableState
 from libs.table import commands as tc
-from libs.table.codec import decode, encode
+from libs.table.codec import decode, encode, state_dumps, state_loads
 from libs.table.config import TableConfigError
 from libs.table.events import HandReleased
 from services.table.bots import with_prizes
@@ -35,6 +36,8 @@ def test_the_release_keeps_the_prizes_until_the_next_release() -> None:
     assert events == [HandReleased(1, 10, 20, 0, False, PAYOUTS, OTHERS)]
     assert (state.prize_payouts, state.prize_others) == (PAYOUTS, OTHERS)
     assert [decode(encode(e)) for e in events] == events
+    restored = state_loads(state_dumps(state))  # a restarted table's snapshot keeps them
+    assert (restored.prize_payouts, restored.prize_others) == (PAYOUTS, OTHERS)
     state, _ = when(state, tc.StartHand("h1", "c", 1.0))
     state, _ = when(state, tc.VoidCurrentHand("test"))
     state, _ = when(state, tc.ReleaseHand(2, 10, 20, 0, 2.0))
