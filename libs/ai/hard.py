@@ -25,8 +25,11 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
   toward the minimum defence frequency pot / (pot + bet). So neither always folding nor always
   calling beats it.
 - Short stacks (at most 15 big blinds, no-limit hold'em, two to six players) push or fold from
-  the solved charts (``shortstack``); deeper it plays its own game (the raise-or-fold charts
-  of ``shortstack.raising`` measured weaker than its own play there, docs/ai.md); in a
+  the solved charts (``shortstack``); with three to six dealt in and no antes, from 6 big blinds,
+  first in it also raises to two big blinds and, behind a small raise, re-pushes or folds, from
+  the six-handed raise charts (``shortstack.tableraiseplay``); deeper it plays its own game
+  (the heads-up raise-or-fold charts of ``shortstack.raising`` measured weaker than its own
+  play there, docs/ai.md); in a
   tournament (``SeatView.prizes``) those spots and every all-in call against one player are
   decided by prize equity instead (``icm``, ``shortstack.prizes``).
 - Before the flop without a raise it opens a range by position (mixed at the edge); facing a
@@ -64,8 +67,9 @@ from .play import all_in_to, behind, chips_in_bb, preflop_raise_to, voluntarily_
 from .preflop import preflop_percentile
 from .range_equity import EquityEstimate, equity_vs_ranges
 from .ranges import Candidates, Ranges, candidates, contesting, narrowed_weights, uniform_ranges
-from .shortstack.play import push_or_fold
+from .shortstack.play import PUSH_FOLD_DEPTH, push_or_fold
 from .shortstack.prizes import prize_push_or_fold
+from .shortstack.tableraiseplay import table_raise_or_fold
 from .strength import Floats
 from .view import PREFLOP, SeatView
 
@@ -186,6 +190,8 @@ def _before_sampling(view: SeatView, mix: random.Random) -> Decision | None:
     before the flop."""
     if (prized := prize_push_or_fold(view)) is not None:  # a tournament: by prize equity
         return prized
+    if (chart := table_raise_or_fold(view, mix, PUSH_FOLD_DEPTH)) is not None:  # 3 to 6 dealt
+        return chart
     if (chart := push_or_fold(view, mix)) is not None:  # short-stacked: the equilibrium
         return chart
     if view.street == PREFLOP and not voluntarily_raised(view):

@@ -4,9 +4,11 @@ simplified starting-hand ranges.
 Before the flop it plays a range by position: it opens the top share of hands that the number
 of players still to act allows (``model.open_width``), re-raises a narrow top range, calls a
 raise with a range that tightens with the price and the number of raises, and with 12 big blinds
-or fewer it moves all in or folds (the push-or-fold charts); heads-up from 15 to 25 big blinds
-without antes it raises, folds or calls off from the raise charts (``shortstack.raiseplay``);
-both charts read at a depth off by up to a third. After the flop it estimates its equity
+or fewer it moves all in or folds (the push-or-fold charts), at a table of three to six
+without antes from 6 big blinds also raising, folding or calling off from the six-handed raise
+charts (``shortstack.tableraiseplay``); heads-up from 15 to 25 big blinds without antes it
+raises, folds or calls off from the raise charts (``shortstack.raiseplay``); every chart read at
+a depth off by up to a third. After the flop it estimates its equity
 against as many random hands as it has opponents (Monte Carlo, so draws count), bets for value
 when that is well above its fair share, sizes bets up on coordinated boards, continues its
 preflop raise on dry boards, calls when the equity beats the pot odds (with a margin out of
@@ -43,6 +45,7 @@ from .range_equity import equity_vs_ranges
 from .ranges import candidates, preflop_ranges
 from .shortstack.play import push_or_fold
 from .shortstack.raiseplay import raise_fold_or_call_off
+from .shortstack.tableraiseplay import table_raise_or_fold
 from .strength import texture
 from .view import FLOP, PREFLOP, RIVER, SeatView
 
@@ -90,6 +93,8 @@ def _preflop(view: SeatView, rng: random.Random) -> Decision:
 def normal(view: SeatView, seed: int) -> Decision:
     rng = random.Random(seed)
     # Short-stacked heads-up: the equilibrium charts, read at a depth off by up to a third.
+    if (chart := table_raise_or_fold(view, rng, 12.0, misread=1 / 3)) is not None:
+        return chart
     if (chart := push_or_fold(view, rng, max_stack=12.0, misread=1 / 3)) is not None:
         return chart
     if (chart := raise_fold_or_call_off(view, rng, misread=1 / 3)) is not None:

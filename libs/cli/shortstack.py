@@ -2,7 +2,8 @@
 (``python -m libs.cli.shortstack equities``, a few minutes) and the heads-up push-or-fold charts
 solved from it (``python -m libs.cli.shortstack charts``, about a minute), the six-handed charts
 (``python -m libs.cli.shortstack tables``, about ten minutes), the heads-up raise, fold or call
-off charts (``python -m libs.cli.shortstack raises``, a few minutes), written beside
+off charts (``python -m libs.cli.shortstack raises``, a few minutes) and the six-handed ones
+(``python -m libs.cli.shortstack tableraises``, about ten minutes), written beside
 libs/ai/shortstack's modules, which read them."""
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from importlib import resources
 
 import numpy as np
 
-from libs.ai.shortstack import charts, equities, raising
+from libs.ai.shortstack import charts, equities, raising, tableraise
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["equities", "charts", "tables", "raises"])
+    parser.add_argument("what", choices=["equities", "charts", "tables", "raises", "tableraises"])
     parser.add_argument("--samples", type=int, default=equities.GENERATED_WITH["samples"])
     parser.add_argument("--seed", type=int, default=equities.GENERATED_WITH["seed"])
     parser.add_argument("--iterations", type=int, default=charts.GENERATED_WITH["iterations"])
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
         solved = raising.solve_raise_charts(raising.RAISE_GENERATED_WITH["iterations"])
         packed = np.rint(solved * 255).astype(np.uint8)
         np.save(str(folder.joinpath(raising.RAISE_DATA)), packed)
+    elif args.what == "tableraises":
+        iterations = tableraise.TABLE_RAISE_GENERATED_WITH["iterations"]
+        packed = np.rint(tableraise.solve_table_raise_charts(iterations) * 255).astype(np.uint8)
+        np.savez_compressed(str(folder.joinpath(tableraise.TABLE_RAISE_DATA)), charts=packed)
     elif args.what == "tables":
         iterations = args.iterations_tables or charts.TABLE_GENERATED_WITH["iterations"]
         packed = np.rint(charts.solve_tables(iterations) * 255).astype(np.uint8)

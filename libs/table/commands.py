@@ -91,7 +91,10 @@ class StartHand:
 @dataclass(frozen=True, slots=True)
 class ReleaseHand:
     """A tournament's table: hand ``number`` may be dealt, at these blinds and ante (the
-    tournament's level). A release of a hand already released or dealt changes nothing."""
+    tournament's level). A release of a hand already released or dealt changes nothing.
+    ``payouts`` and ``others``: the tournament's prizes for this hand (what the places still to
+    win pay, first place first, and the stacks alive at its other tables), so the table's bots
+    weigh chips by prize equity; empty when the tournament does not say (a big field)."""
 
     number: int
     small_blind: int
@@ -99,6 +102,8 @@ class ReleaseHand:
     ante: int
     now: float = 0.0
     big_blind_ante: bool = False
+    payouts: tuple[int, ...] = ()
+    others: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,8 +30,10 @@ BLIND_SECONDS = 15.0
 #: How long the next hand waits after one that ended before the river at a table that offers
 #: the rabbit hunt (or until somebody hunted): the time there is to ask.
 RABBIT_HUNT_SECONDS = 5.0
-#: The most places a tournament table's payouts name (``tournament_payouts``).
+#: The most places a released hand's prizes name (``ReleaseHand.payouts``).
 MAX_PAYOUTS = 100
+#: The most other tables' stacks a released hand carries (``ReleaseHand.others``).
+MAX_OTHER_STACKS = 1000
 
 
 class BotDifficulty(StrEnum):
@@ -108,11 +110,6 @@ class TableConfig:
     bomb_pot_ante: int = 0
     bomb_pot_every: int = 0
     bomb_pot_vote: bool = False
-    #: A tournament's table: what each place pays, first place first (only the ratios matter),
-    #: and whether the table seats the whole field; its bots then weigh chips by prize equity
-    #: (ICM, docs/ai.md).
-    tournament_payouts: tuple[int, ...] = ()
-    tournament_whole_field: bool = False
 
     def __post_init__(self) -> None:
         if self.tournament:
@@ -179,15 +176,6 @@ class TableConfig:
                 "run_it_max", f"must be 1..3 (1: not offered), not {self.run_it_max}"
             )
         self._check_bomb_pots()
-        if (self.tournament_payouts or self.tournament_whole_field) and not self.tournament:
-            raise TableConfigError("tournament_payouts", "are for a tournament's table only")
-        payouts = self.tournament_payouts
-        if len(payouts) > MAX_PAYOUTS or any(not 0 <= p <= MAX_CHIPS for p in payouts):
-            raise TableConfigError(
-                "tournament_payouts", f"must be at most {MAX_PAYOUTS} amounts of 0..{MAX_CHIPS}"
-            )
-        if any(a < b for a, b in pairwise(payouts)):
-            raise TableConfigError("tournament_payouts", "must run first place first, never rising")
         if self.hand_limit < 0:
             raise TableConfigError("hand_limit", "must not be negative")
         if self.duration_seconds < 0:
@@ -248,3 +236,22 @@ class TableConfig:
             big_blind=big_blind,
             **kwargs,  # type: ignore[arg-type]
         )
+
+
+def check_prizes(payouts: tuple[int, ...], others: tuple[int, ...]) -> None:
+    """A released hand's prizes (``ReleaseHand``): what the places still to win pay, first place
+    first, never rising (any unit), and the stacks of the players alive at the tournament's other
+    tables (each above 0); none at all when the tournament does not say. Raises
+    ``TableConfigError`` naming what is wrong."""
+    if len(payouts) > MAX_PAYOUTS or any(not 0 <= p <= MAX_CHIPS for p in payouts):
+        raise TableConfigError(
+            "payouts", f"must be at most {MAX_PAYOUTS} amounts of 0..{MAX_CHIPS}"
+        )
+    if any(a < b for a, b in pairwise(payouts)):
+        raise TableConfigError("payouts", "must run first place first, never rising")
+    if len(others) > MAX_OTHER_STACKS or any(not 1 <= o <= MAX_CHIPS for o in others):
+        raise TableConfigError(
+            "other_stacks", f"must be at most {MAX_OTHER_STACKS} stacks of 1..{MAX_CHIPS}"
+        )
+    if others and not payouts:
+        raise TableConfigError("other_stacks", "come with the payouts they are priced by")

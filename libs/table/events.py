@@ -182,13 +182,17 @@ class TableClosed:
 @record
 class HandReleased:
     """A tournament's table may deal hand ``number`` at these blinds and ante (with
-    ``big_blind_ante``: one ante of ``ante`` chips from the big blind, for the table)."""
+    ``big_blind_ante``: one ante of ``ante`` chips from the big blind, for the table), with the
+    tournament's prizes for it (``payouts`` still to win and the ``others``' stacks at its other
+    tables; empty when not told: the bots then play chips)."""
 
     number: int
     small_blind: int
     big_blind: int
     ante: int
     big_blind_ante: bool = False
+    payouts: tuple[int, ...] = ()
+    others: tuple[int, ...] = ()
 
 
 @record

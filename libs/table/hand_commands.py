@@ -19,6 +19,7 @@ from libs.poker.legal import showdown_turn
 from . import commands as tc
 from . import errors as TE
 from .bombpots import close_bomb_vote_if_due
+from .config import check_prizes
 from .events import (
     CloseRequested,
     HandBegan,
@@ -187,7 +188,12 @@ def release(x: Scratch, c: tc.ReleaseHand) -> None:
         ante=c.ante,
         big_blind_ante=c.big_blind_ante,
     )
-    x.emit(HandReleased(c.number, c.small_blind, c.big_blind, c.ante, c.big_blind_ante))
+    check_prizes(c.payouts, c.others)
+    x.emit(
+        HandReleased(
+            c.number, c.small_blind, c.big_blind, c.ante, c.big_blind_ante, c.payouts, c.others
+        )
+    )
 
 
 def reveal(x: Scratch, c: tc.RevealSeed) -> None:

@@ -68,6 +68,10 @@ class TableState:
     last_big_blind: int | None = None
     hands_started: int = 0
     released: int = 0  # a tournament's table: the last hand released (may be dealt once)
+    # A tournament's table: the prizes the last release carried (payouts still to win, first
+    # place first, and the stacks at the other tables); empty: not told, the bots play chips.
+    prize_payouts: tuple[int, ...] = ()
+    prize_others: tuple[int, ...] = ()
     hand: HandState | None = None
     hand_id: str = ""
     hand_seats: tuple[int, ...] = ()
@@ -237,6 +241,7 @@ def apply(s: TableState, event: Event) -> None:
         case HandReleased():
             assert s.config is not None
             s.released = event.number
+            s.prize_payouts, s.prize_others = event.payouts, event.others
             s.config = replace(
                 s.config,
                 small_blind=event.small_blind,

@@ -70,8 +70,6 @@ def config_from_proto(msg: pb.TableConfig) -> TableConfig:
         "bomb_pot_ante": msg.bomb_pot_ante,
         "bomb_pot_every": msg.bomb_pot_every,
         "bomb_pot_vote": msg.bomb_pot_vote,
-        "tournament_payouts": tuple(msg.tournament_payouts),
-        "tournament_whole_field": msg.tournament_whole_field,
         "ante": msg.ante,
         "straddle": msg.straddle_allowed,
         "min_buy_in": msg.min_buy_in,
@@ -124,8 +122,6 @@ def config_to_proto(config: TableConfig) -> pb.TableConfig:
         bomb_pot_ante=config.bomb_pot_ante,
         bomb_pot_every=config.bomb_pot_every,
         bomb_pot_vote=config.bomb_pot_vote,
-        tournament_payouts=config.tournament_payouts,
-        tournament_whole_field=config.tournament_whole_field,
     )
 
 

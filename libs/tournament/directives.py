@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from libs.poker.config import BettingStructure, Variant
 
 from . import events as E
-from .state import TournamentState
+from .state import TournamentState, players_left, still_in
 from .structure import BlindLevel
 
 
@@ -39,10 +39,6 @@ class OpenTable:
     seats: int
     blinds: BlindLevel
     key: str
-    #: What each place pays (shares, first place first) and whether this table seats the whole
-    #: field (the field never outgrows one table): for the bots' prize equity.
-    payouts: tuple[int, ...] = ()
-    whole_field: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +88,16 @@ class AddChips:
 
 @dataclass(frozen=True, slots=True)
 class DealHand:
-    """Deal hand number ``hand`` at level ``level``'s blinds, then report it."""
+    """Deal hand number ``hand`` at level ``level``'s blinds, then report it. ``payouts`` and
+    ``others``: the prizes for the table's bots (``prizes_of``); empty when not told."""
 
     table_id: str
     hand: int
     level: int
     blinds: BlindLevel
     key: str
+    payouts: tuple[int, ...] = ()
+    others: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +137,31 @@ def _table_of(s: TournamentState, player_id: str) -> str:
     return s.entrants[player_id].table_id
 
 
+#: A release carries the prizes once at most this many players are left (the bots weigh prizes
+#: with at most 10 left, libs/ai/shortstack/prizes.py; a little more so a table knows the field
+#: before it matters), and in every hand-for-hand round of at most ``PRIZES_MOST`` players (the
+#: bubble, when every table waits anyway).
+PRIZES_FIELD = 20
+#: The most players whose prizes a release names (the table takes at most 100 places).
+PRIZES_MOST = 100
+
+
+def prizes_of(s: TournamentState, table_id: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What a hand released at ``table_id`` tells its bots: the payout shares of the places still
+    to win (first place first: every place from 1 to the players left) and the stacks of the
+    players with chips at every other table (none at the final table), from the books (each
+    table's stacks at its last reported hand; stacks are public, cards never travel). Nothing
+    (two empty tuples) while the field is bigger than ``PRIZES_FIELD`` outside hand-for-hand."""
+    left = players_left(s)
+    if left > PRIZES_MOST or (left > PRIZES_FIELD and not s.hand_for_hand):
+        return (), ()
+    payouts = s.cfg.payouts.shares_for(len(s.entrants))[:left]
+    others = tuple(
+        e.stack for e in still_in(s) if e.stack > 0 and e.table_id and e.table_id != table_id
+    )
+    return payouts, others
+
+
 def directives(s: TournamentState, event: E.Event) -> list[Directive]:
     """The directives of ``event``, given ``s``, the state it applies to."""
     tid = s.tournament_id
@@ -152,8 +176,6 @@ def directives(s: TournamentState, event: E.Event) -> list[Directive]:
                     cfg.seats_per_table,
                     cfg.structure.level(s.level),
                     f"{tid}:open:{event.table_id}",
-                    cfg.payouts.shares_for(len(s.entrants)),
-                    cfg.max_entrants <= cfg.seats_per_table,
                 )
             ]
         case E.PlayerSeated():
@@ -206,6 +228,7 @@ def directives(s: TournamentState, event: E.Event) -> list[Directive]:
                     event.level,
                     s.cfg.structure.level(event.level),
                     f"{tid}:deal:{event.table_id}:{event.hand}",
+                    *prizes_of(s, event.table_id),
                 )
             ]
         case E.TableClosed():

@@ -36,7 +36,7 @@ from libs.aiproto.requests import TableContext, decide_request, decision_from_re
 from libs.platform.metrics import table as metrics
 from libs.table import TableState
 from libs.table import commands as tc
-from libs.table.config import BotDifficulty, TableConfig
+from libs.table.config import BotDifficulty
 
 log = structlog.get_logger("table")
 
@@ -100,12 +100,14 @@ class LocalDecider:
         return await asyncio.to_thread(decide, view, chosen, seed, timeout * BUDGET_SHARE)
 
 
-def with_prizes(view: SeatView, config: TableConfig) -> SeatView:
-    """At a tournament table that seats the whole field, the view carries the payouts, so the
-    bot weighs chips by prize equity (``SeatView.prizes``; no other table's stacks to add)."""
-    if not (config.tournament and config.tournament_whole_field and config.tournament_payouts):
+def with_prizes(view: SeatView, s: TableState) -> SeatView:
+    """At a tournament table whose hand came with the prizes (``HandReleased.payouts`` and
+    ``others``: the places still to win and the other tables' stacks, none at the final
+    table), the view carries them, so the bot weighs chips by prize equity (``SeatView.prizes``).
+    Without them (a cash table, or a big field's early hands) it plays chips."""
+    if not s.prize_payouts:
         return view
-    return replace(view, prizes=Prizes(config.tournament_payouts))
+    return replace(view, prizes=Prizes(s.prize_payouts, s.prize_others))
 
 
 class Bots:
@@ -129,7 +131,7 @@ class Bots:
         assert hand is not None and hand.actor is not None and s.config is not None
         position = hand.actor
         seat = s.seats[s.hand_seats[position]]
-        view = with_prizes(seat_view(hand, position, s.actions), s.config)
+        view = with_prizes(seat_view(hand, position, s.actions), s)
         level = Level((seat.bot_difficulty or BotDifficulty.NORMAL).value)
         context = TableContext(
             seats=s.hand_seats,

@@ -71,7 +71,14 @@ def table_command(
     if which == "release_hand":
         r = request.release_hand
         return tc.ReleaseHand(
-            r.number, r.small_blind, r.big_blind, r.ante, now, big_blind_ante=r.big_blind_ante
+            r.number,
+            r.small_blind,
+            r.big_blind,
+            r.ante,
+            now,
+            big_blind_ante=r.big_blind_ante,
+            payouts=tuple(r.payouts),
+            others=tuple(r.other_stacks),
         )
     return None
 

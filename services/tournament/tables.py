@@ -105,8 +105,6 @@ class TableService:
             big_blind_ante=d.blinds.big_blind_ante,
             action_seconds=self.action_seconds,
             tournament=True,
-            tournament_payouts=d.payouts,
-            tournament_whole_field=d.whole_field,
         )
         opening = table_pb2.OpenTable(name=d.table_id, config=config_to_proto(config))
         await self._submit(self._request(d.table_id, d.key, open_table=opening), {TE.ALREADY_OPEN})
@@ -152,6 +150,8 @@ class TableService:
             big_blind=b.big_blind,
             ante=b.ante,
             big_blind_ante=b.big_blind_ante,
+            payouts=d.payouts,
+            other_stacks=d.others,
         )
         await self._watch(d.table_id)
         await self._submit(self._request(d.table_id, d.key, release_hand=release), set())

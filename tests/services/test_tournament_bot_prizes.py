@@ -1,29 +1,35 @@
-"""A tournament table that seats the whole field sends its bots' Decide requests with the
-prizes (``TableConfig.tournament_payouts``, ``tournament_whole_field``), real table service and
-an ai service stand-in that records every request; a table holding part of a field sends none."""
+"""A multi-table tournament's bots are told the prizes (``ReleaseHand.payouts`` and
+``other_stacks``, committed with the table's ``HandReleased``): a real table service whose ai
+service is a stand-in recording every Decide request (``_Spy``), the real director on a real
+nats-server and Redis. Twelve bots at four seats: three tables, a bubble at five players (hand for
+hand, two tables) and a final table. Every request carries the places still to win and the other
+tables' stacks, so that this table's chips and theirs are every chip in the tournament; at the
+final table there are no others."""
 
 from __future__ import annotations
 
-import time
-import uuid
+import asyncio
+import random
+from collections import defaultdict
 from collections.abc import Iterator
 from concurrent import futures
-from functools import partial
 
 import grpc
 import pytest
 from holdem.ai.v1 import ai_pb2_grpc
-from holdem.common.v1 import common_pb2
-from holdem.table.v1 import table_pb2
 
-from libs.devstack.tablestub import table_as
+from libs.aiproto.reading import read_request
+from libs.tournament import commands as C
+from libs.tournament.config import TournamentConfig, TournamentKind
+from libs.tournament.structure import LevelUnit, preset
 from tests.services.conftest import Starter
-from tests.services.lobby_stack import retry
 from tests.services.test_table_bots import PATIENT, _Spy, _table
+from tests.services.test_tournament_tables import Wallets, _run
+from tests.tournamentservice.conftest import parts
 
 pytestmark = pytest.mark.integration
 
-PAYOUTS = [650_000, 350_000]
+ENTRANTS, SEATS, STACK = 12, 4, 200
 
 
 @pytest.fixture
@@ -39,61 +45,48 @@ def spy() -> Iterator[tuple[_Spy, str]]:
         server.stop(grace=None)
 
 
-def _tournament_table(whole_field: bool) -> common_pb2.TableConfig:
-    return common_pb2.TableConfig(
-        variant=common_pb2.VARIANT_HOLDEM,
-        betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
-        max_seats=3,
-        small_blind=10,
-        big_blind=20,
-        action_clock_seconds=30,
-        tournament=True,
-        tournament_payouts=PAYOUTS,
-        tournament_whole_field=whole_field,
-    )
-
-
-def _one_hand(address: str, config: common_pb2.TableConfig, servicer: _Spy) -> str:
-    """Open the table, seat three bots, release hand 1 and wait for a bot's request."""
-    table_id = f"t{uuid.uuid4().hex[:8]}"
-    with table_as(address) as stub:
-
-        def submit(key: str, **command: object) -> None:
-            request = table_pb2.SubmitCommandRequest(
-                table_id=table_id,
-                idempotency_key=key,
-                **command,  # type: ignore[arg-type]
-            )
-            retry(partial(stub.SubmitCommand, request, timeout=60))
-
-        submit("open", open_table=table_pb2.OpenTable(config=config))
-        for i in range(3):
-            sitting = table_pb2.SeatPlayer(
-                player_id=f"bot{i}",
-                seat=i,
-                buy_in=300,
-                is_bot=True,
-                bot_difficulty=common_pb2.BOT_DIFFICULTY_HARD,
-            )
-            submit(f"seat-{i}", seat_player=sitting)
-        release = table_pb2.ReleaseHand(number=1, small_blind=10, big_blind=20)
-        submit("release-1", release_hand=release)
-    deadline = time.monotonic() + 60
-    while not any(r.view.table_id == table_id for r in list(servicer.requests)):
-        assert time.monotonic() < deadline, "no bot was asked to act"
-        time.sleep(0.1)
-    return table_id
-
-
-def test_a_whole_field_table_sends_its_bots_the_prizes(
+def test_a_multi_table_tournaments_bots_are_told_the_prizes(
     start: Starter, nats_url: str, redis_url: str, spy: tuple[_Spy, str]
 ) -> None:
     servicer, address = spy
     table = _table(start, nats_url, redis_url, address, HOLDEM_TABLE_AI_TIMEOUT_MS=PATIENT)
-    whole = _one_hand(table.address, _tournament_table(True), servicer)
-    part = _one_hand(table.address, _tournament_table(False), servicer)
-    asked = {t: [r for r in servicer.requests if r.view.table_id == t] for t in (whole, part)}
-    assert asked[whole] and all(
-        list(r.prizes.payouts) == PAYOUTS and not r.prizes.other_stacks for r in asked[whole]
+    config = TournamentConfig(
+        "prizes",
+        TournamentKind.SIT_AND_GO,
+        max_entrants=ENTRANTS,
+        seats_per_table=SEATS,
+        starting_stack=STACK,
+        structure=preset("hyper", LevelUnit.HANDS),
     )
-    assert asked[part] and not any(r.HasField("prizes") for r in asked[part])
+    shares = config.payouts.shares_for(ENTRANTS)
+
+    async def scenario() -> None:
+        async with parts(nats_url, redis_url) as p:
+            tournaments = await p.tournaments()
+            tid = f"p{random.getrandbits(40):010x}"
+            await tournaments.execute(tid, C.CreateTournament(tid, config, "test", 1.0), "create")
+            for i in range(ENTRANTS):
+                level = ("easy", "normal")[i % 2]  # the spy: a calling station, Easy
+                register = C.Register(f"{tid}b{i}", f"reg{i}", 2.0, True, level)
+                await tournaments.execute(tid, register, f"reg{i}")
+            s = await _run(p, table.address, tid, Wallets())
+            assert s.most_tables == 3 and len(s.closed) == 3
+
+    asyncio.run(scenario())
+    by_table: dict[str, list[tuple[int, int]]] = defaultdict(list)  # (players left, others)
+    for request in servicer.requests:
+        assert request.HasField("prizes"), "a bot of a field of twelve was not told the prizes"
+        view = read_request(request).view
+        assert view.prizes is not None
+        alive_here = sum(1 for stack in view.starting_stacks if stack > 0)
+        left = alive_here + len(view.prizes.others)
+        # this table's chips and the other tables' are every chip in the tournament
+        assert sum(view.starting_stacks) + sum(view.prizes.others) == ENTRANTS * STACK
+        assert view.prizes.payouts == shares[:left]
+        by_table[request.view.table_id].append((left, len(view.prizes.others)))
+    asked = [x for requests in by_table.values() for x in requests]
+    assert any(others for _, others in asked), "no request told the other tables' stacks"
+    final = [x for x in asked if x[0] <= SEATS and not x[1]]
+    assert final, "no request at the final table"
+    # a bubble hand (five left, at two tables) carries the other table's stacks
+    assert all(others for left, others in asked if left > SEATS)

@@ -64,6 +64,7 @@ class Sim:
         self.late: list[str] = []  # players who register once the tournament runs
         self.cancelling = False
         self.keys: dict[str, D.Directive] = {}  # every directive's idempotency key
+        self.prized: list[D.DealHand] = []  # the releases that carried the prizes
         self.log: list[E.Event] = []
         self.run(C.CreateTournament(tid, config, "director", now))
 
@@ -136,6 +137,7 @@ class Sim:
                 table.start = {x.player: x.stack for x in table.seats.values() if x.stack > 0}
                 assert len(table.start) >= 2
                 self.releases.append((d.table_id, d.hand, self.commands))
+                self._check_prizes(d)
             case D.CloseTable():
                 table = self.tables.pop(d.table_id)
                 assert not table.hand or self.cancelling, "closed during a hand"
@@ -143,6 +145,29 @@ class Sim:
                 key = d.payment.key
                 if key not in self.credits:  # the wallet credits a key once
                     self.credits[key] = d.payment.amount
+
+    def _check_prizes(self, d: D.DealHand) -> None:
+        """A release's prizes are the places still to win and, exactly, the stacks with chips
+        at every other table of the world (the books' chips on their way aside)."""
+        if not d.payouts:
+            left = players_left(self.s)
+            assert left > D.PRIZES_FIELD, "a small field's release without the prizes"
+            assert not self.s.hand_for_hand or left > D.PRIZES_MOST, "a round's without the prizes"
+            return
+        self.prized.append(d)
+        cfg = self.s.cfg
+        places = cfg.payouts.shares_for(len(self.s.entrants))
+        assert d.payouts == places[: players_left(self.s)]
+        assert list(d.payouts) == sorted(d.payouts, reverse=True)
+        if not self.pending_chips:
+            others = [
+                x.stack
+                for table_id, table in self.tables.items()
+                if table_id != d.table_id
+                for x in table.seats.values()
+                if x.stack > 0
+            ]
+            assert sorted(d.others) == sorted(others), "a release's prizes miss other tables"
 
     def _assert_nowhere(self, player_id: str) -> None:
         for table in self.tables.values():

@@ -4,12 +4,13 @@ derived from the event (a director that runs the same events again repeats nothi
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from libs.tournament import commands as C
 from libs.tournament import directives as D
 from libs.tournament import events as E
 from libs.tournament.config import RebuyRule, TournamentConfig, TournamentKind, heads_up
-from libs.tournament.state import Status
+from libs.tournament.state import Status, players_left
 
 from .sim import Sim
 from .test_floor import at, bust, of, sng
@@ -27,15 +28,33 @@ def test_the_start_opens_seats_and_deals() -> None:
     assert sorted(d.key for d in dealt) == ["T1:deal:T1-t1:1", "T1:deal:T1-t2:1"]
 
 
-def test_a_table_learns_the_payouts_and_whether_it_seats_the_whole_field() -> None:
-    """For its bots' prize equity (ICM): one table for the whole field says so; a field that
-    needs two tables does not (the table cannot see the other's stacks)."""
-    single = [d for d in sng(6, 6).keys.values() if isinstance(d, D.OpenTable)]
-    assert len(single) == 1 and single[0].whole_field
-    shares = single[0].payouts
-    assert shares and list(shares) == sorted(shares, reverse=True)
-    several = [d for d in sng(7, 4).keys.values() if isinstance(d, D.OpenTable)]
-    assert len(several) == 2 and not any(d.whole_field for d in several)
+def test_a_release_carries_the_prizes_and_the_other_tables_stacks() -> None:
+    """For the bots' prize equity (ICM): a field of seven at two tables releases every hand with
+    the payouts of the places still to win and the stacks at the other table (the simulated
+    world checks them against its tables at every release); at the final table no others."""
+    sim = sng(7, 4)
+    first = [d for d in sim.keys.values() if isinstance(d, D.DealHand)]
+    shares = sim.s.cfg.payouts.shares_for(7)
+    assert len(first) == 2 and all(d.payouts == shares[:7] for d in first)
+    assert sorted(len(d.others) for d in first) == [3, 4]
+    assert {sum(d.others) for d in first} <= {3 * 1500, 4 * 1500}
+    sim.walk(random.Random(5))
+    assert sim.s.status is Status.FINISHED
+    final = [d for d in sim.prized if not d.others]
+    assert final and all(len(d.payouts) <= 4 for d in final)
+    assert any(d.others for d in sim.prized[2:])  # two tables after the first hands too
+
+
+def test_a_big_field_is_told_the_prizes_only_hand_for_hand() -> None:
+    """Above ``PRIZES_FIELD`` players a release tells nothing (the bots play chips), except in a
+    hand-for-hand round (the bubble, every table waiting): then every other table's stacks."""
+    sim = sng(30, 6)
+    assert not sim.prized and players_left(sim.s) > D.PRIZES_FIELD
+    table = sorted(sim.s.tables)[0]
+    assert D.prizes_of(sim.s, table) == ((), ())
+    payouts, others = D.prizes_of(replace(sim.s, hand_for_hand=True), table)
+    assert payouts == sim.s.cfg.payouts.shares_for(30)[:30]
+    assert len(others) == 30 - len(sim.s.tables[table].seats) and set(others) == {1500}
 
 
 def test_a_bust_removes_the_player_and_a_move_names_both_tables() -> None:

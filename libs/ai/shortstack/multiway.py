@@ -79,19 +79,19 @@ class MultiwayGame:
         """Every chip posted before the push (the folded players' antes included)."""
         return sum(self._posts) + self.ante * (self.players - self.behind - 1)
 
-    def _dead(self, who: int) -> float:
+    def dead(self, who: int) -> float:
         """What a player posted that an all-in does not match: the antes (and a big blind ante)."""
         extra = self.big_blind_ante if who == self.behind - 1 else 0.0
         return self.ante + extra
 
     @cached_property
-    def _called(self) -> list[tuple[Vector, Vector]]:
+    def showdowns(self) -> list[tuple[Vector, Vector]]:
         """Per caller: ([n, n] weighted pusher's chip change, [n, n] weighted caller's gain
         over folding) when that caller calls and the rest fold."""
         out = []
-        dead_p = self._dead(self.behind)
+        dead_p = self.dead(self.behind)
         for i in range(self.behind):
-            dead_i = self._dead(i)
+            dead_i = self.dead(i)
             matched = self.stack - max(dead_p, dead_i)
             pot = (
                 2 * matched
@@ -105,30 +105,30 @@ class MultiwayGame:
         return out
 
     @cached_property
-    def _rows(self) -> Vector:
+    def rows(self) -> Vector:
         return np.asarray(np.maximum(self.weights.sum(axis=1), 1e-300))
 
-    def _reach(self, calls: Vector) -> Vector:
+    def reach(self, calls: Vector) -> Vector:
         """[behind + 1, n]: the chance, per pusher class, that every caller before i folded."""
-        reach = np.ones((self.behind + 1, len(self._rows)))
+        reach = np.ones((self.behind + 1, len(self.rows)))
         for i in range(self.behind):
-            q = (self.weights @ calls[i]) / self._rows
+            q = (self.weights @ calls[i]) / self.rows
             reach[i + 1] = reach[i] * (1 - q)
         return reach
 
     def push_values(self, calls: Vector) -> Vector:
         """[n] the pusher's chip change for pushing each class against ``calls``."""
-        reach = self._reach(calls)
+        reach = self.reach(calls)
         value = reach[-1] * (self.dead_total - self.pusher_post)
-        for i, (pusher, _) in enumerate(self._called):
-            value = value + reach[i] * (pusher @ calls[i]) / self._rows
+        for i, (pusher, _) in enumerate(self.showdowns):
+            value = value + reach[i] * (pusher @ calls[i]) / self.rows
         return np.asarray(value)
 
     def call_gains(self, push: Vector, calls: Vector) -> Vector:
         """[behind, n] what calling gains each caller over folding, per class, given that the
         push came and everyone before folded (weights unnormalised: only the sign matters)."""
-        reach = self._reach(calls)
-        return np.stack([(push * reach[i]) @ gain for i, (_, gain) in enumerate(self._called)])
+        reach = self.reach(calls)
+        return np.stack([(push * reach[i]) @ gain for i, (_, gain) in enumerate(self.showdowns)])
 
     def _best(self, push: Vector, calls: Vector) -> tuple[Vector, Vector]:
         best_push = (self.push_values(calls) > -self.pusher_post).astype(np.float64)
@@ -137,7 +137,7 @@ class MultiwayGame:
     def exploitability(self, push: Vector, calls: Vector) -> float:
         """Pusher's gain from a best response plus each caller's (a caller's own gain against
         the others held fixed), in big blinds per hand where the pusher is first in."""
-        dealt = self._rows / self._rows.sum()
+        dealt = self.rows / self.rows.sum()
         values = self.push_values(calls)
         fold = -self.pusher_post
         gain = float(dealt @ (np.maximum(values, fold) - (push * values + (1 - push) * fold)))
@@ -151,7 +151,7 @@ class MultiwayGame:
         """Fictitious play: both sides' strategies are running averages of best responses."""
         if iterations < 1:
             raise ValueError("at least one iteration")
-        n = len(self._rows)
+        n = len(self.rows)
         push, calls = np.ones(n), np.ones((self.behind, n))
         for t in range(1, iterations + 1):
             best_push, _ = self._best(push, calls)

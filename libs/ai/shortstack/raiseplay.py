@@ -59,7 +59,7 @@ def raise_fold_or_call_off(
     note = f"{depth:.1f} bb raise chart"
     bb = view.big_blind
     if view.me == _SB and not raises:
-        action = _draw(rng, [chart[k][mine] for k in (FOLD, PUSH, RAISE_FOLD, RAISE_CALL)])
+        action = draw(rng, [chart[k][mine] for k in (FOLD, PUSH, RAISE_FOLD, RAISE_CALL)])
         if action == FOLD:
             return legal(view, ActionKind.FOLD, rationale=f"fold ({note})")
         if action == PUSH:
@@ -87,7 +87,8 @@ def raise_fold_or_call_off(
     return None
 
 
-def _draw(rng: random.Random, shares: list[float]) -> int:
+def draw(rng: random.Random, shares: list[float]) -> int:
+    """An action drawn with these shares (FOLD, PUSH, RAISE_FOLD, RAISE_CALL); FOLD if none."""
     total = sum(shares)
     if total <= 0:
         return FOLD
