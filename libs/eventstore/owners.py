@@ -83,7 +83,7 @@ class ShardOwners:
         answer within ``LOOKUP_SECONDS`` is given up (the call goes to the configured address,
         which says what is wrong with NATS itself) and not tried again for a while."""
         known = self._known(table_id)
-        if known is not _ASK:  # from the cache: no task, no timer (asked on every call)
+        if not isinstance(known, _Ask):  # from the cache: no task, no timer (every call asks)
             return known
         try:
             return await asyncio.wait_for(self._address(table_id), LOOKUP_SECONDS)
