@@ -6,11 +6,10 @@ and showdowns in-process: ``HOLDEM_TABLE_DEALER=local``, ``HOLDEM_TABLE_EVALUATO
 table service is what is measured), opens N tables of six players and plays them for S seconds
 as clients do: for each table, whoever is to act reads their view (``GetPlayerView``: the legal
 actions) and acts (``SubmitAction``, checking when free and folding to a bet, so no hand needs
-a showdown decision; with an idempotency key); who acts next is read from that answer's view,
-the table's state (``GetTableState``) asked for only when it shows nobody to act; deals, hand
-ends and the next hand follow inside the service. With replicas, the tables spread over them by
-lease: a table is asked of one replica and, answered UNAVAILABLE (another one holds it), of the
-next.
+a showdown decision; with an idempotency key); who acts next is read from that answer's view
+(``GetTableState`` when it shows nobody to act); deals and hands follow inside the service.
+With replicas, the tables spread over them by lease: a table is asked of one replica and,
+answered UNAVAILABLE (another one holds it), of the next.
 
 Reported: commits per second and hands per second (counted on the public projection,
 ``holdem.public.table.>``), p50/p99 latency of ``SubmitAction`` in milliseconds, errors (calls
@@ -155,9 +154,7 @@ async def _open(client: _Client, table_id: str, deadline: float) -> None:
 async def _play(
     client: _Client, table_id: str, until: float, latencies: list[float], report: LoadReport
 ) -> None:
-    """Act for whoever is to act until ``until``: check when free, else fold. Who acts next is
-    read from the last answer's view (as a client reads it from the Act it made); the table's
-    state is asked for only when that view shows nobody to act (between streets and hands)."""
+    """Act until ``until`` for whoever the last answer (else the table) shows: check or fold."""
     action = 0
     view: common_pb2.PlayerView | None = None  # the last answer's view
     while time.monotonic() < until:
