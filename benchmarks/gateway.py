@@ -35,6 +35,7 @@ from typing import Any
 
 from benchmarks import Result
 from benchmarks.bare_server import FLOOR_METHOD
+from benchmarks.gateway_parts import clients_for, format_rows, percentile
 from benchmarks.httpclient import KeepAlive
 from libs.devstack import ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
@@ -59,32 +60,15 @@ def _log(message: str) -> None:
     print(f"[gateway] {message}", file=sys.stderr)
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
-async def _clients(
-    count: int, seconds: float, one: Callable[[int], Awaitable[Callable[[], Awaitable[None]]]]
-) -> tuple[list[float], float]:
-    """Run ``count`` clients for ``seconds``; every timed call's latency and the elapsed time."""
-    steps = [await one(i) for i in range(count)]
-    latencies: list[float] = []
-    stop = time.monotonic() + seconds
-
-    async def loop(step: Callable[[], Awaitable[None]]) -> None:
-        while time.monotonic() < stop:
-            started = time.perf_counter()
-            await step()
-            latencies.append(time.perf_counter() - started)
-
-    started = time.monotonic()
-    await asyncio.gather(*(loop(step) for step in steps))
-    return latencies, time.monotonic() - started
-
-
 async def _measure(
-    gateway: str, table: str, bare: str, floor: str, clients: int, seconds: float, http: int
+    gateway: str,
+    table: str,
+    bare: str,
+    floor: str,
+    clients: int,
+    seconds: float,
+    http: int,
+    pids: dict[str, int],
 ) -> list[Any]:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -248,26 +232,34 @@ async def _measure(
         table_times: list[float] = []
         floor_times: list[float] = []
         connect_times: list[float] = []
-        _, elapsed = await _clients(count, seconds, act_client)
+        cpu: dict[str, float] = {}
+        _, elapsed = await clients_for(count, seconds, act_client, cpu, pids)
         acts = list(act_times)
-        _, connect_elapsed = await _clients(count, seconds, lambda i: act_client(i, connect=True))
-        await _clients(count, min(seconds, 5.0), lambda i: act_client(i, direct=True))
-        _, bare_elapsed = await _clients(count, min(seconds, 5.0), bare_client)
-        await _clients(count, min(seconds, 5.0), floor_client)
+        _, connect_elapsed = await clients_for(
+            count, seconds, lambda i: act_client(i, connect=True)
+        )
+        await clients_for(count, min(seconds, 5.0), lambda i: act_client(i, direct=True))
+        _, bare_elapsed = await clients_for(count, min(seconds, 5.0), bare_client)
+        await clients_for(count, min(seconds, 5.0), floor_client)
         row = {
             "clients": count,
-            "act_p50_ms": _percentile(acts, 0.5) * 1000,
-            "act_p99_ms": _percentile(acts, 0.99) * 1000,
+            "act_p50_ms": percentile(acts, 0.5) * 1000,
+            "act_p99_ms": percentile(acts, 0.99) * 1000,
             "acts_per_s": len(acts) / elapsed,
-            "bare_p50_ms": _percentile(bare_times, 0.5) * 1000,
-            "bare_p99_ms": _percentile(bare_times, 0.99) * 1000,
+            "bare_p50_ms": percentile(bare_times, 0.5) * 1000,
+            "bare_p99_ms": percentile(bare_times, 0.99) * 1000,
             "bare_per_s": len(bare_times) / bare_elapsed,
-            "table_p50_ms": _percentile(table_times, 0.5) * 1000,
-            "floor_p50_ms": _percentile(floor_times, 0.5) * 1000,
-            "floor_p99_ms": _percentile(floor_times, 0.99) * 1000,
-            "connect_p50_ms": _percentile(connect_times, 0.5) * 1000,
-            "connect_p99_ms": _percentile(connect_times, 0.99) * 1000,
+            "table_p50_ms": percentile(table_times, 0.5) * 1000,
+            "floor_p50_ms": percentile(floor_times, 0.5) * 1000,
+            "floor_p99_ms": percentile(floor_times, 0.99) * 1000,
+            "connect_p50_ms": percentile(connect_times, 0.5) * 1000,
+            "connect_p99_ms": percentile(connect_times, 0.99) * 1000,
             "connect_per_s": len(connect_times) / connect_elapsed,
+            # CPU milliseconds per Act of each process (also the untimed reads between streets)
+            **{
+                f"cpu_ms_per_act_{name}": 1000 * used / max(1, len(acts))
+                for name, used in cpu.items()
+            },
         }
         row["connect_ratio"] = row["connect_p50_ms"] / row["act_p50_ms"] if acts else 0.0
         row["p50_ratio"] = row["act_p50_ms"] / row["bare_p50_ms"] if row["bare_p50_ms"] else 0.0
@@ -284,28 +276,12 @@ async def _measure(
             f" | Act over Connect p50 {row['connect_p50_ms']:.2f} ms"
             f" p99 {row['connect_p99_ms']:.2f} ms {row['connect_per_s']:.0f}/s"
             f" = {row['connect_ratio']:.2f}x Act over gRPC"
+            f" | CPU ms per Act: gateway {row['cpu_ms_per_act_gateway']:.2f},"
+            f" table {row['cpu_ms_per_act_table']:.2f}, nats {row['cpu_ms_per_act_nats']:.2f}"
         )
     for channel in (gch, tch, tools, bch, fch):
         await channel.close()
     return rows
-
-
-def format_rows(rows: list[dict[str, float]]) -> str:
-    header = (
-        "clients  Act p50 ms  Act p99 ms  Act/s   bare p50 ms  bare p99 ms  bare/s   p50 ratio"
-        "  table-only p50 ms  floor p50 ms  floor/bare  Connect p50 ms  Connect/s  Connect/gRPC"
-    )
-    lines = [header, "-" * len(header)]
-    for r in rows:
-        lines.append(
-            f"{int(r['clients']):>7}  {r['act_p50_ms']:>10.2f}  {r['act_p99_ms']:>10.2f}"
-            f"  {r['acts_per_s']:>5.0f}   {r['bare_p50_ms']:>11.2f}  {r['bare_p99_ms']:>11.2f}"
-            f"  {r['bare_per_s']:>6.0f}   {r['p50_ratio']:>8.1f}x"
-            f"  {r['table_p50_ms']:>17.2f}  {r['floor_p50_ms']:>12.2f}  {r['floor_ratio']:>9.1f}x"
-            f"  {r['connect_p50_ms']:>14.2f}  {r['connect_per_s']:>9.0f}"
-            f"  {r['connect_ratio']:>11.2f}x"
-        )
-    return "\n".join(lines)
 
 
 def _bare_server(port_file: Path, procs: list[Program], *options: str) -> str:
@@ -372,6 +348,7 @@ def run(args: argparse.Namespace) -> list[Result]:
                     args.clients,
                     args.seconds,
                     http_port,
+                    {"gateway": gateway.pid, "table": table.pid, "nats": nats_server.pid},
                 )
             )
         finally:

@@ -6,10 +6,10 @@ and showdowns in-process: ``HOLDEM_TABLE_DEALER=local``, ``HOLDEM_TABLE_EVALUATO
 table service is what is measured), opens N tables of six players and plays them for S seconds
 as clients do: for each table, whoever is to act reads their view (``GetPlayerView``: the legal
 actions) and acts (``SubmitAction``, checking when free and folding to a bet, so no hand needs
-a showdown decision; with an idempotency key); deals, hand ends and the next hand follow inside
-the service. With replicas, the tables spread over them by
-lease: a table is asked of one replica and, answered UNAVAILABLE (another one holds it), of the
-next.
+a showdown decision; with an idempotency key); who acts next is read from that answer's view
+(``GetTableState`` when it shows nobody to act); deals and hands follow inside the service.
+With replicas, the tables spread over them by lease: a table is asked of one replica and,
+answered UNAVAILABLE (another one holds it), of the next.
 
 Reported: commits per second and hands per second (counted on the public projection,
 ``holdem.public.table.>``), p50/p99 latency of ``SubmitAction`` in milliseconds, errors (calls
@@ -154,20 +154,23 @@ async def _open(client: _Client, table_id: str, deadline: float) -> None:
 async def _play(
     client: _Client, table_id: str, until: float, latencies: list[float], report: LoadReport
 ) -> None:
-    """Act for whoever is to act until ``until``: check when free, else fold."""
+    """Act until ``until`` for whoever the last answer (else the table) shows: check or fold."""
     action = 0
+    view: common_pb2.PlayerView | None = None  # the last answer's view
     while time.monotonic() < until:
         try:
-            state = await client.call(
-                table_id,
-                "GetTableState",
-                table_pb2.GetTableStateRequest(table_id=table_id),
-                until,
-            )
-            view = state.view
-            if not view.HasField("acting_seat"):
-                await asyncio.sleep(0.01)  # between hands: the next one starts by itself
-                continue
+            if view is None or not view.HasField("acting_seat"):
+                state = await client.call(
+                    table_id,
+                    "GetTableState",
+                    table_pb2.GetTableStateRequest(table_id=table_id),
+                    until,
+                )
+                view = state.view
+                if not view.HasField("acting_seat"):
+                    view = None
+                    await asyncio.sleep(0.01)  # between hands: the next one starts by itself
+                    continue
             player = next(s.player_id for s in view.seats if s.seat == view.acting_seat)
             mine = await client.call(
                 table_id,
@@ -188,10 +191,11 @@ async def _play(
                 action=kind,
             )
             started = time.perf_counter()
-            await client.call(table_id, "SubmitAction", request, until)
+            view = (await client.call(table_id, "SubmitAction", request, until)).view
             latencies.append(time.perf_counter() - started)
             report.actions += 1
         except grpc.aio.AioRpcError as exc:
+            view = None
             if time.monotonic() >= until:
                 return
             report.errors += 1

@@ -33,6 +33,13 @@ LEASE_BUCKET = "holdem_table_leases"
 LOOKUP_SECONDS = 0.5
 
 
+class _Ask:
+    """The owner is not known without asking NATS."""
+
+
+_ASK = _Ask()
+
+
 class ShardOwners:
     def __init__(
         self,
@@ -75,12 +82,26 @@ class ShardOwners:
         it, its holder announced no address, or it cannot be known now. A lookup NATS does not
         answer within ``LOOKUP_SECONDS`` is given up (the call goes to the configured address,
         which says what is wrong with NATS itself) and not tried again for a while."""
+        known = self._known(table_id)
+        if not isinstance(known, _Ask):  # from the cache: no task, no timer (every call asks)
+            return known
         try:
             return await asyncio.wait_for(self._address(table_id), LOOKUP_SECONDS)
         except TimeoutError:
             log.debug("owner_lookup_timed_out", table_id=table_id)
             self._unknown_until = time.monotonic() + self.max_age / 6
             return None
+
+    def _known(self, table_id: str) -> str | _Ask | None:
+        """What ``_address`` would answer without asking NATS: None while lookups are given up,
+        the cached owner while it is fresh; ``_ASK`` when NATS must be asked."""
+        now = time.monotonic()
+        if now < self._unknown_until:
+            return None
+        if self.shards is None or self._leases is None:
+            return _ASK
+        cached = self._cache.get(shard_key(shard_of(table_id, self.shards)))
+        return cached[0] if cached is not None and now < cached[1] else _ASK
 
     async def _address(self, table_id: str) -> str | None:
         now = time.monotonic()

@@ -62,20 +62,23 @@ def logging_layer(method: str, handler: Handler) -> Handler:
     def begin(context: Any) -> tuple[Any, float]:
         request_id = request_id_from_metadata(context.invocation_metadata())
         context.set_trailing_metadata(((REQUEST_ID_HEADER, request_id),))
-        bound = structlog.contextvars.bound_contextvars(request_id=request_id, rpc=method)
-        bound.__enter__()
-        return bound, time.monotonic()
+        # set and reset by their tokens (bound_contextvars also copies the whole context first)
+        tokens = structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
+        return tokens, time.monotonic()
 
     def end(context: Any, begun: tuple[Any, float], failure: BaseException | None) -> None:
-        bound, started = begun
+        tokens, started = begun
         status = status_name(context, failure)
         elapsed_ms = round((time.monotonic() - started) * 1000, 2)
-        # The logger is looked up at each call: logging may be configured after registration.
+        # ``log`` is built on its first use, after logging was configured (libs.platform.logging)
         if quiet:
             log.debug("rpc finished", status=status, duration_ms=elapsed_ms)
         else:
             log.info("rpc finished", status=status, duration_ms=elapsed_ms)
-        bound.__exit__(None, None, None)
+        try:
+            structlog.contextvars.reset_contextvars(**tokens)
+        except ValueError:  # a stream the client left is closed by grpc in another context
+            structlog.contextvars.unbind_contextvars("request_id", "rpc")
 
     return around(handler, begin, end)
 

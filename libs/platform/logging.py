@@ -2,16 +2,22 @@
 request, the request id (from the ``x-request-id`` metadata or generated) bound via contextvars so
 every line logged while serving that call carries it, in this service and (propagated by
 :mod:`libs.platform.clients`) in the services it calls.
+
+Every call served logs a line (``libs.platform.layers``), so a line is made cheaply: loggers are
+built once, on their first use after ``configure_logging`` (not at every call), and lines are
+rendered by orjson (the standard library's encoder for what orjson cannot encode).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import uuid
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+import orjson
 import structlog
 from structlog.typing import EventDict, WrappedLogger
 
@@ -27,10 +33,19 @@ _LEVELS = {
 }
 
 
+def _dumps(event: Any, default: Any = None, **_: Any) -> str:
+    """One line of JSON (structlog's renderer passes its fallback for unknown types)."""
+    try:
+        return orjson.dumps(event, default=default, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # e.g. an int beyond 64 bits: the standard encoder takes anything
+        return json.dumps(event, default=default)
+
+
 def configure_logging(
     service: str, level: str = "info", fmt: str = "json", stream: TextIO | None = None
 ) -> None:
-    """Configure structlog for the whole process (call once, at start)."""
+    """Configure structlog for the whole process (call once, at start: a logger used before is
+    built with the configuration then in force, and kept)."""
     numeric = _LEVELS[level]
 
     def add_service(_: WrappedLogger, __: str, event: EventDict) -> EventDict:
@@ -38,7 +53,7 @@ def configure_logging(
         return event
 
     renderer: Any = (
-        structlog.processors.JSONRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps)
         if fmt == "json"
         else structlog.dev.ConsoleRenderer(colors=False)
     )
@@ -53,7 +68,7 @@ def configure_logging(
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
-        cache_logger_on_first_use=False,
+        cache_logger_on_first_use=True,
     )
     # Libraries using stdlib logging (grpc, asyncio) still reach stderr, at the same threshold.
     logging.basicConfig(

@@ -253,7 +253,10 @@ def snapshot_dumps(state: TableState, keys: Sequence[SnapshotKey]) -> bytes:
         "state": _CONVERTERS.encode(TableState, state),
         "keys": [[k, s, at] for k, s, at in keys],
     }
-    return json.dumps(data, separators=(",", ":")).encode()
+    try:  # orjson: a snapshot is written at every hand end; what it cannot encode exactly
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)  # (beyond 64 bits): json
+    except TypeError:
+        return json.dumps(data, separators=(",", ":")).encode()
 
 
 def snapshot_loads(payload: bytes) -> tuple[TableState, list[SnapshotKey]]:

@@ -51,7 +51,8 @@ from services.table.kinds import authorize_table_command
 from services.table.ownership import NotOwner
 from services.table.ranking import GrpcRanker
 from services.table.requests import rabbit_command, table_command
-from services.table.views import player_view, rabbit_to_proto, timestamp
+from services.table.viewcache import ViewCache
+from services.table.views import rabbit_to_proto, timestamp
 
 TABLE_SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"]
 SERVICE_NAME = TABLE_SERVICE.full_name
@@ -107,6 +108,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         self.app = app
         self.unready = unready  # why calls cannot be served now (NATS down), or None
         self.histories = HandHistories(app.events)
+        self.views = ViewCache()  # each table's views of its current state, built once
 
     @_store_unavailable_is_unavailable
     async def SubmitCommand(
@@ -167,7 +169,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     async def _view_now(self, table_id: str, player_id: str) -> common_pb2.PlayerView:
         """``player_id``'s view of the table as it is now (right after their move)."""
         table = await self.app.table(table_id)
-        return player_view(table_id, table.state, table.sequence, player_id)
+        return self.views.view(table_id, table.state, table.sequence, player_id)
 
     @_store_unavailable_is_unavailable
     async def GetTableState(
@@ -175,7 +177,7 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.GetTableStateResponse:
         table = await self.app.existing(_ids(request.table_id, "-")[0])
         return table_pb2.GetTableStateResponse(
-            view=player_view(request.table_id, table.state, table.sequence, None)
+            view=self.views.view(request.table_id, table.state, table.sequence, None)
         )
 
     @_store_unavailable_is_unavailable
@@ -183,9 +185,8 @@ class TableServiceServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.GetPlayerViewRequest, context: Context
     ) -> table_pb2.GetPlayerViewResponse:
         table = await self.app.existing(_ids(request.table_id, "-")[0])
-        return table_pb2.GetPlayerViewResponse(
-            view=player_view(request.table_id, table.state, table.sequence, request.player_id)
-        )
+        view = self.views.view(request.table_id, table.state, table.sequence, request.player_id)
+        return table_pb2.GetPlayerViewResponse(view=view)
 
     @_store_unavailable_is_unavailable
     async def GetHandHistory(

@@ -4,13 +4,15 @@ actions translate in libs.tableproto."""
 
 from __future__ import annotations
 
+import functools
+
 from google.protobuf.timestamp_pb2 import Timestamp
 from holdem.common.v1 import common_pb2 as pb
 
 from libs.aiproto.mapping import MOVES
 from libs.poker.legal import legal_actions, pots_of, showdown_turn
 from libs.poker.state import Phase
-from libs.table import TableState, plan_hand
+from libs.table import TableConfig, TableState, plan_hand
 from libs.tableproto.config import config_to_proto
 
 STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
@@ -20,13 +22,27 @@ def card_to_proto(card: int) -> pb.Card:
     return pb.Card(rank=(card >> 2) + 2, suit=(card & 3) + 1)  # type: ignore[arg-type]
 
 
+@functools.lru_cache(maxsize=1024)
+def _config(config: TableConfig) -> pb.TableConfig:
+    """A table's config on the wire, built once per config (a table's never changes; views copy
+    it, never change it)."""
+    return config_to_proto(config)
+
+
+def _config_of(config: TableConfig) -> pb.TableConfig:
+    try:
+        return _config(config)
+    except TypeError:  # a config holding a list (unhashable): built each time
+        return config_to_proto(config)
+
+
 def player_view(
     table_id: str, state: TableState, sequence: int, viewer: str | None
 ) -> pb.PlayerView:
     """What ``viewer`` (a player id, or None for a spectator) may see of the table."""
     view = pb.PlayerView(table_id=table_id, sequence=sequence, viewer_player_id=viewer or "")
     if state.config is not None:
-        view.config.CopyFrom(config_to_proto(state.config))
+        view.config.CopyFrom(_config_of(state.config))
     view.table_status = (
         pb.TABLE_STATUS_CLOSED
         if state.closed
