@@ -29,20 +29,13 @@ def _config(config: TableConfig) -> pb.TableConfig:
     return config_to_proto(config)
 
 
-def _config_of(config: TableConfig) -> pb.TableConfig:
-    try:
-        return _config(config)
-    except TypeError:  # a config holding a list (unhashable): built each time
-        return config_to_proto(config)
-
-
 def player_view(
     table_id: str, state: TableState, sequence: int, viewer: str | None
 ) -> pb.PlayerView:
     """What ``viewer`` (a player id, or None for a spectator) may see of the table."""
     view = pb.PlayerView(table_id=table_id, sequence=sequence, viewer_player_id=viewer or "")
     if state.config is not None:
-        view.config.CopyFrom(_config_of(state.config))
+        view.config.CopyFrom(_config(state.config))
     view.table_status = (
         pb.TABLE_STATUS_CLOSED
         if state.closed

@@ -9,7 +9,7 @@ import pytest
 from libs.table import TableConfig, TableState
 from libs.tableproto.config import config_to_proto
 from services.table.viewcache import ViewCache
-from services.table.views import _config_of, player_view
+from services.table.views import _config, player_view
 from tests.tableservice.test_view_privacy import SHAPES, Hand, player
 
 VIEWERS = (None, "stranger", *(player(seat) for seat in range(4)))
@@ -52,11 +52,7 @@ def test_the_tables_kept_are_bounded() -> None:
     assert set(cache.tables) == {"t9", "t10"}
 
 
-def test_a_config_is_put_on_the_wire_once_and_a_list_holding_one_each_time() -> None:
-    kept = TableConfig(seats=6, tournament=True, tournament_payouts=(2, 1))
-    assert _config_of(kept) is _config_of(
-        TableConfig(seats=6, tournament=True, tournament_payouts=(2, 1))
-    )
-    assert _config_of(kept) == config_to_proto(kept)
-    listed = TableConfig(seats=6, tournament=True, tournament_payouts=[2, 1])  # type: ignore[arg-type]
-    assert _config_of(listed) == config_to_proto(listed)
+def test_a_config_is_put_on_the_wire_once() -> None:
+    kept = TableConfig(seats=6, tournament=True, big_blind_ante=True)
+    assert _config(kept) is _config(TableConfig(seats=6, tournament=True, big_blind_ante=True))
+    assert _config(kept) == config_to_proto(kept)
