@@ -61,11 +61,11 @@ from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig, run_step
 from libs.cli.nemesis_replicas import LEASE_TTL, HostedService, Replica, front
 from libs.eventstore import Commit
 from libs.eventstore.jetstream import TABLE_STREAM, JetStreamEventStore
-from libs.eventstore.owners import ShardOwners
 from libs.nemesis.hosts import HostCluster, HostedRedis
 from libs.nemesis.lazymount import LazyMount, require_fuse
 from libs.nemesis.network import Network
 from libs.platform.natsconn import close_nats, connect_nats
+from services.table.commits import WRITER_HEADER
 
 __all__ = ["run_network"]
 
@@ -161,7 +161,7 @@ async def _run(
     replicas = [s for s in services if isinstance(s, Replica)]
     admin = await connect_nats(rig.cluster.url, reconnect_time_wait=0.1)
     await JetStreamEventStore(admin, stream=TABLE_STREAM).ensure_stream(replicas=3)
-    owners = ShardOwners(admin, max_age=0.0)  # looked up afresh every time
+    table_store = JetStreamEventStore(admin, stream=TABLE_STREAM)
     held: list[int] = [0] * len(replicas)
     rig.held = lambda: list(held)
     rig.freeze = lambda i: _signal(rig, replicas[i], "SIGSTOP", replicas[i].freeze)
@@ -193,7 +193,7 @@ async def _run(
         while clock() < end:
             await asyncio.sleep(rig.rng.uniform(0.5, 1.5))
             await recovered(history, since, clock)  # a fault only on tables that commit
-            held[:] = await _held(owners, replicas, play.table_ids)
+            held[:] = await _held(table_store, replicas, play.table_ids)
             name = (
                 order[len(injected) % len(order)]
                 if len(injected) < len(order)
@@ -269,11 +269,20 @@ async def _run(
     }
 
 
-async def _held(owners: ShardOwners, replicas: list[Replica], table_ids: list[str]) -> list[int]:
-    """How many of the tables each replica holds now (the lease holders' announced
-    addresses)."""
-    where = [await owners.address(t) for t in table_ids]
-    return [where.count(r.address) for r in replicas]
+async def _held(
+    store: JetStreamEventStore, replicas: list[Replica], tables: list[str]
+) -> list[int]:
+    """How many of the tables each replica holds now, as the stream says: the replica that
+    wrote each table's last commit (``Holdem-Writer``; a table it cannot say counts for
+    nobody)."""
+    writers = []
+    for table_id in tables:
+        try:
+            last = await asyncio.wait_for(store.last_commit(table_id), 2.0)
+        except Exception:  # the stream away for now: this table counts for nobody
+            last = None
+        writers.append(None if last is None else last.headers.get(WRITER_HEADER))
+    return [writers.count(r.name) for r in replicas]
 
 
 def _signal(rig: NetRig, replica: Replica, name: str, send: Callable[[], None]) -> None:
