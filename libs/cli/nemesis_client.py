@@ -3,16 +3,18 @@ API (``GatewayService``), from the machine's own namespace across the veths, as 
 player is a guest of its own (``GuestLogin``: its own token); a table is made by its first player
 (``CreateTable``: the lobby opens it on a table replica) and joined by three (``JoinTable``: the
 lobby's saga buys them in and seats them); the seat to act checks or calls (``Act``: a calling
-station, so nobody goes broke in a run) or shows when asked at the showdown (``Show``); at the
-end the first player closes it (``CloseTable``) and they play on until the table says it is
+station, so nobody goes broke in a run) or mucks when asked to show or muck at the showdown
+(``Muck``: a show after the hand that reveals nothing new is answered with the table's sequence
+and commits nothing, which the history could not tell from a commit; a muck is refused then);
+at the end the first player closes it (``CloseTable``) and they play on until the table says it is
 closed. The gateway sends each table's calls to the replica holding it; the client knows no
 replica.
 
 Whose turn it is the client reads from the view each answer carries (the acting seat, the bets
 of the street); when the view is old or says nobody is to act, each player tries in turn, to
-act, then to show (a refusal, "not your turn", costs one call and changes nothing).
+act, then to muck (a refusal, "not your turn", costs one call and changes nothing).
 
-Its history is what the players saw acknowledged: each ``Act`` or ``Show`` answered with its
+Its history is what the players saw acknowledged: each ``Act`` or ``Muck`` answered with its
 sequence, and the table's idempotency key for it (the gateway's ``scoped_key`` of the player's
 key, the commit's id in the stream). A move that fails (``UNAVAILABLE``, a deadline) is asked
 again with the same key until it is acknowledged or refused, so a move applied twice shows in
@@ -168,7 +170,7 @@ class Tables:
         return table.table_id
 
     async def _move(self, table: Table, player: Player, kind: str, action: int = 0) -> bool:
-        """One move of ``player`` (``kind`` "act" with ``action``, or "show"), asked again with
+        """One move of ``player`` (``kind`` "act" with ``action``, or "muck"), asked again with
         its key until answered: True when acknowledged (recorded, the table's view kept),
         False when refused (``CANNOT_CHECK`` is asked again as a call, with a key of its
         own)."""
@@ -177,11 +179,11 @@ class Tables:
         hand_id = table.view.hand_id if table.view is not None else ""
 
         async def call() -> Any:
-            if kind == "show":
-                show = gateway_pb2.ShowRequest(
+            if kind == "muck":
+                muck = gateway_pb2.MuckRequest(
                     table_id=table.table_id, hand_id=hand_id, idempotency_key=key
                 )
-                return await self.gateway.Show(show, metadata=player.auth, timeout=CALL_SECONDS)
+                return await self.gateway.Muck(muck, metadata=player.auth, timeout=CALL_SECONDS)
             act = gateway_pb2.ActRequest(
                 table_id=table.table_id,
                 hand_id=hand_id,
@@ -212,7 +214,7 @@ class Tables:
     def _order(self, table: Table) -> list[tuple[Player, str, int]]:
         """Who moves, and how, as the last view says: the acting seat's player first (a check
         when its bet is the street's highest, else a call), then the others, in case the view
-        is old; then each shows, in case one is asked to show or muck at the showdown (the
+        is old; then each mucks, in case one is asked to show or muck at the showdown (the
         view of another player does not say so)."""
         view = table.view
         acting = view.acting_seat if view is not None and view.HasField("acting_seat") else -1
@@ -224,8 +226,8 @@ class Tables:
             action = common_pb2.ACTION_TYPE_CALL if owes else common_pb2.ACTION_TYPE_CHECK
             moves.append((player, "act", action))
         showdown = view is not None and view.street == common_pb2.STREET_SHOWDOWN
-        shows = [(player, "show", 0) for _, player in seats]
-        return [*shows, *moves] if showdown else [*moves, *shows]
+        mucks = [(player, "muck", 0) for _, player in seats]
+        return [*mucks, *moves] if showdown else [*moves, *mucks]
 
     async def step(self, table: Table) -> bool:
         """One move on ``table``: whether a player's move was acknowledged."""
