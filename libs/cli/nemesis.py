@@ -11,7 +11,8 @@ FUSE, root), with the sync policy we ship (``always``) unless ``--sync default``
 The faults are ``nemesis_faults``'s. The tables and the bots (calling stations: the
 commit path is exercised, not a level's thinking) run in this process (no gRPC): the write path
 and its recovery are the table service's own. ``--network``: the network's faults instead,
-under a NATS cluster and two table replicas on hosts of their own (``nemesis_net``).
+under a NATS cluster, two table replicas, the lobby and the gateway on hosts of their own,
+players playing through the gateway (``nemesis_net``).
 """
 
 from __future__ import annotations
@@ -246,6 +247,7 @@ def ok(report: dict[str, Any]) -> bool:
     return bool(
         report["lost"] == 0
         and report.get("acked_while_isolated", 0) == 0
+        and report.get("landed_while_isolated", 0) == 0
         and report.get("stale_after_waking", 0) == 0
         and report.get("fault_failures", 0) == 0
         and report["duplicated"] == 0
@@ -307,8 +309,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--network",
         action="store_true",
-        help="a cluster's faults: a 3-node NATS cluster and two table service processes in "
-        "network namespaces of their own (root; nemesis_net)",
+        help="a cluster's faults: a 3-node NATS cluster, two table service processes, the "
+        "lobby and the gateway in network namespaces of their own, players playing through "
+        "the gateway (root; nemesis_net)",
     )
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of faults")
     parser.add_argument("--seed", type=int, default=1, help="seed of the faults' choices")

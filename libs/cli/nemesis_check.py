@@ -16,6 +16,10 @@ run is over and compares:
   took over; ``stale_after_waking``: what a writer that was paused (stopped, not cut off) got
   acknowledged after it woke, while the other still held the tables it took over meanwhile
   (nothing may land); ``recovery``: seconds from a heal to the next acknowledged commit.
+  When the client cannot see which writer answered (it plays through the gateway),
+  ``attributed`` names each acknowledged commit's writer as the stream does (``Holdem-Writer``),
+  and ``landed_while_cut_off`` counts what a cut-off writer got into the stream, acknowledged
+  or not (each commit's recorded time against the cut).
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ from libs.platform.natsconn import close_nats, connect_nats
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, apply
 from libs.table.events import ChipsAdded, PlayerLeft, PlayerSeated, TableClosed
-from libs.tableproto.envelope import decode_commit
+from libs.tableproto.envelope import decode_commit, decode_stored
+from services.table.commits import WRITER_HEADER
 
 __all__ = [
     "FAULT_SECONDS",
@@ -44,8 +49,10 @@ __all__ = [
     "AckRecorder",
     "Acknowledged",
     "History",
+    "attributed",
     "check",
     "isolation",
+    "landed_while_cut_off",
     "read_streams",
     "recovered",
     "recovery",
@@ -210,6 +217,43 @@ def isolation(
         theirs = [a for a in history.acknowledged if a.by == other]
         taken_over += sum(1 for a in theirs if began < a.at < healed and a.table_id in its_tables)
     return while_cut, taken_over
+
+
+def attributed(history: History, streams: dict[str, list[Commit]]) -> History:
+    """``history`` with each acknowledgement's writer (``by``) the one the stream names for
+    the commit at its sequence (``Holdem-Writer``); "" for one the stream does not hold."""
+    writers = {
+        (table_id, c.sequence): c.headers.get(WRITER_HEADER, "")
+        for table_id, commits in streams.items()
+        for c in commits
+    }
+    return History(
+        [
+            dataclasses.replace(a, by=writers.get((a.table_id, a.sequence), ""))
+            for a in history.acknowledged
+        ]
+    )
+
+
+def landed_while_cut_off(
+    streams: dict[str, list[Commit]],
+    cut_off: list[tuple[str, str, float, float]],
+    grace: float,
+    epoch: float,
+) -> int:
+    """For writers cut off from the network, each ``(writer, other writer, began, healed)`` on
+    the run's clock (``epoch``: the wall-clock time of its zero): the commits in the streams
+    that a cut-off writer recorded (decided) while cut off, past ``grace`` seconds, whether
+    anyone saw them acknowledged or not (nothing it sends may land)."""
+    landed = 0
+    for table_commits in streams.values():
+        for commit in table_commits:
+            writer = commit.headers.get(WRITER_HEADER, "")
+            at = decode_stored(commit.data)[0] - epoch
+            landed += sum(
+                1 for w, _, began, healed in cut_off if w == writer and began + grace < at < healed
+            )
+    return landed
 
 
 def stale_after_waking(

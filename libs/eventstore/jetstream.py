@@ -121,7 +121,7 @@ class JetStreamEventStore:
         except BadRequestError as exc:
             if exc.err_code not in WRONG_LAST_SEQUENCE_CODES:
                 raise StoreError(f"append to {subject} refused: {exc}") from exc
-            last = await self._last(stream_id)
+            last = await self.last_commit(stream_id)
             if last is not None and last.msg_id == msg_id:
                 return AppendResult(last.sequence, duplicate=True)
             raise ConcurrencyConflict(
@@ -144,7 +144,8 @@ class JetStreamEventStore:
         prefix = f"{stream_id}/"
         return header[len(prefix) :] if header.startswith(prefix) else header
 
-    async def _last(self, stream_id: str) -> Commit | None:
+    async def last_commit(self, stream_id: str) -> Commit | None:
+        """``stream_id``'s last commit (None: it has none), read directly (no consumer)."""
         try:
             raw = await self._js.get_last_msg(self.stream, self.subject(stream_id))
         except NotFoundError:
@@ -155,7 +156,7 @@ class JetStreamEventStore:
         return Commit(stream_id, raw.seq, msg_id, raw.data or b"", headers)
 
     async def last_sequence(self, stream_id: str) -> int:
-        last = await self._last(stream_id)
+        last = await self.last_commit(stream_id)
         return last.sequence if last else 0
 
     async def read(self, stream_id: str, after: int = 0) -> list[Commit]:

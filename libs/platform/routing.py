@@ -1,15 +1,16 @@
 """A channel that sends each call to the replica that serves its key.
 
-Replicas of a sharded service (the table service: services/table/ownership.py) each serve part
-of the keys, and answer UNAVAILABLE with error code NOT_OWNER for the others. One channel to one
+Replicas of a sharded service (the table service: services/table/ownership.py) each serve part of
+the keys, and answer UNAVAILABLE with error code NOT_OWNER for the others. One channel to one
 address (a Kubernetes Service pins a caller to one pod) would get NOT_OWNER for every key held
 elsewhere. ``RoutedChannel`` is used wherever a ``grpc.aio.Channel`` is (the generated stubs and
 their call sites stay as they are): each unary call is sent by its request's ``key`` field
 (``table_id``) to the owner's address (``Owners``, e.g. libs/eventstore/owners.py), on a channel
-per replica made like the default one. On NOT_OWNER, or UNAVAILABLE from a replica gone, the
-owner is looked up afresh and the call made again on it, a bounded number of times, within the
-call's deadline. With no owner known the call goes to the default channel (the configured
-address): the replica that gets it adopts an unheld key, as without routing.
+per replica made like the default one. On NOT_OWNER, or UNAVAILABLE from a replica gone, the owner
+is looked up afresh and the call made again on it, a bounded number of times, within the call's
+deadline; an owner that lets a call run out its deadline is looked up afresh by the next. With no
+owner known the call goes to the default channel (the configured address): the replica that gets it
+adopts an unheld key, as without routing.
 """
 
 from __future__ import annotations
@@ -115,6 +116,11 @@ class RoutedChannel(grpc.aio.Channel):
         await self.default.channel_ready()
 
 
+#: an owner that did not answer in time: kept in the cache, every call would wait on it until
+#: the cache's age ran out (30 s), long after another replica took its shards over
+_SILENT = (grpc.StatusCode.DEADLINE_EXCEEDED,)
+
+
 def _refused(exc: grpc.aio.AioRpcError, address: str | None) -> bool:
     """The call may go to another owner: this one refused the key (NOT_OWNER), or the replica
     routed to could not be reached (it may be gone and its keys adopted by another)."""
@@ -158,6 +164,11 @@ class _RoutedUnaryUnary:
             try:
                 return await self._callable(channel)(request, timeout=left, **kwargs)
             except grpc.aio.AioRpcError as exc:
+                if key and address is not None and exc.code() in _SILENT:
+                    # an owner that answered nothing in the call's time (cut off, stopped):
+                    # looked up afresh by the next call, which finds the replica that
+                    # adopted its shard once its lease lapsed (no time left for this one)
+                    routed.owners.forget(key)
                 last = attempt == routed.attempts - 1
                 if not key or last or not _refused(exc, address):
                     raise

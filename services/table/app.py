@@ -73,11 +73,13 @@ class TableApp:
         bots: Bots | None = None,
         seed_disclosure: float = DEFAULT_SEED_DISCLOSURE_SECONDS,
         idle_unload: float = 0.0,
+        writer: str = "",
     ) -> None:
         """``seed_disclosure``: seconds after a hand until its deck's seed is public (0: in
         the public projection of the commit that ends it). ``idle_unload``: seconds a table
         stands idle before it leaves memory (0: never; at least the idempotency window, so a
-        retried command always finds its table's window loaded or rebuilt from the stream)."""
+        retried command always finds its table's window loaded or rebuilt from the stream).
+        ``writer``: this replica's id, on every commit it appends."""
         self.seed_disclosure = seed_disclosure
         self.events = events
         self.leases = leases
@@ -93,6 +95,7 @@ class TableApp:
             public_max_age=public_max_age,
             idempotency_window=idempotency_window,
             public_seeds=seed_disclosure <= 0,
+            writer=writer,
         )
         self.automation = Automation(dealer, clock, bots)
         self.step = RankedStep(ranker)

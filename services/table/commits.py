@@ -9,6 +9,8 @@ Appends carry the expected last sequence (the one the cached state was built fro
 command's idempotency key as message id: a ``ConcurrencyConflict`` means another writer got
 there first (a replica that took the table over, or a dying owner's last append); ``commit``
 then reloads the table before raising it, and the caller decides again or drops the step.
+Each commit also names the replica that appended it (``WRITER_HEADER``), for whoever reads
+the stream later (an operator, ``holdem nemesis``'s checker).
 How a load folds the stream into a table is ``folding``'s.
 """
 
@@ -42,6 +44,9 @@ from services.table.folding import Folded, TableCodec, public_projection
 from services.table.idempotency import DEFAULT_WINDOW_SECONDS, Outcome, RecentCommits
 
 log = structlog.get_logger("table")
+
+#: the header naming the replica (``HOLDEM_TABLE_REPLICA_ID``) that appended a commit
+WRITER_HEADER = "Holdem-Writer"
 
 
 class Conflict(Exception):
@@ -143,10 +148,13 @@ class TableStream:
         public_max_age: float = 7 * 24 * 3600.0,
         idempotency_window: float = DEFAULT_WINDOW_SECONDS,
         public_seeds: bool = False,
+        writer: str = "",
     ) -> None:
         """``public_seeds``: a revealed seed goes out in the public projection at the hand's
-        end (else it is public later, by ``GetDecks``)."""
+        end (else it is public later, by ``GetDecks``). ``writer``: this replica's id, put on
+        every commit it appends (``WRITER_HEADER``; none when empty)."""
         self.public_seeds = public_seeds
+        self._headers = {WRITER_HEADER: writer} if writer else None
         self.open_tables = open_tables
         self.commits = 0  # commits this process appended
         folding = TableCodec(idempotency_window)
@@ -236,7 +244,7 @@ class TableStream:
             records,
         )
         result = await self.repository.append(
-            table_id, payload, expected_last=previous, msg_id=proposal.key
+            table_id, payload, expected_last=previous, msg_id=proposal.key, headers=self._headers
         )
         return _Appended(result, records, payload)
 

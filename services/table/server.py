@@ -366,6 +366,7 @@ async def build(config: TableServiceConfig) -> Mount:
         bots=bots,
         seed_disclosure=config.seed_disclosure_seconds,
         idle_unload=config.idle_unload_seconds,
+        writer=config.replica_id,
     )
     await app.start_background()
     servicer = TableServiceServicer(app, lambda: readiness(nc))

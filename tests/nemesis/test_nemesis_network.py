@@ -1,11 +1,12 @@
 """``holdem nemesis --network``: each fault of the cluster, in a short run of its own, under a
-3-node NATS cluster and two table replicas on hosts of their own (network namespaces: root, as
-tests/nemesis/test_network.py; the disk faults put each node's store on a lazy filesystem:
-FUSE), loses no acknowledged commit, applies none twice, leaves no gap and conserves chips; an
-isolated replica gets nothing acknowledged while cut off, a paused one nothing stale once it
-wakes, and the other takes their tables over. The replicas are table service processes, each
-in its own namespace, and the report lists every process with its namespace and pid. A machine
-without ip/nft or FUSE fails saying so (require_tools, require_fuse), never skips."""
+3-node NATS cluster, two table replicas, Redis, the lobby and the gateway on hosts of their own
+(network namespaces: root, as tests/nemesis/test_network.py; the disk faults put each node's
+store on a lazy filesystem: FUSE), with players playing through the gateway, loses no
+acknowledged commit, applies none twice, leaves no gap and conserves chips; an isolated replica
+gets nothing into the stream while cut off, a paused one nothing stale once it wakes, and the
+other takes their tables over. Every service is a process in its own namespace, and the report
+lists each with its namespace and pid. A machine without ip/nft or FUSE fails saying so
+(require_tools, require_fuse), never skips."""
 
 from __future__ import annotations
 
@@ -23,12 +24,19 @@ import pytest
 from libs.cli.nemesis_check import (
     Acknowledged,
     History,
+    attributed,
     isolation,
+    landed_while_cut_off,
     read_streams,
     stale_after_waking,
 )
 from libs.cli.nemesis_faults import parse_faults
 from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig
+from libs.eventstore import Commit
+from libs.table import TableConfig
+from libs.table.events import TableOpened
+from libs.tableproto.envelope import encode_commit
+from services.table.commits import WRITER_HEADER
 
 #: how long a step may take before the test calls it a hang
 GUARD = 30.0
@@ -48,6 +56,38 @@ def test_an_ack_to_a_cut_off_replica_is_caught_and_a_takeover_counted() -> None:
     assert isolation(history, [("r0", "r1", 1.0, 5.0)], 0.5) == (0, 1)
     history.acknowledged.append(Acknowledged("t0", 6, "f", 4.0, "r0"))  # landed while cut off
     assert isolation(history, [("r0", "r1", 1.0, 5.0)], 0.5) == (1, 1)
+
+
+def _commit(sequence: int, msg_id: str, writer: str, at: float) -> Commit:
+    """A stored commit ``writer`` appended, recorded at ``at`` (seconds since the epoch)."""
+    opened = TableOpened("t0", TableConfig(seats=3), at)
+    data = encode_commit("t0", [opened], msg_id, "OpenTable", at, False)
+    return Commit("t0", sequence, msg_id, data, {WRITER_HEADER: writer})
+
+
+def test_what_the_client_saw_is_attributed_to_the_writer_the_stream_names() -> None:
+    """Through the gateway the client cannot see which replica answered: each acknowledged
+    commit's writer is the one its commit in the stream names; one not there is nobody's."""
+    streams = {"t0": [_commit(1, "a", "r0", 100.0), _commit(2, "b", "r1", 101.0)]}
+    history = History([Acknowledged("t0", 2, "b", 1.0), Acknowledged("t0", 3, "c", 2.0)])
+    assert [a.by for a in attributed(history, streams).acknowledged] == ["r1", ""]
+
+
+def test_a_commit_a_cut_off_replica_got_into_the_stream_is_caught() -> None:
+    """Whether or not anyone saw it acknowledged, a commit the cut-off replica recorded while
+    cut off (past the grace) counts; one recorded before, or by the other, does not."""
+    epoch = 1000.0  # the run's zero, on the wall clock
+    streams = {
+        "t0": [
+            _commit(1, "a", "r0", epoch + 0.9),  # before the cut
+            _commit(2, "b", "r0", epoch + 1.2),  # within the grace: on the wire already
+            _commit(3, "c", "r1", epoch + 3.0),  # the other replica's
+        ]
+    }
+    cut = [("r0", "r1", 1.0, 5.0)]
+    assert landed_while_cut_off(streams, cut, 0.5, epoch) == 0
+    streams["t0"].append(_commit(4, "d", "r0", epoch + 4.0))
+    assert landed_while_cut_off(streams, cut, 0.5, epoch) == 1
 
 
 def test_a_stale_ack_to_a_woken_replica_is_caught() -> None:
@@ -131,6 +171,9 @@ def test_each_network_fault_loses_nothing_acknowledged(fault: str) -> None:
     assert done.returncode == 0, (report, done.stderr[-3000:])
     assert report["faults"] and set(report["faults"]) == {fault}
     assert report["acknowledged"] > 0 and report["closed"]
+    # acknowledged through the gateway, every one written by a replica the stream names
+    assert set(report["acknowledged_by"]) <= {"replica0", "replica1"}, report
+    assert report["landed_while_isolated"] == 0
     assert (report["lost"], report["duplicated"], report["gaps"]) == (0, 0, 0)
     assert report["chips_conserved"] and report["acked_while_isolated"] == 0
     assert report["stale_after_waking"] == 0, report
@@ -140,14 +183,19 @@ def test_each_network_fault_loses_nothing_acknowledged(fault: str) -> None:
 
 
 def _assert_separate_processes(report: dict[str, Any], fault: str) -> None:
-    """Each NATS node, Redis and each table replica is a process of its own in a namespace of
-    its own; a paused replica is a process stopped by signal (the other served meanwhile:
-    ``taken_over``), and an isolated one's commits did not land while it was cut off."""
+    """Each NATS node, Redis, each table replica, the lobby and the gateway is a process of its
+    own in a namespace of its own, on an address of its own; a paused replica is a process
+    stopped by signal (the other served meanwhile: ``taken_over``), and an isolated one's
+    commits did not land while it was cut off."""
     hosts = {host["name"]: host for host in report["hosts"]}
-    assert set(hosts) == {"nats-n0", "nats-n1", "nats-n2", "redis", "replica0", "replica1"}
+    processes = {"nats-n0", "nats-n1", "nats-n2", "redis", "replica0", "replica1"}
+    assert set(hosts) == processes | {"lobby", "gateway"}
     assert len({h["namespace"] for h in hosts.values()}) == len(hosts)
+    assert len({h["address"].rsplit(":", 1)[0] for h in hosts.values()}) == len(hosts)
     assert len({h["pid"] for h in hosts.values()}) == len(hosts)
     assert hosts["replica0"]["namespace"] == "nem-r0" and hosts["replica0"]["pid"] > 0
+    assert hosts["lobby"]["namespace"] == "nem-lobby" and hosts["lobby"]["pid"] > 0
+    assert hosts["gateway"]["namespace"] == "nem-gw" and hosts["gateway"]["pid"] > 0
     if fault == "pause-replica":
         stopped = [note for note in report["fault_log"] if "SIGSTOP to replica" in note]
         assert stopped, report["fault_log"]

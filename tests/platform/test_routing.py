@@ -124,6 +124,35 @@ def test_a_replica_gone_is_routed_around_once_its_shard_moves() -> None:
     assert call(channel, Request("t1")) == "a:1"  # the default adopts it
 
 
+def test_an_owner_that_answers_nothing_in_time_is_looked_up_again_by_the_next_call() -> None:
+    """A replica cut off from the network lets calls run out their deadline (no UNAVAILABLE):
+    the owner is forgotten, so the next call finds the replica that adopted the shard; the
+    call itself is not made again (its time is spent)."""
+    late = grpc.aio.AioRpcError(
+        grpc.StatusCode.DEADLINE_EXCEEDED, grpc.aio.Metadata(), grpc.aio.Metadata(), "late"
+    )
+    replicas = {"b:2": FakeChannel("b:2", [late])}
+    owners = FakeOwners({"t1": ["b:2", "c:3"]})
+    channel, _ = routed(owners, replicas)
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        call(channel, Request("t1"))
+    assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert owners.forgotten == ["t1"] and len(replicas["b:2"].calls) == 1
+    assert call(channel, Request("t1")) == "c:3"
+
+
+def test_a_call_to_the_default_that_runs_out_its_time_forgets_nothing() -> None:
+    late = grpc.aio.AioRpcError(
+        grpc.StatusCode.DEADLINE_EXCEEDED, grpc.aio.Metadata(), grpc.aio.Metadata(), "late"
+    )
+    replicas = {"a:1": FakeChannel("a:1", [late])}
+    owners = FakeOwners({})
+    channel, _ = routed(owners, replicas)
+    with pytest.raises(grpc.aio.AioRpcError):
+        call(channel, Request("t1"))
+    assert owners.forgotten == []
+
+
 def test_retries_are_bounded_and_the_last_refusal_reaches_the_caller() -> None:
     replicas = {"b:2": FakeChannel("b:2", [refusal() for _ in range(10)])}
     owners = FakeOwners({"t1": "b:2"})

@@ -1,5 +1,6 @@
 """When the replica serving a table dies, another one takes the table over by itself within the
-lease TTL and keeps it running (the clock acts for players), with no client request needed."""
+lease TTL and keeps it running (the clock acts for players), with no client request needed; each
+commit in the stream names the replica that appended it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from libs.eventstore.shards import shard_of
 from libs.table import TableConfig
 from libs.table import commands as tc
 from services.table.app import TableApp
+from services.table.commits import WRITER_HEADER
 from services.table.dealing import LocalDealer
 
 pytestmark = pytest.mark.integration
@@ -36,7 +38,7 @@ def test_a_surviving_replica_adopts_the_tables_of_a_dead_one(nats_url: str) -> N
             await leases.start()
             registry = Registry(nc, bucket=f"tables_{suffix}")
             await registry.start()
-            return TableApp(store, None, dealer, leases=leases, registry=registry)
+            return TableApp(store, None, dealer, leases=leases, registry=registry, writer=name)
 
         a, b = await replica("a"), await replica("b")
         config = TableConfig(seats=4, action_seconds=0.5, time_bank_seconds=0)
@@ -56,6 +58,9 @@ def test_a_surviving_replica_adopts_the_tables_of_a_dead_one(nats_url: str) -> N
             table = await b.table("t")
             assert table.sequence > before  # b's clock acted for the player who timed out
             assert table.state.total_chips() == 200
+            writers = [(c.sequence, c.headers.get(WRITER_HEADER)) for c in await store.read("t")]
+            assert {w for seq, w in writers if seq <= before} == {"a"}
+            assert {w for seq, w in writers if seq > before} == {"b"}
         finally:
             await b.stop()
             await nc.jetstream().delete_stream(f"ADOPT{suffix}")
