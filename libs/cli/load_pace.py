@@ -51,7 +51,7 @@ SEATS = 6
 BUY_IN = 10_000
 ACTIONS_PER_HAND = 5  # everyone folds to the big blind
 CLOCK_SECONDS = 600  # the longest action clock a table may have
-SETUP_CALLS = 64  # tables being opened at once
+SETUP_CALLS = 128  # tables being opened at once
 CONFIG = common_pb2.TableConfig(
     variant=common_pb2.VARIANT_HOLDEM,
     betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
@@ -157,17 +157,26 @@ class _Players:
         )
 
     async def open(self, table_id: str, deadline: float) -> None:
+        """Open the table, then seat its six players all at once (pipelined: the table service
+        commits them one after another under the table's lock, and no call waits for the one
+        before it to come back; each keeps its own idempotency key, so a retried seat lands
+        once)."""
         await self.command(
             table_id,
             deadline,
             idempotency_key="open",
             open_table=table_pb2.OpenTable(config=CONFIG),
         )
-        for seat in range(SEATS):
-            player = table_pb2.SeatPlayer(player_id=f"{table_id}p{seat}", seat=seat, buy_in=BUY_IN)
-            await self.command(
-                table_id, deadline, idempotency_key=f"seat-{seat}", seat_player=player
+
+        async def seat(index: int) -> None:
+            player = table_pb2.SeatPlayer(
+                player_id=f"{table_id}p{index}", seat=index, buy_in=BUY_IN
             )
+            await self.command(
+                table_id, deadline, idempotency_key=f"seat-{index}", seat_player=player
+            )
+
+        await asyncio.gather(*(seat(index) for index in range(SEATS)))
 
     async def state(self, table_id: str, deadline: float) -> Any:
         request = table_pb2.GetTableStateRequest(table_id=table_id)

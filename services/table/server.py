@@ -21,7 +21,7 @@ from libs.errors import ErrorKind
 from libs.eventstore import EventStore, SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.jsbatch import BatchingAppender
-from libs.eventstore.lease import Leases
+from libs.eventstore.lease_thread import LeaseThread
 from libs.eventstore.members import Announcement
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
@@ -322,7 +322,17 @@ async def build(config: TableServiceConfig) -> Mount:
     )
     announce = Announcement(config.advertise_addr, config.shards)  # for callers' routing
     ttl = config.lease_ttl_seconds
-    leases = Leases(nc, config.replica_id, ttl=ttl, replicas=replicas, announcement=announce)
+    # Kept alive by a thread of their own (own loop, own connection): a serving loop starved
+    # by thousands of tables renewed late, lost its shards and let their tables go.
+    leases = LeaseThread(
+        lambda: connect_nats(
+            platform.nats_url, platform.tls, name=f"table-{config.replica_id}-leases"
+        ),
+        config.replica_id,
+        ttl=ttl,
+        replicas=replicas,
+        announcement=announce,
+    )
     await _patiently(leases.start)
     metrics.LEASES_HELD.set_function(lambda: len(leases.held()))
     metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)
