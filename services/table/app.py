@@ -324,7 +324,8 @@ class TableApp:
             self.forget(table_id)
 
     async def renew(self) -> None:
-        """Renew the shard leases held. A lease that lapsed (a starved replica renewed late)
+        """Renew the shard leases held (kept by a ``LeaseThread``, which renews them itself:
+        take the lapses it reported). A lease that lapsed (a starved replica renewed late)
         while nobody took the shard is taken again and its tables kept, each checked against
         its stream (one that moved meanwhile is reloaded on next use); a shard another replica
         holds now has its tables forgotten."""
