@@ -6,7 +6,8 @@ It starts its own nats-server (with its monitoring port) and redis-server, R tab
 gateway per table service (``HOLDEM_TABLE_ADDR`` is one address; a table asked of the wrong
 one answers UNAVAILABLE and the client asks the next, as with several replicas behind one
 name). It opens N six-seat tables of six players (as tools: chips reach a table only from the
-lobby or tools), then plays them for S seconds: at each table whoever is to act thinks for a
+lobby or tools; 128 tables at a time, each table's six seats asked at once after its opening,
+each with its own idempotency key), then plays them for S seconds: at each table whoever is to act thinks for a
 drawn time (exponential, so that the table plays about HANDS_PER_HOUR hands an hour; at most
 half the 600 s action clock) and folds through the gateway (``Act``, with the player's own
 token), so every hand is five Acts (everyone folds to the big blind). The next actor comes
