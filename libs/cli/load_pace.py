@@ -1,28 +1,29 @@
-"""``holdem load --pace HANDS_PER_HOUR --tables N``: N tables played at a person's pace through
-the gateway, and what they cost.
+"""``holdem load --pace HANDS_PER_HOUR --tables N``: N tables played at a person's pace through the
+gateway, and what they cost.
 
 It starts its own nats-server (with its monitoring port) and redis-server, R table services
 (cards, showdowns and bots in-process), a lobby (the gateway asks it for display names) and one
-gateway per table service (``HOLDEM_TABLE_ADDR`` is one address; a table asked of the wrong
-one answers UNAVAILABLE and the client asks the next, as with several replicas behind one
-name). It opens N six-seat tables of six players (as tools: chips reach a table only from the
-lobby or tools; 128 tables at a time, each table's six seats asked at once after its opening,
-each with its own idempotency key), then plays them for S seconds: at each table whoever is to act thinks for a
+gateway per table service (``HOLDEM_TABLE_ADDR`` is one address; each replica announces its own
+beside its shard leases, so a gateway sends a table's calls to the replica holding it; a table
+the client asks of a gateway that still answers UNAVAILABLE is asked of the next). It opens N
+six-seat tables of six players (as tools: chips reach a table only from the lobby or tools; 128
+tables at a time, each table's six seats asked at once after its opening, each with its own
+idempotency key), then plays them for S seconds: at each table whoever is to act thinks for a
 drawn time (exponential, so that the table plays about HANDS_PER_HOUR hands an hour; at most
 half the 600 s action clock) and folds through the gateway (``Act``, with the player's own
-token), so every hand is five Acts (everyone folds to the big blind). The next actor comes
-with each Act's answer; a hand's first is asked of the table (``GetTableState``) once the
-hand has started, as a client's watch would show it.
+token), so every hand is five Acts (everyone folds to the big blind). The next actor comes with
+each Act's answer; a hand's first is asked of the table (``GetTableState``) once the hand has
+started, as a client's watch would show it.
 
 Reported (JSON keys): ``tables``, ``replicas``, ``pace``, ``seconds``, ``setup_seconds``,
-``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``,
-``errors``, ``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it),
-``tables_held`` (per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each
-table service's resident memory, and its growth from before the tables were opened over the
-tables it holds), ``cpu`` (cores busy during play, per process; ``client`` is this load
-generator, apart), ``ownership_writes_per_s`` (lease writes of all table services),
-``nats_msgs_per_table_hour`` (messages in and out of the nats-server) and
-``redis_ops_per_table_hour`` (commands Redis processed).
+``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``, ``errors``,
+``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it), ``tables_held``
+(per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each table service's
+resident memory, and its growth from before the tables were opened over the tables it holds),
+``cpu`` (cores busy during play, per process; ``client`` is this load generator, apart),
+``ownership_writes_per_s`` (lease writes of all table services), ``nats_msgs_per_table_hour``
+(messages in and out of the nats-server) and ``redis_ops_per_table_hour`` (commands Redis
+processed).
 """
 
 from __future__ import annotations
