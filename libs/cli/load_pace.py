@@ -1,27 +1,29 @@
-"""``holdem load --pace HANDS_PER_HOUR --tables N``: N tables played at a person's pace through
-the gateway, and what they cost.
+"""``holdem load --pace HANDS_PER_HOUR --tables N``: N tables played at a person's pace through the
+gateway, and what they cost.
 
 It starts its own nats-server (with its monitoring port) and redis-server, R table services
 (cards, showdowns and bots in-process), a lobby (the gateway asks it for display names) and one
-gateway per table service (``HOLDEM_TABLE_ADDR`` is one address; a table asked of the wrong
-one answers UNAVAILABLE and the client asks the next, as with several replicas behind one
-name). It opens N six-seat tables of six players (as tools: chips reach a table only from the
-lobby or tools), then plays them for S seconds: at each table whoever is to act thinks for a
+gateway per table service (``HOLDEM_TABLE_ADDR`` is one address; each replica announces its own
+beside its shard leases, so a gateway sends a table's calls to the replica holding it; a table
+the client asks of a gateway that still answers UNAVAILABLE is asked of the next). It opens N
+six-seat tables of six players (as tools: chips reach a table only from the lobby or tools; 128
+tables at a time, each table's six seats asked at once after its opening, each with its own
+idempotency key), then plays them for S seconds: at each table whoever is to act thinks for a
 drawn time (exponential, so that the table plays about HANDS_PER_HOUR hands an hour; at most
 half the 600 s action clock) and folds through the gateway (``Act``, with the player's own
-token), so every hand is five Acts (everyone folds to the big blind). The next actor comes
-with each Act's answer; a hand's first is asked of the table (``GetTableState``) once the
-hand has started, as a client's watch would show it.
+token), so every hand is five Acts (everyone folds to the big blind). The next actor comes with
+each Act's answer; a hand's first is asked of the table (``GetTableState``) once the hand has
+started, as a client's watch would show it.
 
 Reported (JSON keys): ``tables``, ``replicas``, ``pace``, ``seconds``, ``setup_seconds``,
-``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``,
-``errors``, ``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it),
-``tables_held`` (per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each
-table service's resident memory, and its growth from before the tables were opened over the
-tables it holds), ``cpu`` (cores busy during play, per process; ``client`` is this load
-generator, apart), ``ownership_writes_per_s`` (lease writes of all table services),
-``nats_msgs_per_table_hour`` (messages in and out of the nats-server) and
-``redis_ops_per_table_hour`` (commands Redis processed).
+``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``, ``errors``,
+``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it), ``tables_held``
+(per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each table service's
+resident memory, and its growth from before the tables were opened over the tables it holds),
+``cpu`` (cores busy during play, per process; ``client`` is this load generator, apart),
+``ownership_writes_per_s`` (lease writes of all table services), ``nats_msgs_per_table_hour``
+(messages in and out of the nats-server) and ``redis_ops_per_table_hour`` (commands Redis
+processed).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ SEATS = 6
 BUY_IN = 10_000
 ACTIONS_PER_HAND = 5  # everyone folds to the big blind
 CLOCK_SECONDS = 600  # the longest action clock a table may have
-SETUP_CALLS = 64  # tables being opened at once
+SETUP_CALLS = 128  # tables being opened at once
 CONFIG = common_pb2.TableConfig(
     variant=common_pb2.VARIANT_HOLDEM,
     betting_structure=common_pb2.BETTING_STRUCTURE_NO_LIMIT,
@@ -157,17 +159,26 @@ class _Players:
         )
 
     async def open(self, table_id: str, deadline: float) -> None:
+        """Open the table, then seat its six players all at once (pipelined: the table service
+        commits them one after another under the table's lock, and no call waits for the one
+        before it to come back; each keeps its own idempotency key, so a retried seat lands
+        once)."""
         await self.command(
             table_id,
             deadline,
             idempotency_key="open",
             open_table=table_pb2.OpenTable(config=CONFIG),
         )
-        for seat in range(SEATS):
-            player = table_pb2.SeatPlayer(player_id=f"{table_id}p{seat}", seat=seat, buy_in=BUY_IN)
-            await self.command(
-                table_id, deadline, idempotency_key=f"seat-{seat}", seat_player=player
+
+        async def seat(index: int) -> None:
+            player = table_pb2.SeatPlayer(
+                player_id=f"{table_id}p{index}", seat=index, buy_in=BUY_IN
             )
+            await self.command(
+                table_id, deadline, idempotency_key=f"seat-{index}", seat_player=player
+            )
+
+        await asyncio.gather(*(seat(index) for index in range(SEATS)))
 
     async def state(self, table_id: str, deadline: float) -> Any:
         request = table_pb2.GetTableStateRequest(table_id=table_id)

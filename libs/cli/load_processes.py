@@ -153,8 +153,17 @@ def load_stack(workdir: Path, replicas: int) -> Iterator[LoadStack]:
             for i in range(replicas):
                 metrics.append(f"127.0.0.1:{free_port()}")
                 extra = {**LOCAL, "HOLDEM_METRICS_LISTEN": metrics[-1]}
+                # a fixed port, so that the replica announces its address beside its shard
+                # leases and the gateways send each table's calls to the replica holding it
+                # (with port 0 nothing is announced: a gateway asked for the other replica's
+                # table retried NOT_OWNER on its own replica until the call's deadline)
                 tables.append(
-                    ServiceProcess("table", workdir / f"table-{i}.log", env={**env, **extra})
+                    ServiceProcess(
+                        "table",
+                        workdir / f"table-{i}.log",
+                        env={**env, **extra},
+                        listen=f"127.0.0.1:{free_port()}",
+                    )
                 )
             for table in tables:
                 started.append(table.start(60.0))

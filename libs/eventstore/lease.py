@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from typing import Protocol
 
 import structlog
 from nats.aio.client import Client as NATS
@@ -33,6 +34,37 @@ log = structlog.get_logger("eventstore.lease")
 
 class LeaseLost(Exception):
     """This process no longer holds the lease (it expired, or another process took it)."""
+
+
+class LeaseKeeper(Protocol):
+    """What a service holding leases uses of them: ``Leases`` on the caller's own event loop,
+    or ``lease_thread.LeaseThread``, the same kept alive by a thread of its own."""
+
+    owner: str
+
+    @property
+    def ttl(self) -> float: ...
+
+    @property
+    def writes(self) -> int: ...
+
+    def held(self) -> list[str]: ...
+
+    def fresh(self, key: str) -> bool: ...
+
+    async def acquire(self, key: str) -> bool: ...
+
+    async def release(self, key: str) -> None: ...
+
+    async def holder(self, key: str) -> str | None: ...
+
+    async def members(self) -> list[str]: ...
+
+    async def announce(self) -> None: ...
+
+    async def renew_all(self) -> list[str]: ...
+
+    async def close(self, timeout: float = 2.0) -> None: ...
 
 
 class Leases:

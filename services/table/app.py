@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from libs.eventstore import ConcurrencyConflict, EventStore, Projection, SnapshotStore
-from libs.eventstore.lease import Leases
+from libs.eventstore.lease import LeaseKeeper
 from libs.eventstore.registry import Registry
 from libs.eventstore.shards import DEFAULT_SHARDS
 from libs.platform.metrics import table as metrics
@@ -49,6 +49,7 @@ from services.table.ranking import HandRanker, RankedStep
 log = structlog.get_logger("table")
 
 COMMIT_ATTEMPTS = 3  # a player's command is decided again this often when the table moves on
+CHECKS_AT_ONCE = 32  # a retaken shard's tables checked against their streams at once
 DEFAULT_SEED_DISCLOSURE_SECONDS = 86400.0  # HOLDEM_TABLE_SEED_DISCLOSURE_SECONDS
 
 
@@ -59,7 +60,7 @@ class TableApp:
         snapshots: SnapshotStore | None,
         dealer: DealerPort,
         *,
-        leases: Leases | None = None,
+        leases: LeaseKeeper | None = None,
         projection: Projection | None = None,
         public_max_age: float = 7 * 24 * 3600.0,
         snapshot_every: int = 50,
@@ -304,6 +305,9 @@ class TableApp:
             )
 
         async def taken(table_id: str) -> None:
+            loaded = self.tables.get(table_id)  # from before a lapse not yet noticed
+            if loaded is not None and await self.events.last_sequence(table_id) != loaded.sequence:
+                self.forget(table_id)
             with contextlib.suppress(NotOwner):  # the shard moved on again meanwhile
                 await self.drive(table_id)
 
@@ -323,7 +327,8 @@ class TableApp:
             self.forget(table_id)
 
     async def renew(self) -> None:
-        """Renew the shard leases held. A lease that lapsed (a starved replica renewed late)
+        """Renew the shard leases held (kept by a ``LeaseThread``, which renews them itself:
+        take the lapses it reported). A lease that lapsed (a starved replica renewed late)
         while nobody took the shard is taken again and its tables kept, each checked against
         its stream (one that moved meanwhile is reloaded on next use); a shard another replica
         holds now has its tables forgotten."""
@@ -338,13 +343,21 @@ class TableApp:
 
     async def _check_tables(self, shard: str) -> None:
         """Forget every table of ``shard`` whose stream moved past what this replica holds
-        (another replica served it while the lease was lapsed)."""
-        for table_id, table in list(self.tables.items()):
-            if self.ownership.shard(table_id) != shard:
-                continue
-            if await self.events.last_sequence(table_id) != table.sequence:
+        (another replica served it while the lease was lapsed); the others stay loaded. One
+        read of the stream's last sequence per table, ``CHECKS_AT_ONCE`` at a time. A table
+        that commits meanwhile may read as moved and be reloaded: never kept stale, and its
+        appends carry the expected sequence whatever this check saw."""
+        gate = asyncio.Semaphore(CHECKS_AT_ONCE)
+
+        async def check(table_id: str, table: LoadedTable) -> None:
+            async with gate:
+                last = await self.events.last_sequence(table_id)
+            if last != table.sequence and self.tables.get(table_id) is table:
                 log.warning("table_moved_meanwhile", table=table_id)
                 self.forget(table_id)
+
+        mine = [(t, table) for t, table in self.tables.items() if self.ownership.shard(t) == shard]
+        await asyncio.gather(*(check(t, table) for t, table in mine))
 
 
 async def _every(interval: float, work: Callable[[], Awaitable[object]], name: str) -> None:

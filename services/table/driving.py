@@ -5,10 +5,10 @@ due: inline for a command's first steps (``drive_now``), in one background task 
 the rest (``drive_later``), and from the clock's tick (time-outs, and tables that stood due with
 nothing driving them). The tick looks only at tables that may need it: one whose state
 changed (``wake``), one whose action clock runs out (a heap of deadlines), and every table once
-every ``SWEEP_TICKS`` ticks; a table where nothing is due sleeps, so an idle table costs the
-tick nothing. A table that stood idle (no hand in play, nothing due, no change) for
-``unload_after`` seconds is unloaded: it costs no memory until its next command loads it again
-from its snapshot.
+every ``SWEEP_TICKS`` ticks (a share of them each tick); a table where nothing is due
+sleeps, so an idle table costs the tick nothing. A table that stood idle (no hand in play,
+nothing due, no change) for ``unload_after`` seconds is unloaded: it costs no memory until its
+next command loads it again from its snapshot.
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ class Driver:
         self._deadlines: list[tuple[float, str]] = []  # (action clock's deadline, table), a heap
         self._idle_since: dict[str, tuple[int, float]] = {}  # table -> (sequence, first seen idle)
         self._ticks = 0
+        self._sweep: list[str] = []  # the tables the sweep's round has yet to look at
+        self._sweep_size = 0  # how many of them each tick of the round looks at
         self.looked = 0  # tables the last tick looked at
 
     async def drive(self, table_id: str, limit: int = 1000) -> int:
@@ -190,14 +192,27 @@ class Driver:
         self._awake.add(table_id)
 
     def _woken(self, now: float) -> list[str]:
-        """The tables this tick looks at: woken ones, those whose deadline passed, and every
-        ``SWEEP_TICKS`` ticks all of them."""
+        """The tables this tick looks at: woken ones, those whose deadline passed, and this
+        tick's share of the sweep."""
         self._ticks += 1
-        if self._ticks % SWEEP_TICKS == 0:
-            self._awake.update(self.app.tables)
+        self._awake.update(self._sweep_share())
         while self._deadlines and self._deadlines[0][0] <= now:
             self._awake.add(heapq.heappop(self._deadlines)[1])
         return list(self._awake)
+
+    def _sweep_share(self) -> list[str]:
+        """The sweep looks at every table held once every ``SWEEP_TICKS`` ticks, a share of
+        them each tick (the tables held when its round began, over ``SWEEP_TICKS``, rounded
+        up): at 10,000 tables looking at all of them in one tick held the loop for about
+        0.13 s every 10 s (13 us of ``next_due`` per table), and every call waiting then."""
+        if self._ticks % SWEEP_TICKS == 0:
+            self._sweep = list(self.app.tables)
+            self._sweep_size = -(-len(self._sweep) // SWEEP_TICKS)
+        if not self._sweep:
+            return []
+        share = self._sweep[-self._sweep_size :]
+        del self._sweep[-self._sweep_size :]
+        return share
 
     async def tick(self) -> None:
         """Let the clock act for players whose time ran out, at every table this process owns;

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import structlog
 
-from libs.eventstore.lease import LeaseLost, Leases
+from libs.eventstore.lease import LeaseKeeper, LeaseLost
 from libs.eventstore.registry import Registry
 from libs.eventstore.shards import DEFAULT_SHARDS, rank, shard_key, shard_of
 from libs.table.events import Event, TableOpened
@@ -51,7 +51,7 @@ class Ownership:
 
     def __init__(
         self,
-        leases: Leases | None,
+        leases: LeaseKeeper | None,
         registry: Registry | None,
         shards_in_use: Registry | None = None,
         shards: int = DEFAULT_SHARDS,

@@ -15,13 +15,13 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.js.errors import ServiceUnavailableError
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from libs.errors import ErrorKind
 from libs.eventstore import EventStore, SnapshotCache, StoreUnavailable
 from libs.eventstore.jetstream import JetStreamEventStore
 from libs.eventstore.jsbatch import BatchingAppender
-from libs.eventstore.lease import Leases
+from libs.eventstore.lease_thread import LeaseThread
 from libs.eventstore.members import Announcement
 from libs.eventstore.projection import JetStreamProjection
 from libs.eventstore.redis_snapshots import RedisSnapshotStore
@@ -61,6 +61,7 @@ SERVICE_NAME = TABLE_SERVICE.full_name
 INVALID_REQUEST = "INVALID_REQUEST"
 INVALID_TABLE_ID = "INVALID_TABLE_ID"
 INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
+REDIS_CONNECTIONS = 64  # snapshot reads and writes to Redis at once, per replica
 
 
 def error_mapper() -> ErrorMapper:
@@ -291,13 +292,19 @@ async def _patiently(step: Callable[[], Awaitable[object]], seconds: float = 60.
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name=f"table-{config.replica_id}")
-    # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss.
-    redis = Redis.from_url(
+    # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss. At
+    # most REDIS_CONNECTIONS at once, a call waiting its turn for one (up to the same 2 s):
+    # redis-py's plain pool refuses the 101st ("Too many connections"), which made every
+    # table of a burst of opens or loads (128 tables at once) a miss, replayed in full.
+    pool = BlockingConnectionPool.from_url(
         platform.redis_url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=2.0,
         socket_connect_timeout=1.0,
         socket_timeout=2.0,
         **redis_options(platform.redis_url, platform.tls),
     )
+    redis = Redis.from_pool(pool)
     snapshots = SnapshotCache(RedisSnapshotStore(redis))
     replicas = platform.nats_replicas
     store = JetStreamEventStore(nc, stream=config.stream)
@@ -323,7 +330,17 @@ async def build(config: TableServiceConfig) -> Mount:
     )
     announce = Announcement(config.advertise_addr, config.shards)  # for callers' routing
     ttl = config.lease_ttl_seconds
-    leases = Leases(nc, config.replica_id, ttl=ttl, replicas=replicas, announcement=announce)
+    # Kept alive by a thread of their own (own loop, own connection): a serving loop starved
+    # by thousands of tables renewed late, lost its shards and let their tables go.
+    leases = LeaseThread(
+        lambda: connect_nats(
+            platform.nats_url, platform.tls, name=f"table-{config.replica_id}-leases"
+        ),
+        config.replica_id,
+        ttl=ttl,
+        replicas=replicas,
+        announcement=announce,
+    )
     await _patiently(leases.start)
     metrics.LEASES_HELD.set_function(lambda: len(leases.held()))
     metrics.SNAPSHOT_STORE_UP.set_function(lambda: 1 if snapshots.reachable else 0)

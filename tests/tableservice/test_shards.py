@@ -88,7 +88,9 @@ async def open_tables(app: TableApp, tables: list[str]) -> None:
 
 def test_ownership_writes_per_renewal_round_do_not_grow_with_the_tables(nats_url: str) -> None:
     async def main() -> None:
-        async with replicas(nats_url) as replica:
+        # a TTL no lease lapses within while 200 tables open on a busy machine (a lapse would
+        # add its retake to the round's writes)
+        async with replicas(nats_url, ttl=30.0) as replica:
             writes = []
             for per_shard in (2, 50):  # 8 tables, then 200, in the same 4 shards
                 app = await replica(f"r{per_shard}", InMemoryEventStore())
@@ -199,9 +201,11 @@ def test_a_lapsed_lease_nobody_took_is_taken_again_and_its_tables_kept(nats_url:
                 assert b.leases is not None
                 return await b.leases.holder(shard) is None
 
+            loaded = dict(a.tables)
             await wait_until(lapsed, "a's shard lease to lapse (a does not renew)")
             await a.renew()  # late: the lease is gone, nobody took it
             assert a.ownership.serves(kept) and set(a.tables) == {kept, moved}
+            assert all(a.tables[t] is loaded[t] for t in loaded)  # kept, not reloaded
             await a.execute(kept, tc.SitDown("ann", 0, 100), "sit-ann")  # plays on
 
             await wait_until(lapsed, "a's shard lease to lapse again")
@@ -234,9 +238,7 @@ def test_a_command_that_meets_a_conflict_claims_the_table_again_before_its_retry
             table = await a.table("t")
             assert b.leases is not None
             async with table.lock:  # a's command passes its check, then waits here
-                command = asyncio.create_task(
-                    a.execute("t", tc.SitDown("cat", 2, 100), "sit-cat")
-                )
+                command = asyncio.create_task(a.execute("t", tc.SitDown("cat", 2, 100), "sit-cat"))
 
                 async def expired() -> bool:
                     assert b.leases is not None
@@ -248,5 +250,36 @@ def test_a_command_that_meets_a_conflict_claims_the_table_again_before_its_retry
             with pytest.raises(NotOwner):
                 await command
             assert await store.last_sequence("t") == moved  # nothing of a's landed
+
+    asyncio.run(main())
+
+
+def test_a_lapsed_shard_another_replica_claimed_has_its_tables_dropped(nats_url: str) -> None:
+    """A starved replica that renews after another replica claimed its lapsed shard lets the
+    shard's tables go (the other serves them now) and refuses their commands."""
+
+    async def main() -> None:
+        async with replicas(nats_url) as replica:
+            store = InMemoryEventStore()
+            a = await replica("a", store)
+            b = await replica("b", store)
+            tables = tables_in(range(1), 2)  # two tables in one shard
+            other = tables_in(range(1, 2), 1)  # and one in another
+            await open_tables(a, tables + other)
+            shard = a.ownership.shard(tables[0])
+            assert a.leases is not None and b.leases is not None
+
+            async def lapsed() -> bool:
+                assert b.leases is not None
+                return await b.leases.holder(shard) is None
+
+            await wait_until(lapsed, "a's shard lease to lapse (a does not renew)")
+            assert await b.leases.acquire(shard)  # b claims it first
+            await a.renew()
+            assert not a.ownership.serves(tables[0])
+            assert set(a.tables) == set(other)  # the other shard's table stays
+            with pytest.raises(NotOwner):
+                await a.execute(tables[0], tc.SitDown("ann", 0, 100), "sit-ann")
+            await b.execute(tables[0], tc.SitDown("bob", 1, 100), "sit-bob")  # b serves it
 
     asyncio.run(main())
