@@ -49,6 +49,7 @@ __all__ = [
     "AckRecorder",
     "Acknowledged",
     "History",
+    "acked_while_cut_off",
     "attributed",
     "check",
     "isolation",
@@ -240,20 +241,26 @@ def landed_while_cut_off(
     cut_off: list[tuple[str, str, float, float]],
     grace: float,
     epoch: float,
-) -> int:
+) -> set[tuple[str, int]]:
     """For writers cut off from the network, each ``(writer, other writer, began, healed)`` on
-    the run's clock (``epoch``: the wall-clock time of its zero): the commits in the streams
-    that a cut-off writer recorded (decided) while cut off, past ``grace`` seconds, whether
-    anyone saw them acknowledged or not (nothing it sends may land)."""
-    landed = 0
-    for table_commits in streams.values():
+    the run's clock (``epoch``: the wall-clock time of its zero): the commits (table, sequence)
+    in the streams that a cut-off writer recorded (decided) while cut off, past ``grace``
+    seconds, whether anyone saw them acknowledged or not (nothing it sends may land)."""
+    landed: set[tuple[str, int]] = set()
+    for table_id, table_commits in streams.items():
         for commit in table_commits:
             writer = commit.headers.get(WRITER_HEADER, "")
             at = decode_stored(commit.data)[0] - epoch
-            landed += sum(
-                1 for w, _, began, healed in cut_off if w == writer and began + grace < at < healed
-            )
+            if any(w == writer and began + grace < at < healed for w, _, began, healed in cut_off):
+                landed.add((table_id, commit.sequence))
     return landed
+
+
+def acked_while_cut_off(history: History, landed: set[tuple[str, int]]) -> int:
+    """How many of the commits that landed while their writer was cut off a player saw
+    acknowledged. By when the commit was recorded, not when its answer was read: through the
+    gateway a retry may be answered, after the cut began, with a commit made before it."""
+    return sum(1 for a in history.acknowledged if (a.table_id, a.sequence) in landed)
 
 
 def stale_after_waking(

@@ -47,6 +47,7 @@ from libs.cli.nemesis_check import (
     FAULT_SECONDS,
     RECOVERY_DEADLINE,
     History,
+    acked_while_cut_off,
     attributed,
     check,
     isolation,
@@ -235,7 +236,8 @@ async def _run(
     writers = [r.name for r in replicas]
     cut_off = [(writers[i], writers[1 - i], began, healed) for i, began, healed in rig.isolated]
     paused = [(writers[i], writers[1 - i], began, woke) for i, began, woke in rig.paused]
-    while_isolated, taken_over = isolation(seen, cut_off, GRACE)
+    _, taken_over = isolation(seen, cut_off, GRACE)
+    landed = landed_while_cut_off(streams, cut_off, GRACE, epoch) if streams is not None else None
     _, taken_while_paused = isolation(seen, paused, GRACE)
     return {
         "faults": injected,
@@ -251,10 +253,8 @@ async def _run(
         "hands": verdict.hands,
         "errors_waited_out": play.errors,
         "acknowledged_by": dict(Counter(a.by or "unknown" for a in seen.acknowledged)),
-        "acked_while_isolated": while_isolated,
-        "landed_while_isolated": (
-            landed_while_cut_off(streams, cut_off, GRACE, epoch) if streams is not None else None
-        ),
+        "acked_while_isolated": acked_while_cut_off(seen, landed) if landed is not None else None,
+        "landed_while_isolated": len(landed) if landed is not None else None,
         "stale_after_waking": stale_after_waking(seen, paused, LEASE_TTL),
         "refused_after_waking": refused_after_waking,
         "taken_over": taken_over + taken_while_paused,

@@ -31,7 +31,6 @@ from libs.eventstore.store import StoreError
 from libs.fairdeck.disclosure import DeckDisclosure
 from libs.history import HandHistory
 from libs.platform.callers import TABLE_CALLERS
-from libs.platform.clients import connect_peer
 from libs.platform.errors import ErrorMapper
 from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
@@ -43,13 +42,12 @@ from libs.table import commands as tc
 from libs.table.errors import TABLE_NOT_FOUND, UNKNOWN_ACTION
 from libs.tableproto.actions import action_from_proto
 from services.table.app import TableApp
-from services.table.bots import Bots, Decider, GrpcDecider, LocalDecider
+from services.table.bots import Bots
 from services.table.config import TableServiceConfig
-from services.table.dealing import DealerPort, GrpcDealer, LocalDealer
 from services.table.history import HandHistories
 from services.table.kinds import authorize_table_command
 from services.table.ownership import NotOwner
-from services.table.ranking import GrpcRanker
+from services.table.peers import connect_peers
 from services.table.requests import rabbit_command, table_command
 from services.table.viewcache import ViewCache
 from services.table.views import rabbit_to_proto, timestamp
@@ -348,29 +346,13 @@ async def build(config: TableServiceConfig) -> Mount:
     await _patiently(registry.start)
     shards_in_use = Registry(nc, bucket=SHARDS_IN_USE, replicas=replicas)
     await _patiently(shards_in_use.start)
-    channels = []
-    dealer: DealerPort
-    if config.dealer == "service":
-        channels.append(connect_peer(platform, "dealer"))
-        dealer = GrpcDealer(channels[-1])
-    else:
-        dealer = LocalDealer()
-    ranker = None  # local: the aggregate's own evaluator ranks showdowns in the same step
-    if config.evaluator == "service":
-        channels.append(connect_peer(platform, "evaluator"))
-        ranker = GrpcRanker(channels[-1])
-    decider: Decider
-    if config.ai == "service":
-        channels.append(connect_peer(platform, "ai"))
-        decider = GrpcDecider(channels[-1])
-    else:
-        decider = LocalDecider()
-    bots = Bots(decider, timeout=config.ai_timeout_seconds)
+    peers = connect_peers(config)
+    bots = Bots(peers.decider, timeout=config.ai_timeout_seconds)
 
     app = TableApp(
         events,
         snapshots,
-        dealer,
+        peers.dealer,
         leases=leases,
         projection=public,
         public_max_age=config.public_max_age_seconds,
@@ -378,7 +360,7 @@ async def build(config: TableServiceConfig) -> Mount:
         registry=registry,
         shards_in_use=shards_in_use,
         shards=config.shards,
-        ranker=ranker,
+        ranker=peers.ranker,
         idempotency_window=config.idempotency_window_seconds,
         bots=bots,
         seed_disclosure=config.seed_disclosure_seconds,
@@ -391,8 +373,7 @@ async def build(config: TableServiceConfig) -> Mount:
     async def cleanup() -> None:
         await app.stop()
         await leases.close()
-        for channel in channels:
-            await channel.close()
+        await peers.close()
         await close_nats(nc)
         await redis.aclose()
 

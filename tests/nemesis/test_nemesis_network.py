@@ -24,6 +24,7 @@ import pytest
 from libs.cli.nemesis_check import (
     Acknowledged,
     History,
+    acked_while_cut_off,
     attributed,
     isolation,
     landed_while_cut_off,
@@ -85,9 +86,16 @@ def test_a_commit_a_cut_off_replica_got_into_the_stream_is_caught() -> None:
         ]
     }
     cut = [("r0", "r1", 1.0, 5.0)]
-    assert landed_while_cut_off(streams, cut, 0.5, epoch) == 0
+    assert landed_while_cut_off(streams, cut, 0.5, epoch) == set()
+    # a retry answered after the cut began with r0's commit from before it: not while cut off
+    late = History([Acknowledged("t0", 1, "a", 3.0), Acknowledged("t0", 3, "c", 3.5)])
+    assert acked_while_cut_off(attributed(late, streams), set()) == 0
     streams["t0"].append(_commit(4, "d", "r0", epoch + 4.0))
-    assert landed_while_cut_off(streams, cut, 0.5, epoch) == 1
+    landed = landed_while_cut_off(streams, cut, 0.5, epoch)
+    assert landed == {("t0", 4)}
+    assert acked_while_cut_off(late, landed) == 0  # landed, seen by nobody
+    late.acknowledged.append(Acknowledged("t0", 4, "d", 4.1))
+    assert acked_while_cut_off(late, landed) == 1
 
 
 def test_a_stale_ack_to_a_woken_replica_is_caught() -> None:

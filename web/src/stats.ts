@@ -69,13 +69,21 @@ export function statsPanel(
   );
   let shown: SeatPlayer | null = null;
 
+  // Typed into the note since its player was opened: a fresh read of the same player's
+  // statistics (the "This table only" box) must not wipe what is being written.
+  let edited = false;
+  note.addEventListener("input", () => {
+    edited = true;
+  });
+
   function draw(answer: GetPlayerStatsResponse): void {
     const s = answer.stats;
     table.replaceChildren(...(s ? rows(s) : []).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
-    note.value = answer.note?.text ?? "";
+    if (!edited) note.value = answer.note?.text ?? "";
   }
 
   async function open(player: SeatPlayer): Promise<void> {
+    if (player.playerId !== shown?.playerId) edited = false; // another player's note
     shown = player;
     panel.hidden = false;
     panel.scrollIntoView({ block: "nearest" });
@@ -102,6 +110,7 @@ export function statsPanel(
         idempotencyKey: key(),
       });
       note.value = answer.note?.text ?? note.value;
+      edited = false;
       noteStatus.textContent = "Note saved";
     } catch (error) {
       noteStatus.textContent = reason(error);
@@ -114,6 +123,7 @@ export function statsPanel(
     try {
       await gateway.deletePlayerNote({ playerId: shown.playerId, idempotencyKey: key() });
       note.value = "";
+      edited = false;
       noteStatus.textContent = "Note deleted";
     } catch (error) {
       noteStatus.textContent = reason(error);
