@@ -35,6 +35,16 @@ from .multiway import MAX_BEHIND
 PUSH_FOLD_DEPTH = 15.0  # big blinds: the depth up to which Hard plays the charts
 
 
+def no_limit_holdem_preflop(view: SeatView) -> bool:
+    """Whether the view is a no-limit hold'em hand before the flop: the only game the charts
+    were solved for."""
+    return (
+        view.variant is Variant.HOLDEM
+        and view.structure is BettingStructure.NO_LIMIT
+        and view.street == PREFLOP
+    )
+
+
 def antes_of(view: SeatView) -> Antes:
     """Which kept ante structure is nearest to this hand's forced bets."""
     antes = [a for a in view.actions if a.move is Move.ANTE]
@@ -87,11 +97,7 @@ class Spot:
 
 def find_spot(view: SeatView, max_stack: float = PUSH_FOLD_DEPTH) -> Spot | None:
     """The push-or-fold spot this view is, or None."""
-    if not (
-        view.variant is Variant.HOLDEM
-        and view.structure is BettingStructure.NO_LIMIT
-        and view.street == PREFLOP
-    ):
+    if not no_limit_holdem_preflop(view):
         return None
     voluntary = [a for a in view.actions if a.move.voluntary]
     raises = [a for a in voluntary if a.move is not Move.FOLD]

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import random
 
-from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind
-from libs.poker.history import PREFLOP, Move
+from libs.poker.history import Move
 
 from ..decision import Decision, legal
 from ..view import SeatView
 from .charts import Antes
 from .hands import class_index
-from .play import PUSH_FOLD_DEPTH, antes_of, effective_big_blinds
+from .play import PUSH_FOLD_DEPTH, antes_of, effective_big_blinds, no_limit_holdem_preflop
 from .raising import FOLD, PUSH, RAISE_CALL, RAISE_FOLD, RAISE_TO, raise_chart
 
 #: The deepest effective stack (big blinds) played from the raise charts.
@@ -42,13 +41,7 @@ def raise_fold_or_call_off(
 ) -> Decision | None:
     """The chart's action for the seat to act, or None when this is not such a spot.
     ``misread`` > 0 reads the chart at a depth off by up to that share (a looser player)."""
-    if not (
-        view.variant is Variant.HOLDEM
-        and view.structure is BettingStructure.NO_LIMIT
-        and view.street == PREFLOP
-        and view.players == 2
-        and antes_of(view) is Antes.NONE
-    ):
+    if not (no_limit_holdem_preflop(view) and view.players == 2 and antes_of(view) is Antes.NONE):
         return None
     depth = effective_big_blinds(view)
     if not low < depth <= high:

@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import random
 
-from libs.poker.config import BettingStructure, Variant
 from libs.poker.events import ActionKind
-from libs.poker.history import PREFLOP, Move
+from libs.poker.history import Move
 
 from ..decision import Decision, legal
 from ..view import SeatView
 from .charts import Antes
 from .hands import class_index
 from .multiway import MAX_BEHIND
-from .play import acting_order, answer_with, antes_of
+from .play import acting_order, answer_with, antes_of, no_limit_holdem_preflop
 from .raiseplay import SMALL_RAISE, draw
 from .raising import FOLD, PUSH, RAISE_CALL, RAISE_FOLD
 from .tableraise import TABLE_RAISE_STACKS, TABLE_RAISE_TO, table_raise_chart
@@ -44,9 +43,7 @@ def table_raise_or_fold(
     """The chart's action for the seat to act, or None when this is not such a spot.
     ``misread`` > 0 reads the chart at a depth off by up to that share (a looser player)."""
     if not (
-        view.variant is Variant.HOLDEM
-        and view.structure is BettingStructure.NO_LIMIT
-        and view.street == PREFLOP
+        no_limit_holdem_preflop(view)
         and 3 <= view.players <= 1 + MAX_BEHIND
         and antes_of(view) is Antes.NONE
     ):
