@@ -20,6 +20,7 @@ from benchmarks import durability as durability_benchmark
 from benchmarks import engine as engine_benchmark
 from benchmarks import evaluator as evaluator_benchmark
 from benchmarks import gateway as gateway_benchmark
+from benchmarks import icm as icm_benchmark
 from benchmarks import server as server_benchmark
 from benchmarks import table as table_benchmark
 
@@ -32,6 +33,7 @@ BENCHMARKS: dict[str, ModuleType] = {
         table_benchmark,
         durability_benchmark,
         ai_benchmark,
+        icm_benchmark,
         bots_benchmark,
         gateway_benchmark,
         server_benchmark,

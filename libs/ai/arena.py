@@ -83,6 +83,8 @@ class MatchConfig:
     stack_bb: float = 100.0
     seed: int = 1
     scoring: Scoring = Scoring.ALLIN_EV
+    ante_bb: float = 0.0  # every player's ante, big blinds
+    big_blind_ante_bb: float = 0.0  # the big blind's ante for the table (dead money)
 
     def __post_init__(self) -> None:
         if not MIN_SEATS <= self.seats <= MAX_SEATS:
@@ -91,6 +93,11 @@ class MatchConfig:
             raise ValueError("the big blind must be at least 2 chips")
         if self.stack_bb < 1 or self.stack_bb * self.big_blind > 10**12:
             raise ValueError(f"stacks must be 1 to {10**12 // self.big_blind} big blinds")
+        for name, ante in (("ante", self.ante_bb), ("big blind ante", self.big_blind_ante_bb)):
+            if not 0 <= ante <= self.stack_bb or (ante and round(ante * self.big_blind) < 1):
+                raise ValueError(f"the {name} is 0 or one chip to a stack, not {ante:g} bb")
+        if self.ante_bb and self.big_blind_ante_bb:
+            raise ValueError("antes from every player or a big blind ante, not both")
 
     @property
     def stack(self) -> int:
@@ -101,7 +108,18 @@ class MatchConfig:
             sb, bb = fixed_limit_blinds(self.big_blind)
         else:
             sb, bb = self.big_blind // 2, self.big_blind
-        return HandConfig(self.variant, self.structure, nl_blinds(self.seats, sb, bb))
+        antes = [round(self.ante_bb * self.big_blind)] * self.seats
+        if self.big_blind_ante_bb:  # heads-up the big blind is position 0, else position 1
+            antes = [0] * self.seats
+            antes[0 if self.seats == 2 else 1] = round(self.big_blind_ante_bb * self.big_blind)
+        blinds = nl_blinds(self.seats, sb, bb)
+        return HandConfig(
+            self.variant,
+            self.structure,
+            blinds,
+            antes=tuple(antes),
+            dead_antes=self.big_blind_ante_bb > 0,
+        )
 
 
 @dataclass
@@ -156,6 +174,8 @@ class MatchResult:
             "structure": self.config.structure.value,
             "seats": self.config.seats,
             "stack_bb": self.config.stack_bb,
+            "ante_bb": self.config.ante_bb,
+            "big_blind_ante_bb": self.config.big_blind_ante_bb,
             "seed": self.config.seed,
             "hands_needed": s.needed(self.config.seats),
             "allin_ev_hands": self.allin_ev_hands,

@@ -25,7 +25,8 @@ expected value against those ranges, and bluffs and calls at controlled, seeded 
   toward the minimum defence frequency pot / (pot + bet). So neither always folding nor always
   calling beats it.
 - Short stacks (at most 15 big blinds, no-limit hold'em, two to six players) push or fold from
-  the solved charts (``shortstack``); with three to six dealt in and no antes, from 6 big blinds,
+  the solved charts (``shortstack``); with three to six dealt in, from 6 big blinds (with or
+  without antes: the charts of the nearest ante structure),
   first in it also raises to two big blinds and, behind a small raise, re-pushes or folds, from
   the six-handed raise charts (``shortstack.tableraiseplay``); deeper it plays its own game
   (the heads-up raise-or-fold charts of ``shortstack.raising`` measured weaker than its own

@@ -10,10 +10,11 @@ of its mixed strategy, and with the seed the level played its holding with, exac
 a seed of its own, and ``draws`` > 1 averages several draws. ``HOLDINGS`` lists the holdings
 (two card indices each, the higher first).
 
-Hard is asked once for all the holdings (``hard.hard_policy``: one shared reading, about the
-cost of one decision); the other levels once per holding (each decision is well under a
-millisecond, or a few for Normal). With a budget too small for Hard to sample, Hard too is
-asked per holding (it then answers as Easy does).
+Hard, Easy and Normal are asked once for all the holdings (``hard.hard_policy``: one shared
+reading, about the cost of one decision; ``easy.easy_policy``; ``normal.normal_policy``), each
+exactly what the level decides holding by holding; the baselines once per holding. With a
+budget too small for Hard to sample, Hard too is asked per holding (it then answers as Easy
+does).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from libs.poker.cards import Card
 from libs.poker.config import Variant
 from libs.poker.events import ActionKind
 
+from .easy import easy_policy
 from .hard import SAMPLING_NEEDS, hard_policy
+from .normal import normal_policy
 from .policy import DEFAULT_BUDGET, Level, decide
 from .view import SeatView
 
@@ -91,6 +94,10 @@ def policy(
         at = draw_seed(seed, j)
         if level is Level.HARD and budget >= SAMPLING_NEEDS:
             answers = hard_policy(view, at, HOLDINGS[rows])
+        elif level is Level.EASY:
+            answers = easy_policy(view, at, HOLDINGS[rows])
+        elif level is Level.NORMAL:
+            answers = normal_policy(view, at, HOLDINGS[rows])
         else:
             answers = [decide(replace(view, hole=_hole(int(i))), level, at, budget) for i in rows]
         for i, decision in zip(rows, answers, strict=True):

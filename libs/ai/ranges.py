@@ -224,9 +224,14 @@ def uniform_ranges(cands: Candidates, opponents: Sequence[int]) -> Ranges:
 
 def preflop_ranges(view: SeatView, cands: Candidates) -> dict[int, Floats]:
     """Simplified starting-hand ranges (the Normal level): each live opponent holds the top
-    share of hands its strongest voluntary preflop action suggests (re-raise 8%, raise 20%,
-    call a raise 40%, limp 60%, blinds and checks anything); holdings outside keep a small
-    weight."""
+    share of hands its strongest voluntary preflop action suggests (``preflop_tops``);
+    holdings outside keep a small weight."""
+    return {p: top_range(cands.preflop, top) for p, top in preflop_tops(view).items()}
+
+
+def preflop_tops(view: SeatView) -> dict[int, float]:
+    """Each live opponent's top share of hands by its strongest voluntary preflop action:
+    re-raise 8%, raise 20%, call a raise 40%, limp 60%, blinds and checks anything."""
     share = {p: 1.0 for p in view.opponents}
     for spot in spots(view):
         p = spot.action.position
@@ -240,8 +245,11 @@ def preflop_ranges(view: SeatView, cands: Candidates) -> dict[int, Floats]:
         else:
             continue
         share[p] = min(share[p], top)
-    weights: dict[int, Floats] = {}
-    for p, top in share.items():
-        w = np.where(cands.preflop >= 1.0 - top, 1.0, 0.03)
-        weights[p] = w / w.sum()
-    return weights
+    return share
+
+
+def top_range(preflop: Floats, top: float) -> Floats:
+    """Weights over candidates of starting-hand percentiles ``preflop`` (``[..., M]``: one range
+    per row): the top ``top`` share of starting hands 1, the rest 0.03, normalised."""
+    w = np.where(preflop >= 1.0 - top, 1.0, 0.03)
+    return np.asarray(w / w.sum(axis=-1, keepdims=True), dtype=np.float64)

@@ -158,7 +158,8 @@ def _text(result: MatchResult) -> str:
             answers.append(f"{name}: {t.illegal} illegal, {t.no_answer} without answer")
     lines = [
         f"{result.a} (A) vs {result.b} (B): {c.variant.value} {c.structure.value}, "
-        f"{c.seats} seats (A in one, B in the others), {c.stack_bb:g} bb stacks, seed {c.seed}",
+        f"{c.seats} seats (A in one, B in the others), {c.stack_bb:g} bb stacks"
+        f"{_antes(c)}, seed {c.seed}",
         f"{result.hands:,} hands in {s.n:,} duplicate groups of {c.seats}; scoring: {ev} "
         f"({result.allin_ev_hands:,} hands settled by all-in EV)",
         f"A: {s.mean:+,.1f} mbb/hand, 95% CI {_fmt_ci(result)}, sd {s.sd:,.0f} mbb per group",
@@ -166,6 +167,12 @@ def _text(result: MatchResult) -> str:
     if answers:
         lines.append("clock rule applied: " + "; ".join(answers))
     return "\n".join(lines)
+
+
+def _antes(config: MatchConfig) -> str:
+    if config.big_blind_ante_bb:
+        return f", big blind ante {config.big_blind_ante_bb:g} bb"
+    return f", antes {config.ante_bb:g} bb" if config.ante_bb else ""
 
 
 def _scale(text: str) -> float:
@@ -179,14 +186,20 @@ def _scale(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    base = MatchConfig(
-        variant=Variant(args.variant),
-        structure=BettingStructure(args.structure),
-        seats=args.seats,
-        stack_bb=args.stack_bb,
-        seed=args.seed,
-        scoring=Scoring(args.scoring),
-    )
+    try:
+        base = MatchConfig(
+            variant=Variant(args.variant),
+            structure=BettingStructure(args.structure),
+            seats=args.seats,
+            stack_bb=args.stack_bb,
+            seed=args.seed,
+            scoring=Scoring(args.scoring),
+            ante_bb=args.ante,
+            big_blind_ante_bb=args.bb_ante,
+        )
+    except ValueError as exc:
+        print(f"holdem arena: {exc}", file=sys.stderr)
+        return 2
     if args.ladder:
         return _ladder(args, base)
     if args.a is None or args.b is None or args.hands is None:
@@ -307,6 +320,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=number(1, 100_000, "--stack-bb"),
         default=100.0,
         help="stack of every seat at the start of each hand, in big blinds (default 100)",
+    )
+    parser.add_argument(
+        "--ante",
+        type=number(0, 100_000, "--ante"),
+        default=0.0,
+        help="every player's ante, in big blinds (default 0; e.g. 0.1)",
+    )
+    parser.add_argument(
+        "--bb-ante",
+        type=number(0, 100_000, "--bb-ante"),
+        default=0.0,
+        help="a big blind ante: the big blind antes this for the table, dead (default 0; e.g. 1)",
     )
     parser.add_argument(
         "--scoring",

@@ -3,7 +3,8 @@
 solved from it (``python -m libs.cli.shortstack charts``, about a minute), the six-handed charts
 (``python -m libs.cli.shortstack tables``, about ten minutes), the heads-up raise, fold or call
 off charts (``python -m libs.cli.shortstack raises``, a few minutes) and the six-handed ones
-(``python -m libs.cli.shortstack tableraises``, about ten minutes), written beside
+(``python -m libs.cli.shortstack tableraises``, about ten minutes; every chart for the three
+ante structures of ``charts.Antes``), written beside
 libs/ai/shortstack's modules, which read them."""
 
 from __future__ import annotations

@@ -137,10 +137,9 @@ def _table_of(s: TournamentState, player_id: str) -> str:
     return s.entrants[player_id].table_id
 
 
-#: A release carries the prizes once at most this many players are left (the bots weigh prizes
-#: with at most 10 left, libs/ai/shortstack/prizes.py; a little more so a table knows the field
-#: before it matters), and in every hand-for-hand round of at most ``PRIZES_MOST`` players (the
-#: bubble, when every table waits anyway).
+#: A release carries the prizes once at most this many players are left (Hard weighs whatever
+#: prizes reach it, libs/ai/shortstack/prizes.py), and in every hand-for-hand round of at most
+#: ``PRIZES_MOST`` players (the bubble, when every table waits anyway).
 PRIZES_FIELD = 20
 #: The most players whose prizes a release names (the table takes at most 100 places).
 PRIZES_MOST = 100

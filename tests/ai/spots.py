@@ -4,6 +4,7 @@ the player to act (built the one way the arena and the table build it)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from libs.ai import PublicAction, SeatView, public_actions, seat_view
 from libs.poker import (
@@ -47,9 +48,16 @@ class Hand:
         structure: BettingStructure,
         holes: Sequence[str],
         stacks: Sequence[int] | None = None,
+        antes: Sequence[int] = (),
     ) -> None:
+        """``antes`` by position (default none); a big blind ante (only the big blind posts)
+        goes in dead, as a tournament's does."""
         n = len(holes)
-        opening = start_hand(config(variant, structure, n), list(stacks or [100 * BB] * n))
+        dealt = config(variant, structure, n)
+        if antes:
+            dead = sum(1 for a in antes if a) == 1
+            dealt = replace(dealt, antes=tuple(antes), dead_antes=dead)
+        opening = start_hand(dealt, list(stacks or [100 * BB] * n))
         self.events: list[Event] = list(opening)
         self.state: HandState = replay(opening)
         self.apply(DealHands(tuple(parse_cards(h) for h in holes)))

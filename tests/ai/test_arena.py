@@ -19,6 +19,8 @@ from libs.ai.arena import (
     run_match,
 )
 from libs.ai.ladder import LADDER
+from libs.ai.shortstack.charts import Antes
+from libs.ai.shortstack.play import antes_of
 from libs.cli.main import main
 from libs.poker import ActionKind, BettingStructure, Card, Variant, parse_cards
 from libs.poker.equity import equity
@@ -187,3 +189,56 @@ def test_the_ladder_command_plays_every_rung(capsys: pytest.CaptureFixture[str])
     rows = json.loads(out)
     assert len(rows) == len(LADDER) and all(r["ci95"] is None for r in rows)
     assert status == 1 and "interval not above zero" in err
+
+
+class AnteReader:
+    """Folds, noting which kept ante structure each view reads."""
+
+    name = "ante reader"
+
+    def __init__(self) -> None:
+        self.seen: set[Antes] = set()
+
+    def act(self, view: SeatView, seed: int) -> Decision:
+        self.seen.add(antes_of(view))
+        return legal(view, ActionKind.FOLD if view.options.can_fold else ActionKind.CHECK)
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_antes_are_posted_seen_and_conserve_chips(seats: int) -> None:
+    for config, expected in (
+        (MatchConfig(seats=seats, stack_bb=10, ante_bb=0.1), Antes.TENTH),
+        (MatchConfig(seats=seats, stack_bb=10, big_blind_ante_bb=1), Antes.BIG_BLIND_ANTE),
+    ):
+        reader = AnteReader()
+        seated: list[tuple[Player, str]] = [(reader, "a")] + [(Shover(), "b")] * (seats - 1)
+        nets, _ = play_hand(config, deck(5, 0), seated, 0, {"a": Tally(), "b": Tally()})
+        assert sum(nets) == pytest.approx(0, abs=1e-6)
+        assert reader.seen == {expected}
+        posted = config.hand_config().antes
+        assert sum(posted) == (10 * seats if config.ante_bb else 100)
+
+
+def test_bad_antes_are_refused() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        MatchConfig(ante_bb=0.1, big_blind_ante_bb=1)
+    with pytest.raises(ValueError, match="one chip"):
+        MatchConfig(ante_bb=0.001)
+    assert (
+        main(
+            [
+                "arena",
+                "--a",
+                "call",
+                "--b",
+                "call",
+                "--hands",
+                "2",
+                "--ante",
+                "0.1",
+                "--bb-ante",
+                "1",
+            ]
+        )
+        == 2
+    )

@@ -1,8 +1,9 @@
 """Raise, fold or call off, solved (``libs/ai/shortstack/raising.py``) and played
 (``raiseplay.py``): with the raise at the stack the game is push-or-fold exactly; the raise is
 worth something to the small blind and its solution is near an equilibrium; the kept charts are
-strategies; Normal plays them heads-up from 15 to 25 big blinds and nowhere else (Hard's own
-play measured stronger there)."""
+strategies, the solver's, for every ante structure, and antes widen them; Normal plays them
+heads-up from 15 to 25 big blinds, with or without antes, and nowhere else (Hard's own play
+measured stronger there)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ import numpy as np
 import pytest
 
 from libs.ai import Level, decide
+from libs.ai.shortstack.charts import Antes, heads_up_chart
 from libs.ai.shortstack.equities import heads_up_equities
-from libs.ai.shortstack.hands import combo_counts, pair_weights
+from libs.ai.shortstack.hands import INDEX, combo_counts, pair_weights
 from libs.ai.shortstack.raiseplay import raise_fold_or_call_off
 from libs.ai.shortstack.raising import (
+    FOLD,
+    RAISE_CALL,
     RAISE_FOLD,
+    RAISE_GENERATED_WITH,
     RAISE_STACKS,
     RaiseGame,
     raise_chart,
     raise_exploitability,
+    raise_game,
     solve_raise,
 )
 from libs.ai.shortstack.solver import ShoveGame, solve
@@ -67,9 +73,36 @@ def test_the_kept_charts_are_strategies_and_raise_more_as_stacks_deepen() -> Non
         raise_chart(0.0)
 
 
-def _heads_up(holes: list[str], bb: float) -> Hand:
+@pytest.mark.parametrize("antes", list(Antes))
+def test_the_kept_charts_are_the_solvers_for_every_ante_structure(antes: Antes) -> None:
+    solved = solve_raise(raise_game(20.0, antes), RAISE_GENERATED_WITH["iterations"])
+    assert solved.exploitability < 0.005
+    kept = raise_chart(20.0, antes)
+    tolerance = 0.5 / 255 + 1e-9  # kept as bytes
+    assert np.abs(kept[:4] - solved.sb.T).max() <= tolerance
+    assert np.abs(kept[4] - solved.call).max() <= tolerance
+    assert np.abs(kept[5] - solved.reraise).max() <= tolerance
+    for stack in RAISE_STACKS:
+        assert np.allclose(raise_chart(stack, antes)[:4].sum(axis=0), 1.0, atol=0.02)
+
+
+def test_antes_widen_the_ranges_at_every_depth() -> None:
+    """More dead money: the big blind calls a push and re-pushes over the raise more, and the
+    small blind calls off more; a tenth from each also makes it fold less first in (a big blind
+    ante does not: the big blind's wider re-push costs the raise-folds, docs/ai.md)."""
+    for stack in RAISE_STACKS:
+        plain = raise_chart(stack)
+        for antes in (Antes.TENTH, Antes.BIG_BLIND_ANTE):
+            anted = raise_chart(stack, antes)
+            assert SHARES @ anted[4] > SHARES @ plain[4]
+            assert SHARES @ anted[5] > SHARES @ plain[5]
+            assert SHARES @ anted[RAISE_CALL] > SHARES @ plain[RAISE_CALL]
+        assert SHARES @ raise_chart(stack, Antes.TENTH)[FOLD] < SHARES @ plain[FOLD]
+
+
+def _heads_up(holes: list[str], bb: float, antes: tuple[int, int] | None = None) -> Hand:
     """Holes by position: the big blind's first, the small blind's (the button's) second."""
-    return Hand(*NLHE, holes, [int(bb * BB)] * 2)
+    return Hand(*NLHE, holes, [int(bb * BB)] * 2, antes or ())
 
 
 def test_normal_plays_the_raise_chart_heads_up_from_15_to_25_big_blinds() -> None:
@@ -87,3 +120,50 @@ def test_normal_plays_the_raise_chart_heads_up_from_15_to_25_big_blinds() -> Non
     for deep in (15.0, 30.0):  # push-or-fold's depth, and Hard's own play
         view = _heads_up(["7c2d", "AsAh"], deep).view()
         assert raise_fold_or_call_off(view, random.Random(1)) is None
+
+
+@pytest.mark.parametrize(
+    ("antes", "posts"), [(Antes.TENTH, (BB // 10, BB // 10)), (Antes.BIG_BLIND_ANTE, (BB, 0))]
+)
+def test_with_antes_the_ante_chart_is_played(antes: Antes, posts: tuple[int, int]) -> None:
+    king = INDEX["K2o"]
+    assert raise_chart(20.0)[5, king] < 0.05 < 0.95 < raise_chart(20.0, antes)[5, king]
+    plain = _heads_up(["Kc2d", "7h6h"], 20).raise_to(2 * BB).view()  # the big blind
+    anted = _heads_up(["Kc2d", "7h6h"], 20, posts).raise_to(2 * BB).view()
+    for seed in range(5):
+        folded = raise_fold_or_call_off(plain, random.Random(seed))
+        assert folded is not None and folded.kind is ActionKind.FOLD
+        pushed = raise_fold_or_call_off(anted, random.Random(seed))
+        assert pushed is not None and pushed.kind is ActionKind.RAISE
+        assert pushed.to == anted.options.all_in_to
+        assert "raise chart" in pushed.rationale and "ante" in pushed.rationale
+    first_in = _heads_up(["7c2d", "AsAh"], 20, posts).view()
+    assert "ante" in decide(first_in, Level.NORMAL, 1).rationale  # Normal reads the same
+
+
+def _cards(name: str) -> str:
+    """Two cards of a class name (``AKs``, ``K2o``, ``88``)."""
+    if len(name) == 2:
+        return f"{name[0]}c{name[1]}d"
+    return f"{name[0]}h{name[1]}h" if name[2] == "s" else f"{name[0]}c{name[1]}d"
+
+
+def test_a_push_into_the_raise_chart_is_called_with_the_push_or_fold_charts_row() -> None:
+    """The raise game's own calling row answers its equilibrium's rare pushes (under 1 % of
+    hands): against a push/fold player it called far too wide. Facing a push the big blind now
+    calls with the push-or-fold charts' row: a class that row folds is folded, whatever the
+    raise game's row says."""
+    bba = Antes.BIG_BLIND_ANTE
+    _, calls = heads_up_chart(20.0, bba)
+    loose = [
+        name for name, k in INDEX.items() if raise_chart(20.0, bba)[4, k] > 0.95 > 0.05 > calls[k]
+    ]
+    assert loose, "the two calling rows agree everywhere: nothing to check"
+    for name in loose[:5]:
+        hole = _cards(name)
+        villain = "Ks9s" if hole[0] not in "K9" and hole[2] not in "K9" else "QsTs"
+        pushed = _heads_up([hole, villain], 20, (BB, 0)).raise_to(20 * BB).view()
+        for seed in range(3):
+            answer = raise_fold_or_call_off(pushed, random.Random(seed))
+            assert answer is not None and answer.kind is ActionKind.FOLD, name
+            assert "push/fold chart" in answer.rationale

@@ -1,8 +1,9 @@
 """Six-handed raise, fold or call off, solved (``libs/ai/shortstack/tableraise.py``) and played
 (``tableraiseplay.py``): with one player behind it is the heads-up raise game exactly, with the
 raise at the whole stack the six-handed push-or-fold game; the raise gains the first player
-something and the solution is near an equilibrium; the kept charts are the solver's; Hard and
-Normal play them at a short table of three to six."""
+something and the solution is near an equilibrium; the kept charts are the solver's for every
+ante structure, and antes widen them; Hard and Normal play them at a short table of three to six,
+with or without antes."""
 
 from __future__ import annotations
 
@@ -68,17 +69,19 @@ def test_the_raise_gains_the_first_player_and_the_solution_is_near_an_equilibriu
     assert game.exploitability(worse, raised.calls, raised.reraises) > 0.05
 
 
-def test_the_kept_charts_are_the_solvers_and_strategies() -> None:
+@pytest.mark.parametrize("antes", list(Antes))
+def test_the_kept_charts_are_the_solvers_and_strategies(antes: Antes) -> None:
     iterations = TABLE_RAISE_GENERATED_WITH["iterations"]
-    solved = table_raise_game(10.0, 2).solve(iterations)
-    kept = table_raise_chart(10.0, 2)
+    solved = table_raise_game(10.0, 2, antes).solve(iterations)
+    assert solved.exploitability < 0.01
+    kept = table_raise_chart(10.0, 2, antes)
     tolerance = 0.5 / 255 + 1e-9
     assert np.abs(kept.first - solved.first.T).max() <= tolerance
     assert np.abs(kept.reraises - solved.reraises).max() <= tolerance
     assert np.abs(kept.calls - solved.calls).max() <= tolerance
     for stack in TABLE_RAISE_STACKS:
         for behind in range(1, 6):
-            chart = table_raise_chart(stack, behind)
+            chart = table_raise_chart(stack, behind, antes)
             assert np.allclose(chart.first.sum(axis=0), 1.0, atol=4 / 255)
             assert chart.calls.shape == chart.reraises.shape == (behind, 169)
 
@@ -86,6 +89,18 @@ def test_the_kept_charts_are_the_solvers_and_strategies() -> None:
 def test_more_players_behind_fold_more_first_in() -> None:
     folds = [float(SHARES @ table_raise_chart(12.0, b).first[FOLD]) for b in range(1, 6)]
     assert folds == sorted(folds) and folds[-1] > folds[0] + 0.3
+
+
+def test_antes_widen_the_ranges_at_every_depth() -> None:
+    """More dead money: the first player in folds less, and the big blind re-pushes over the
+    raise more, at every kept depth and number behind."""
+    for stack in TABLE_RAISE_STACKS:
+        for behind in range(1, 6):
+            plain = table_raise_chart(stack, behind)
+            for antes in (Antes.TENTH, Antes.BIG_BLIND_ANTE):
+                anted = table_raise_chart(stack, behind, antes)
+                assert SHARES @ anted.first[FOLD] < SHARES @ plain.first[FOLD]
+                assert SHARES @ anted.reraises[-1] > SHARES @ plain.reraises[-1]
 
 
 @pytest.mark.parametrize("bad", [{"behind": 0}, {"behind": 6}, {"stack": 0.0}, {"stack": -1.0}])
@@ -100,9 +115,9 @@ def test_bad_spots_are_refused(bad: dict[str, float]) -> None:
 # ---- at the table: positions 0 and 1 are the blinds, 2 is under the gun, 5 the button
 
 
-def _table(utg: str, bb: str, stack_bb: float) -> Hand:
+def _table(utg: str, bb: str, stack_bb: float, antes: tuple[int, ...] = ()) -> Hand:
     holes = ["3c2c", bb, utg, "5h4c", "6d3h", "8c2s"]
-    return Hand(*NLHE, holes, [int(stack_bb * BB)] * 6)
+    return Hand(*NLHE, holes, [int(stack_bb * BB)] * 6, antes)
 
 
 def test_first_in_it_folds_pushes_or_raises_to_two_big_blinds() -> None:
@@ -165,3 +180,21 @@ def test_hard_and_normal_play_them() -> None:
         assert decide(aces, level, seed=5).kind is ActionKind.RAISE
     hard = decide(aces, Level.HARD, seed=5)
     assert "table raise chart" in hard.rationale
+
+
+@pytest.mark.parametrize(
+    ("antes", "posts"),
+    [(Antes.TENTH, (BB // 10,) * 6), (Antes.BIG_BLIND_ANTE, (0, BB, 0, 0, 0, 0))],
+)
+def test_with_antes_the_ante_chart_is_played(antes: Antes, posts: tuple[int, ...]) -> None:
+    kj = INDEX["KJo"]  # under the gun at 10 bb: folded without antes, played with them
+    assert table_raise_chart(10.0, 5).first[FOLD, kj] > 0.95
+    assert table_raise_chart(10.0, 5, antes).first[FOLD, kj] < 0.05
+    for seed in range(5):
+        plain = table_raise_or_fold(_table("KsJd", "KhQh", 10).view(), random.Random(seed), 15.0)
+        assert plain is not None and plain.kind is ActionKind.FOLD
+        anted = _table("KsJd", "KhQh", 10, posts).view()
+        decision = table_raise_or_fold(anted, random.Random(seed), 15.0)
+        assert decision is not None and decision.kind is ActionKind.RAISE
+        assert "table raise chart" in decision.rationale and "ante" in decision.rationale
+        assert "ante" in decide(anted, Level.HARD, seed).rationale  # Hard reads the same chart

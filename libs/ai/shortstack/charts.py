@@ -41,9 +41,13 @@ class Antes(IntEnum):
     TENTH = 1  # every player antes a tenth of the big blind
     BIG_BLIND_ANTE = 2  # the big blind also posts one big blind of ante
 
+    @property
+    def posts(self) -> tuple[float, float]:
+        """(every player's ante, the big blind's ante), in big blinds."""
+        return (0.1 if self is Antes.TENTH else 0.0, 1.0 if self is Antes.BIG_BLIND_ANTE else 0.0)
+
     def game(self, stack: float) -> ShoveGame:
-        ante = 0.1 if self is Antes.TENTH else 0.0
-        bba = 1.0 if self is Antes.BIG_BLIND_ANTE else 0.0
+        ante, bba = self.posts
         return ShoveGame(pair_weights(), heads_up_equities(), stack, ante=ante, big_blind_ante=bba)
 
 
@@ -89,8 +93,7 @@ TABLE_GENERATED_WITH = {"iterations": 1_000, "players": 6}
 
 
 def table_game(antes: Antes, stack: float, behind: int) -> MultiwayGame:
-    ante = 0.1 if antes is Antes.TENTH else 0.0
-    bba = 1.0 if antes is Antes.BIG_BLIND_ANTE else 0.0
+    ante, bba = antes.posts
     players = TABLE_GENERATED_WITH["players"]
     return MultiwayGame(
         pair_weights(), heads_up_equities(), stack, behind, players, ante=ante, big_blind_ante=bba

@@ -1,12 +1,18 @@
 """Playing a raise, fold or call-off spot from the charts (``raising``): heads-up no-limit
-hold'em before the flop, no antes, the effective stack above the push-or-fold charts' reach
-(``PUSH_FOLD_DEPTH``) and at most ``RAISE_DEPTH`` big blinds. Or None: the caller plays it.
+hold'em before the flop, the effective stack above the push-or-fold charts' reach
+(``PUSH_FOLD_DEPTH``) and at most ``RAISE_DEPTH`` big blinds, read from the charts of the
+nearest kept ante structure (``play.antes_of``, as the push-or-fold charts are). Or None: the
+caller plays it.
 
 - The small blind first in: fold, push, or raise to two big blinds, with the chart's
   probabilities for its class (raise-fold and raise-call both raise).
 - The big blind facing that small raise (at most ``SMALL_RAISE`` big blinds, not all in): re-raise
   all in with the chart's probability, else fold (the game's one approximation: no flat call).
-  Facing a push: call with the chart's probability.
+  Facing a push: call with the push-or-fold charts' calling probability at that depth (at most
+  their deepest, 20 bb). The raise game's own calling row answers the pushes of its equilibrium,
+  which at these depths pushes under 1 % of hands: against a push/fold player (who pushes about
+  half of them) it called too wide, 57.7 % of hands at 20 bb with a big blind ante against the
+  push/fold equilibrium's 32.6 %, and Normal's edge over ``--b pushfold`` fell from +171 to +68.
 - The small blind, raised and then re-raised all in: call off with its class's share of
   raise-call among its raises, else fold.
 """
@@ -20,7 +26,7 @@ from libs.poker.history import Move
 
 from ..decision import Decision, legal
 from ..view import SeatView
-from .charts import Antes
+from .charts import Antes, heads_up_chart
 from .hands import class_index
 from .play import PUSH_FOLD_DEPTH, antes_of, effective_big_blinds, no_limit_holdem_preflop
 from .raising import FOLD, PUSH, RAISE_CALL, RAISE_FOLD, RAISE_TO, raise_chart
@@ -30,6 +36,8 @@ RAISE_DEPTH = 25.0
 #: A raise to at most this many big blinds counts as the charts' small raise.
 SMALL_RAISE = 2.5
 _SB, _BB = 1, 0  # heads-up positions: the button posts the small blind
+#: How a decision's rationale names the ante structure it was read with.
+ANTE_NOTES = {Antes.NONE: "", Antes.TENTH: ", tenth antes", Antes.BIG_BLIND_ANTE: ", bb ante"}
 
 
 def raise_fold_or_call_off(
@@ -41,15 +49,17 @@ def raise_fold_or_call_off(
 ) -> Decision | None:
     """The chart's action for the seat to act, or None when this is not such a spot.
     ``misread`` > 0 reads the chart at a depth off by up to that share (a looser player)."""
-    if not (no_limit_holdem_preflop(view) and view.players == 2 and antes_of(view) is Antes.NONE):
+    if not (no_limit_holdem_preflop(view) and view.players == 2):
         return None
     depth = effective_big_blinds(view)
     if not low < depth <= high:
         return None
-    chart = raise_chart(depth * (1 + rng.uniform(-misread, misread)) if misread else depth)
+    read = depth * (1 + rng.uniform(-misread, misread)) if misread else depth
+    antes = antes_of(view)
+    chart = raise_chart(read, antes)
     mine = class_index(view.hole)
     raises = [a for a in view.actions if a.move.voluntary and a.move is not Move.FOLD]
-    note = f"{depth:.1f} bb raise chart"
+    note = f"{depth:.1f} bb raise chart{ANTE_NOTES[antes]}"
     bb = view.big_blind
     if view.me == _SB and not raises:
         action = draw(rng, [chart[k][mine] for k in (FOLD, PUSH, RAISE_FOLD, RAISE_CALL)])
@@ -60,9 +70,11 @@ def raise_fold_or_call_off(
         return legal(view, ActionKind.RAISE, round(RAISE_TO * bb), f"raise ({note})")
     if view.me == _BB and len(raises) == 1 and raises[0].position == _SB:
         first = raises[0]
-        if first.all_in:
-            call = rng.random() < chart[4][mine]
+        if first.all_in:  # the push/fold chart's call: a push here is a push/fold player's
+            _, calls = heads_up_chart(read, antes)
+            call = rng.random() < calls[mine]
             kind = ActionKind.CALL if call else ActionKind.FOLD
+            note = f"{depth:.1f} bb push/fold chart{ANTE_NOTES[antes]}"
             return legal(view, kind, rationale=f"{kind.value} the push ({note})")
         if first.move is Move.RAISE and first.to <= SMALL_RAISE * bb:
             if rng.random() < chart[5][mine]:

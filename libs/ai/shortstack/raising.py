@@ -24,8 +24,8 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
-from .equities import heads_up_equities
-from .hands import COUNT, pair_weights
+from .charts import Antes
+from .hands import COUNT
 from .solver import ShoveGame, Vector
 
 FOLD, PUSH, RAISE_FOLD, RAISE_CALL = range(4)
@@ -134,7 +134,7 @@ def solve_raise(game: RaiseGame, iterations: int = 4000) -> RaiseEquilibrium:
     )
 
 
-# ---- the kept charts (no antes), read by ``raiseplay``
+# ---- the kept charts (per ante structure), read by ``raiseplay``
 
 RAISE_DATA = "hu_raise_charts.npy"
 #: Depths kept: above the push-or-fold charts' reach in Hard's play (15 big blinds) to 25.
@@ -143,14 +143,20 @@ RAISE_TO = 2.0
 RAISE_GENERATED_WITH = {"iterations": 2_000}
 
 
+def raise_game(stack: float, antes: Antes = Antes.NONE) -> RaiseGame:
+    """The kept charts' game at ``stack`` big blinds with ``antes`` (``charts.Antes``)."""
+    return RaiseGame(antes.game(stack), RAISE_TO)
+
+
 def solve_raise_charts(iterations: int) -> npt.NDArray[np.float64]:
-    """``[len(RAISE_STACKS), 6, 169]``: per depth the small blind's four action probabilities,
-    then the big blind's calling (a push) and re-raising (the raise) probabilities."""
-    out = np.zeros((len(RAISE_STACKS), 6, COUNT))
-    for k, stack in enumerate(RAISE_STACKS):
-        game = RaiseGame(ShoveGame(pair_weights(), heads_up_equities(), stack), RAISE_TO)
-        eq = solve_raise(game, iterations)
-        out[k, :4], out[k, 4], out[k, 5] = eq.sb.T, eq.call, eq.reraise
+    """``[3, len(RAISE_STACKS), 6, 169]``: per ante structure and depth the small blind's four
+    action probabilities, then the big blind's calling (a push) and re-raising (the raise)
+    probabilities."""
+    out = np.zeros((len(Antes), len(RAISE_STACKS), 6, COUNT))
+    for antes in Antes:
+        for k, stack in enumerate(RAISE_STACKS):
+            eq = solve_raise(raise_game(stack, antes), iterations)
+            out[antes, k, :4], out[antes, k, 4], out[antes, k, 5] = eq.sb.T, eq.call, eq.reraise
     return out
 
 
@@ -158,19 +164,21 @@ def solve_raise_charts(iterations: int) -> npt.NDArray[np.float64]:
 def _raise_charts() -> npt.NDArray[np.float64]:
     with resources.files(__package__).joinpath(RAISE_DATA).open("rb") as stream:
         raw = np.load(stream)
-    if raw.shape != (len(RAISE_STACKS), 6, COUNT) or raw.dtype != np.uint8:
-        raise ValueError(f"{RAISE_DATA} is not a [{len(RAISE_STACKS)}, 6, 169] uint8 table")
+    shape = (len(Antes), len(RAISE_STACKS), 6, COUNT)
+    if raw.shape != shape or raw.dtype != np.uint8:
+        raise ValueError(f"{RAISE_DATA} is not a {list(shape)} uint8 table")
     charts: npt.NDArray[np.float64] = raw.astype(np.float64) / 255
     return charts
 
 
-def raise_chart(stack: float) -> npt.NDArray[np.float64]:
+def raise_chart(stack: float, antes: Antes = Antes.NONE) -> npt.NDArray[np.float64]:
     """``[6, 169]`` at the kept depth nearest at or below ``stack`` big blinds (the first kept
-    one below it): FOLD, PUSH, RAISE_FOLD, RAISE_CALL, then the big blind's call and re-raise."""
+    one below it) with ``antes``: FOLD, PUSH, RAISE_FOLD, RAISE_CALL, then the big blind's
+    call and re-raise."""
     if not np.isfinite(stack) or stack <= 0:
         raise ValueError(f"a stack is a positive number of big blinds, not {stack}")
     k = max(int(np.searchsorted(RAISE_STACKS, stack, side="right")) - 1, 0)
-    chart: npt.NDArray[np.float64] = _raise_charts()[k]
+    chart: npt.NDArray[np.float64] = _raise_charts()[antes, k]
     return chart
 
 
@@ -180,6 +188,7 @@ __all__ = [
     "RaiseGame",
     "raise_chart",
     "raise_exploitability",
+    "raise_game",
     "solve_raise",
     "solve_raise_charts",
 ]

@@ -25,6 +25,7 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
+from .charts import Antes
 from .equities import heads_up_equities
 from .hands import COUNT, pair_weights
 from .multiway import MAX_BEHIND, MultiwayGame, Vector
@@ -141,7 +142,7 @@ class TableRaiseEquilibrium:
     iterations: int
 
 
-# ---- the kept charts (no antes, six dealt in), read by ``tableraiseplay``
+# ---- the kept charts (per ante structure, six dealt in), read by ``tableraiseplay``
 
 TABLE_RAISE_DATA = "table_raise_charts.npz"
 #: Depths kept (big blinds): from where a raise first pays to the six-handed push charts' end.
@@ -150,23 +151,29 @@ TABLE_RAISE_TO = 2.0
 TABLE_RAISE_GENERATED_WITH = {"iterations": 2_000, "players": 6}
 
 
-def table_raise_game(stack: float, behind: int) -> TableRaiseGame:
+def table_raise_game(stack: float, behind: int, antes: Antes = Antes.NONE) -> TableRaiseGame:
     players = TABLE_RAISE_GENERATED_WITH["players"]
-    game = MultiwayGame(pair_weights(), heads_up_equities(), stack, behind, players)
+    ante, bba = antes.posts
+    game = MultiwayGame(
+        pair_weights(), heads_up_equities(), stack, behind, players, ante=ante, big_blind_ante=bba
+    )
     return TableRaiseGame(game, TABLE_RAISE_TO)
 
 
 def solve_table_raise_charts(iterations: int) -> npt.NDArray[np.float64]:
-    """``[len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, 169]``: per depth and number
-    of players behind the first one in, its four action probabilities, then each player
-    behind's calling row and re-raising row, in acting order (rows past them stay 0)."""
-    out = np.zeros((len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, COUNT))
-    for k, stack in enumerate(TABLE_RAISE_STACKS):
-        for behind in range(1, MAX_BEHIND + 1):
-            eq = table_raise_game(stack, behind).solve(iterations)
-            out[k, behind - 1, :4] = eq.first.T
-            out[k, behind - 1, 4 : 4 + behind] = eq.calls
-            out[k, behind - 1, 4 + MAX_BEHIND : 4 + MAX_BEHIND + behind] = eq.reraises
+    """``[3, len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, 169]``: per ante
+    structure, depth and number of players behind the first one in, its four action
+    probabilities, then each player behind's calling row and re-raising row, in acting order
+    (rows past them stay 0)."""
+    out = np.zeros((len(Antes), len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, COUNT))
+    for antes in Antes:
+        for k, stack in enumerate(TABLE_RAISE_STACKS):
+            for behind in range(1, MAX_BEHIND + 1):
+                eq = table_raise_game(stack, behind, antes).solve(iterations)
+                rows = out[antes, k, behind - 1]
+                rows[:4] = eq.first.T
+                rows[4 : 4 + behind] = eq.calls
+                rows[4 + MAX_BEHIND : 4 + MAX_BEHIND + behind] = eq.reraises
     return out
 
 
@@ -174,7 +181,7 @@ def solve_table_raise_charts(iterations: int) -> npt.NDArray[np.float64]:
 def _charts() -> npt.NDArray[np.float64]:
     with resources.files(__package__).joinpath(TABLE_RAISE_DATA).open("rb") as stream:
         raw = np.load(stream)["charts"]
-    shape = (len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, COUNT)
+    shape = (len(Antes), len(TABLE_RAISE_STACKS), MAX_BEHIND, 4 + 2 * MAX_BEHIND, COUNT)
     if raw.shape != shape or raw.dtype != np.uint8:
         raise ValueError(f"{TABLE_RAISE_DATA} is not a {list(shape)} uint8 table")
     charts: npt.NDArray[np.float64] = raw.astype(np.float64) / 255
@@ -188,15 +195,15 @@ class TableRaiseChart:
     reraises: Vector  # [behind, 169]
 
 
-def table_raise_chart(stack: float, behind: int) -> TableRaiseChart:
-    """The chart with ``behind`` players left to act, at the kept depth nearest at or below
-    ``stack`` big blinds (the shallowest below it)."""
+def table_raise_chart(stack: float, behind: int, antes: Antes = Antes.NONE) -> TableRaiseChart:
+    """The chart with ``behind`` players left to act and ``antes``, at the kept depth nearest
+    at or below ``stack`` big blinds (the shallowest below it)."""
     if not np.isfinite(stack) or stack <= 0:
         raise ValueError(f"a stack is a positive number of big blinds, not {stack}")
     if not 1 <= behind <= MAX_BEHIND:
         raise ValueError(f"the charts know 1 to {MAX_BEHIND} players behind, not {behind}")
     k = max(int(np.searchsorted(TABLE_RAISE_STACKS, stack, side="right")) - 1, 0)
-    rows = _charts()[k, behind - 1]
+    rows = _charts()[antes, k, behind - 1]
     return TableRaiseChart(
         rows[:4], rows[4 : 4 + behind], rows[4 + MAX_BEHIND : 4 + MAX_BEHIND + behind]
     )

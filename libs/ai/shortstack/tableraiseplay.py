@@ -1,7 +1,8 @@
 """Playing a raise, fold or call-off spot at a table of three to six from the charts
-(``tableraise``): no-limit hold'em before the flop, no antes, the effective stack from
-``TABLE_RAISE_LOW`` to the level's depth. Or None: the caller plays it (the push-or-fold charts,
-or its own way).
+(``tableraise``): no-limit hold'em before the flop, the effective stack from
+``TABLE_RAISE_LOW`` to the level's depth, read from the charts of the nearest kept ante
+structure (``play.antes_of``, as the push-or-fold charts are). Or None: the caller plays it
+(the push-or-fold charts, or its own way).
 
 - First in (everyone before me folded): fold, push, or raise to two big blinds with the chart's
   probabilities for my class and the number of players behind me.
@@ -25,11 +26,10 @@ from libs.poker.history import Move
 
 from ..decision import Decision, legal
 from ..view import SeatView
-from .charts import Antes
 from .hands import class_index
 from .multiway import MAX_BEHIND
 from .play import acting_order, answer_with, antes_of, no_limit_holdem_preflop
-from .raiseplay import SMALL_RAISE, draw
+from .raiseplay import ANTE_NOTES, SMALL_RAISE, draw
 from .raising import FOLD, PUSH, RAISE_CALL, RAISE_FOLD
 from .tableraise import TABLE_RAISE_STACKS, TABLE_RAISE_TO, table_raise_chart
 
@@ -42,11 +42,7 @@ def table_raise_or_fold(
 ) -> Decision | None:
     """The chart's action for the seat to act, or None when this is not such a spot.
     ``misread`` > 0 reads the chart at a depth off by up to that share (a looser player)."""
-    if not (
-        no_limit_holdem_preflop(view)
-        and 3 <= view.players <= 1 + MAX_BEHIND
-        and antes_of(view) is Antes.NONE
-    ):
+    if not (no_limit_holdem_preflop(view) and 3 <= view.players <= 1 + MAX_BEHIND):
         return None
     raises = [a for a in view.actions if a.move.voluntary and a.move is not Move.FOLD]
     order = acting_order(view.players)
@@ -65,9 +61,10 @@ def table_raise_or_fold(
     if not TABLE_RAISE_LOW <= depth <= high:
         return None
     read = depth * (1 + rng.uniform(-misread, misread)) if misread else depth
-    chart = table_raise_chart(max(read, TABLE_RAISE_LOW), len(behind))
+    antes = antes_of(view)
+    chart = table_raise_chart(max(read, TABLE_RAISE_LOW), len(behind), antes)
     mine = class_index(view.hole)
-    note = f"{depth:.1f} bb table raise chart, {len(behind)} behind"
+    note = f"{depth:.1f} bb table raise chart{ANTE_NOTES[antes]}, {len(behind)} behind"
     bb = view.big_blind
     if not raises:
         action = draw(rng, [chart.first[k][mine] for k in (FOLD, PUSH, RAISE_FOLD, RAISE_CALL)])
