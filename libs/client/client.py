@@ -187,23 +187,44 @@ class GatewayClient(
         *,
         include_closed: bool = False,
     ) -> list[common_pb2.TableSummary]:
-        """Every table of the catalogue that matches (all pages)."""
+        """Every table of the catalogue that matches (all pages, oldest first). A room may
+        hold tens of thousands: a screen shows ``tables_page`` instead."""
         tables: list[common_pb2.TableSummary] = []
         token = ""
         while True:
-            response = await self._call(
-                self._stub.ListTables,
-                gateway_pb2.ListTablesRequest(
-                    variant=variant,
-                    betting_structure=betting_structure,
-                    include_closed=include_closed,
-                    page_token=token,
-                ),
+            page, token = await self.tables_page(
+                variant, betting_structure, include_closed=include_closed, page_token=token
             )
-            tables.extend(response.tables)
-            token = response.next_page_token
+            tables.extend(page)
             if not token:
                 return tables
+
+    async def tables_page(
+        self,
+        variant: common_pb2.Variant.ValueType = common_pb2.VARIANT_UNSPECIFIED,
+        betting_structure: common_pb2.BettingStructure.ValueType = (
+            common_pb2.BETTING_STRUCTURE_UNSPECIFIED
+        ),
+        *,
+        include_closed: bool = False,
+        page_token: str = "",
+        newest_first: bool = False,
+        page_size: int = 0,
+    ) -> tuple[list[common_pb2.TableSummary], str]:
+        """One page of the matching tables (``page_size`` of them, 0: the gateway's default)
+        and the next page's token ("" on the last)."""
+        response = await self._call(
+            self._stub.ListTables,
+            gateway_pb2.ListTablesRequest(
+                variant=variant,
+                betting_structure=betting_structure,
+                include_closed=include_closed,
+                page_token=page_token,
+                newest_first=newest_first,
+                page_size=page_size,
+            ),
+        )
+        return list(response.tables), response.next_page_token
 
     async def create_table(
         self,
@@ -264,29 +285,6 @@ class GatewayClient(
             ),
         )
         return response.stack
-
-    async def sit_out(self, table_id: str, *, key: str | None = None) -> int:
-        response = await self._call(
-            self._stub.SitOut,
-            gateway_pb2.SitOutRequest(table_id=table_id, idempotency_key=key or new_key()),
-        )
-        return response.sequence
-
-    async def sit_in(self, table_id: str, *, key: str | None = None) -> int:
-        response = await self._call(
-            self._stub.SitIn,
-            gateway_pb2.SitInRequest(table_id=table_id, idempotency_key=key or new_key()),
-        )
-        return response.sequence
-
-    async def set_auto_muck(self, table_id: str, auto_muck: bool, *, key: str | None = None) -> int:
-        response = await self._call(
-            self._stub.UpdateSeatSettings,
-            gateway_pb2.UpdateSeatSettingsRequest(
-                table_id=table_id, auto_muck=auto_muck, idempotency_key=key or new_key()
-            ),
-        )
-        return response.sequence
 
     # -- play -------------------------------------------------------------------------------
 

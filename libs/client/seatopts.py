@@ -1,8 +1,8 @@
-"""The blind-setting calls of ``GatewayClient`` (docs/table-features.md, "Sitting out and
-blinds"): sit out next big blind, wait for the big blind, auto-post blinds (each left as it is
-when not given), and the answer when asked to post a blind (``PlayerView.blind_question``). A
-mixin: ``GatewayClient`` supplies the stub and the retries (every call carries an idempotency
-key, so a retry changes nothing twice)."""
+"""The seat-setting calls of ``GatewayClient`` (docs/table-features.md, "Sitting out and
+blinds"): sit out and back in, auto-muck, sit out next big blind, wait for the big blind,
+auto-post blinds (each left as it is when not given), and the answer when asked to post a blind
+(``PlayerView.blind_question``). A mixin: ``GatewayClient`` supplies the stub and the retries
+(every call carries an idempotency key, so a retry changes nothing twice)."""
 
 from __future__ import annotations
 
@@ -50,6 +50,29 @@ class SeatOptionCalls:
             self._stub.AnswerBlind,
             gateway_pb2.BlindAnswerRequest(
                 table_id=table_id, post=post, idempotency_key=uuid.uuid4().hex
+            ),
+        )
+        return response.sequence
+
+    async def sit_out(self, table_id: str, *, key: str | None = None) -> int:
+        response = await self._call(
+            self._stub.SitOut,
+            gateway_pb2.SitOutRequest(table_id=table_id, idempotency_key=key or uuid.uuid4().hex),
+        )
+        return response.sequence
+
+    async def sit_in(self, table_id: str, *, key: str | None = None) -> int:
+        response = await self._call(
+            self._stub.SitIn,
+            gateway_pb2.SitInRequest(table_id=table_id, idempotency_key=key or uuid.uuid4().hex),
+        )
+        return response.sequence
+
+    async def set_auto_muck(self, table_id: str, auto_muck: bool, *, key: str | None = None) -> int:
+        response = await self._call(
+            self._stub.UpdateSeatSettings,
+            gateway_pb2.UpdateSeatSettingsRequest(
+                table_id=table_id, auto_muck=auto_muck, idempotency_key=key or uuid.uuid4().hex
             ),
         )
         return response.sequence

@@ -8,15 +8,19 @@ whoever awaits the task (a service's stop, ``asyncio.run``'s clean-up) would wai
 Such loops call :func:`honour_cancel` once per round and in their error handler.
 
 :func:`stop_tasks` is how a service stops its background tasks: cancel, then wait for each.
+:func:`hold_until_done` keeps a task per key (a table's driver, its snapshot writer) only while
+it runs, so a process that has served many tables keeps nothing for those it no longer works on.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Hashable, Iterable, MutableMapping
+from typing import Any, TypeVar
 
-__all__ = ["cancel_requested", "honour_cancel", "stop_tasks"]
+__all__ = ["cancel_requested", "hold_until_done", "honour_cancel", "stop_tasks"]
+
+K = TypeVar("K", bound=Hashable)
 
 
 def cancel_requested() -> bool:
@@ -46,3 +50,17 @@ async def stop_tasks(tasks: Iterable[asyncio.Future[Any] | None]) -> None:
         except asyncio.CancelledError:
             if cancel_requested():  # the caller was cancelled, not (only) the task
                 raise
+
+
+def hold_until_done(
+    tasks: MutableMapping[K, asyncio.Task[Any]], key: K, task: asyncio.Task[Any]
+) -> None:
+    """Keep ``task`` as ``tasks[key]`` until it ends, then drop it (unless another task took its
+    place meanwhile, or ``tasks`` was emptied by whoever stopped them)."""
+    tasks[key] = task
+
+    def drop(ended: asyncio.Task[Any]) -> None:
+        if tasks.get(key) is ended:
+            del tasks[key]
+
+    task.add_done_callback(drop)

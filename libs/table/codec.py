@@ -251,7 +251,7 @@ def snapshot_dumps(state: TableState, keys: Sequence[SnapshotKey]) -> bytes:
     data = {
         "v": SNAPSHOT_VERSION,
         "state": _CONVERTERS.encode(TableState, state),
-        "keys": [[k, s, at] for k, s, at in keys],
+        "keys": keys,  # (key, sequence, at) tuples: arrays to orjson and json alike
     }
     try:  # orjson: a snapshot is written at every hand end; what it cannot encode exactly
         return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)  # (beyond 64 bits): json

@@ -29,9 +29,13 @@ class PlayerAction(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class OpenTable:
+    """``seats``: players seated by the opening itself, in order, in the same commit (each as
+    its own ``SitDown`` would be; a refusal of any refuses the opening)."""
+
     table_id: str
     config: TableConfig
     now: float
+    seats: tuple[SitDown, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,7 @@ class SitDown:
     is_bot: bool = False
     now: float = 0.0
     bot_difficulty: BotDifficulty | None = None  # bots only; None: NORMAL
+    display_name: str = ""  # as the lobby knows the player; empty: unknown here
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,8 @@ def _decide(state: TableState, command: tc.TableCommand, evaluator: HandEvaluato
             )
         x = Scratch(state, evaluator)
         x.emit(TableOpened(command.table_id, command.config, command.now))
+        for seat in command.seats:
+            seating.sit_down(x, seat)
         return x
     if state.config is None:
         raise IllegalAction(TE.TABLE_NOT_FOUND, "the table is not open")

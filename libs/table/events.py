@@ -26,6 +26,7 @@ class PlayerSeated:
     posts_entry_bet: bool = False  # posts a live big blind in the next hand
     is_bot: bool = False
     bot_difficulty: BotDifficulty | None = None  # set for bots only (how the ai service plays it)
+    display_name: str = ""  # the name the lobby seated the player under (empty: none given)
 
 
 @record

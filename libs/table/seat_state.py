@@ -37,6 +37,7 @@ class Seat:
     blind_agreed: bool = False  # answered "post" to the blind question of the next hand
     disconnected: bool = False
     disconnect_bank_used: bool = False  # the time bank a disconnected turn gets once
+    display_name: str = ""  # the name the player was seated under (shown to every viewer)
 
     def copy(self) -> Seat:
         """A copy (every field is immutable: a shallow copy is a full one)."""

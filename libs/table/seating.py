@@ -74,6 +74,7 @@ def sit_down(x: Scratch, c: tc.SitDown) -> None:
             posts_entry_bet=not starting and c.post_entry_bet,
             is_bot=c.is_bot,
             bot_difficulty=(c.bot_difficulty or BotDifficulty.NORMAL) if c.is_bot else None,
+            display_name=c.display_name,
         )
     )
 

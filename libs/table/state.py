@@ -205,6 +205,7 @@ def apply(s: TableState, event: Event) -> None:
                 is_bot=event.is_bot,
                 bot_difficulty=event.bot_difficulty,
                 time_bank=s.config.time_bank_seconds,
+                display_name=event.display_name,
             )
         case PlayerLeft():
             seat_gone(s, event.seat)

@@ -162,7 +162,10 @@ class TableModel:
 
     def _on_PlayerSeated(self, x: te.PlayerSeated) -> None:
         self.players[x.seat] = x.player_id
-        self.names.setdefault(x.seat, x.player_id[:8])
+        if x.display_name:
+            self.names[x.seat] = x.display_name
+        else:
+            self.names.setdefault(x.seat, x.player_id[:8])
         self.say(self.who(x.seat, f"sits in seat {x.seat} with {x.stack}"))
 
     def _on_PlayerLeft(self, x: te.PlayerLeft) -> None:

@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Input, Label, Select, Static
 
@@ -21,6 +22,9 @@ from libs.tui.model import STRUCTURES, VARIANTS, stakes
 from libs.tui.newtable import NewTable, default_buy_in, parse_levels
 from libs.tui.privatetables import Access
 from libs.tui.tournaments import TournamentsScreen
+
+#: tables a lobby page shows (a room may hold tens of thousands)
+PAGE_SIZE = 50
 
 
 class LoginScreen(Screen[None]):
@@ -69,10 +73,19 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: dict[str, pb.TableSummary] = {}
+        # pages of PAGE_SIZE tables, newest first: the token of the page shown, those of the
+        # pages before it ([Newer]) and of the next one ([Older])
+        self.shown = ""
+        self.before: list[str] = []
+        self.following = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", markup=False, id="lobby-header")
         yield DataTable(id="tables", cursor_type="row")
+        with Horizontal(classes="buttons"):
+            yield Button("Newer", id="tables-newer", disabled=True)
+            yield Button("Older", id="tables-older", disabled=True)
+            yield Static("", markup=False, id="tables-page")
         with Horizontal(classes="form"):
             yield Select(
                 [(name, v) for v, name in VARIANTS.items()],
@@ -115,11 +128,16 @@ class LobbyScreen(Screen[None]):
         header = self.query_one("#lobby-header", Static)
         header.update(f"Tables · {app.client.player.display_name if app.client.player else ''}")
         try:
-            tables = await app.client.list_tables()
+            tables, self.following = await app.client.tables_page(
+                page_token=self.shown, newest_first=True, page_size=PAGE_SIZE
+            )
         except GatewayError as error:
             self.show_error(str(error))
             return
-        widget = self.query_one("#tables", DataTable)
+        try:
+            widget = self.query_one("#tables", DataTable)
+        except NoMatches:  # the screen was closed (or the app quit) while the call ran
+            return
         widget.clear()
         self.summaries = {t.table_id: t for t in tables}
         for t in tables:
@@ -130,6 +148,22 @@ class LobbyScreen(Screen[None]):
                 str(t.seated_players),
                 key=t.table_id,
             )
+        self.query_one("#tables-newer", Button).disabled = not self.before
+        self.query_one("#tables-older", Button).disabled = not self.following
+        first = len(self.before) * PAGE_SIZE
+        label = f"tables {first + 1}-{first + len(tables)}, newest first" if tables else "no tables"
+        self.query_one("#tables-page", Static).update(label)
+
+    @on(Button.Pressed, "#tables-older")
+    def older(self) -> None:
+        self.before.append(self.shown)
+        self.shown = self.following
+        self.action_refresh()
+
+    @on(Button.Pressed, "#tables-newer")
+    def newer(self) -> None:
+        self.shown = self.before.pop() if self.before else ""
+        self.action_refresh()
 
     def show_error(self, message: str) -> None:
         self.query_one("#lobby-error", Label).update(message)

@@ -13,6 +13,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input, RichLog, Static
 
@@ -144,6 +145,14 @@ class TableScreen(SeatOptionKeys, ChatKeys, SeatKeys, OwnerKeys, Screen[None]):
             self.set_interval(privatetables.REQUESTS_POLL_SECONDS, self.poll_seat_requests)
 
     def redraw(self) -> None:
+        """Draw the model. Workers (the stream, the wallet, seat requests) call this when their
+        call comes back, which can be after the screen closed: then there is nothing to draw on."""
+        try:
+            self._draw()
+        except NoMatches:
+            return
+
+    def _draw(self) -> None:
         m = self.model
         self.query_one("#header", Static).update(m.header(self.wallet))
         self.query_one("#seats", Static).update("\n".join(m.seat_lines()))
@@ -235,13 +244,19 @@ class TableScreen(SeatOptionKeys, ChatKeys, SeatKeys, OwnerKeys, Screen[None]):
 
     @work(group="act")
     async def send(self, action: pb.ActionType.ValueType, amount: int, hand_id: str) -> None:
+        box = self.query_one("#amount", Input)
+        typed, status = box.value, self.model.status
         try:
             reply = await self.client.act(self.model.table_id, action, amount, hand_id=hand_id)
         except GatewayError as error:
             self.set_status(f"refused: {error.message}")
             return
-        self.query_one("#amount", Input).value = ""
-        self.model.status = ""
+        # the amount sent, and the status of before, are cleared; not what was typed or said
+        # while the action was on its way (the next amount, a seat number, a seat change)
+        if box.value == typed:
+            box.value = ""
+        if self.model.status == status:
+            self.model.status = ""
         self.model.set_view(reply.view)
         self.redraw()
 

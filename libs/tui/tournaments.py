@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Label, Static
 
@@ -157,6 +158,8 @@ class TournamentScreen(Screen[None]):
             async for update in client.watch_tournament(self.tournament_id):
                 self.show(update)
                 self.refresh_standings()
+        except NoMatches:  # the screen was closed (or the app quit) while it waited
+            return
         except GatewayError as error:
             self.query_one("#tournament-me", Static).update(f"stream ended: {error.message}")
 
@@ -176,7 +179,10 @@ class TournamentScreen(Screen[None]):
             tournament = await host(self).client.tournament(self.tournament_id)
         except GatewayError:
             return
-        widget = self.query_one("#standings", DataTable)
+        try:
+            widget = self.query_one("#standings", DataTable)
+        except NoMatches:  # the screen was closed (or the app quit) while the call ran
+            return
         widget.clear()
         for s in tournament.standings:
             where = f"table {s.table_id} seat {s.seat + 1}" if s.table_id else ""

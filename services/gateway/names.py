@@ -1,7 +1,8 @@
-"""The seats' display names in the views the gateway sends: the table knows players by id only,
-so each player's name is asked of the lobby once and kept (a name never changes). A view never
-waits long for a name: a lobby that does not answer leaves the id for now, asked again a while
-later."""
+"""The seats' display names in the views the gateway sends. The table names the players the lobby
+seated (the name they sat down under); a seat it has no name for (a player seated by tools, or
+at a table opened before tables kept names) is named by the lobby, asked once per player and
+kept (a name never changes). A view never waits long for a name: a lobby that does not answer
+leaves the id for now, asked again a while later."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ class DisplayNames:
             s.player_id
             for s in view.seats
             if s.player_id
+            and not s.display_name  # named by the table
             and s.player_id not in self.names
             and self.retry.get(s.player_id, 0.0) <= now
         }

@@ -35,6 +35,7 @@ from libs.eventstore import (
 )
 from libs.eventstore.store import CONCURRENCY_CONFLICT
 from libs.platform.metrics import table as metrics
+from libs.platform.tasks import hold_until_done
 from libs.poker.events import HandEnded, HandVoided
 from libs.table import TableState, codec
 from libs.table import commands as tc
@@ -276,9 +277,8 @@ class TableStream:
         self._snapshot_due[table_id] = (table.state, table.recent.snapshot_keys(), table.sequence)
         writer = self._snapshot_writers.get(table_id)
         if writer is None or writer.done():
-            self._snapshot_writers[table_id] = asyncio.create_task(
-                self._write_snapshots(table_id, snapshots)
-            )
+            task = asyncio.create_task(self._write_snapshots(table_id, snapshots))
+            hold_until_done(self._snapshot_writers, table_id, task)
 
     async def _write_snapshots(self, table_id: str, snapshots: SnapshotStore) -> None:
         while (due := self._snapshot_due.pop(table_id, None)) is not None:

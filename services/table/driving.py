@@ -21,7 +21,7 @@ from typing import Protocol
 
 import structlog
 
-from libs.platform.tasks import honour_cancel, stop_tasks
+from libs.platform.tasks import hold_until_done, honour_cancel, stop_tasks
 from libs.poker.errors import PokerError
 from libs.table import commands as tc
 from libs.table.automation import (
@@ -111,6 +111,8 @@ class Driver:
             return await self._drive(table_id, limit)
         finally:
             self._drives[table_id] -= 1
+            if not self._drives[table_id]:
+                del self._drives[table_id]  # nothing kept for a table no drive works on
             await self.stream.flush_snapshots(table_id)
 
     async def _drive(self, table_id: str, limit: int) -> int:
@@ -185,7 +187,7 @@ class Driver:
                     )
                     await asyncio.sleep(pause)
 
-        self._drivers[table_id] = asyncio.create_task(rest())
+        hold_until_done(self._drivers, table_id, asyncio.create_task(rest()))
 
     def wake(self, table_id: str) -> None:
         """``table_id`` changed (a commit, a load): the next tick looks at it."""

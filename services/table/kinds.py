@@ -24,6 +24,8 @@ async def authorize_table_command(
     may send it to no table, FAILED_PRECONDITION (``NOT_A_TOURNAMENT_TABLE``,
     ``TOURNAMENT_TABLE``) for a table of the other kind."""
     caller = authorize_command(context, which)
+    if which == "open_table" and request.open_table.seats:
+        authorize_command(context, "seat_player")  # an opening that seats brings chips in
     tournament_caller = TABLE_KIND_OF_CALLER.get(caller.service or "")
     if tournament_caller is None:
         return caller

@@ -21,18 +21,11 @@ def table_command(
     """The command ``request`` carries (its oneof ``which``), or None for one that is not a
     plain table command."""
     if which == "open_table":
-        return tc.OpenTable(table_id, config_from_proto(request.open_table.config), now)
+        opening = request.open_table
+        seats = tuple(_sit_down(seat, now) for seat in opening.seats)
+        return tc.OpenTable(table_id, config_from_proto(opening.config), now, seats)
     if which == "seat_player":
-        seat_msg = request.seat_player
-        return tc.SitDown(
-            seat_msg.player_id,
-            seat_msg.seat if seat_msg.HasField("seat") else None,
-            seat_msg.buy_in,
-            post_entry_bet=not seat_msg.wait_for_big_blind,
-            is_bot=seat_msg.is_bot,
-            now=now,
-            bot_difficulty=bot_difficulty_from_proto(seat_msg.bot_difficulty),
-        )
+        return _sit_down(request.seat_player, now)
     if which == "leave_seat":
         return tc.Leave(request.leave_seat.player_id, now)
     if which == "sit_out":
@@ -93,3 +86,16 @@ def rabbit_command(state: TableState, request: table_pb2.RabbitHunt, now: float)
     deck = deck_from_seed(bytes.fromhex(state.revealed_seeds[state.hand_id]))
     cards = tuple(DECK[deck[i]] for i in positions)
     return tc.RabbitHunt(request.player_id, hand_id, cards, now)
+
+
+def _sit_down(seat: table_pb2.SeatPlayer, now: float) -> tc.SitDown:
+    return tc.SitDown(
+        seat.player_id,
+        seat.seat if seat.HasField("seat") else None,
+        seat.buy_in,
+        post_entry_bet=not seat.wait_for_big_blind,
+        is_bot=seat.is_bot,
+        now=now,
+        bot_difficulty=bot_difficulty_from_proto(seat.bot_difficulty),
+        display_name=seat.display_name,
+    )

@@ -15,7 +15,6 @@ from holdem.table.v1 import table_pb2, table_pb2_grpc
 from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.js.errors import ServiceUnavailableError
-from redis.asyncio import BlockingConnectionPool, Redis
 
 from libs.errors import ErrorKind
 from libs.eventstore import EventStore, SnapshotCache, StoreUnavailable
@@ -34,8 +33,8 @@ from libs.platform.callers import TABLE_CALLERS
 from libs.platform.errors import ErrorMapper
 from libs.platform.metrics import table as metrics
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
+from libs.platform.redisconn import redis_client
 from libs.platform.server import Context, Endpoint, Mount
-from libs.platform.tls import redis_options
 from libs.platform.unavailable import DEPENDENCY_FAILURES, unavailable_on_failure
 from libs.poker.errors import InvalidCommand
 from libs.table import commands as tc
@@ -59,7 +58,6 @@ SERVICE_NAME = TABLE_SERVICE.full_name
 INVALID_REQUEST = "INVALID_REQUEST"
 INVALID_TABLE_ID = "INVALID_TABLE_ID"
 INVALID_IDEMPOTENCY_KEY = "INVALID_IDEMPOTENCY_KEY"
-REDIS_CONNECTIONS = 64  # snapshot reads and writes to Redis at once, per replica
 
 
 def error_mapper() -> ErrorMapper:
@@ -290,19 +288,9 @@ async def _patiently(step: Callable[[], Awaitable[object]], seconds: float = 60.
 async def build(config: TableServiceConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name=f"table-{config.replica_id}")
-    # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss. At
-    # most REDIS_CONNECTIONS at once, a call waiting its turn for one (up to the same 2 s):
-    # redis-py's plain pool refuses the 101st ("Too many connections"), which made every
-    # table of a burst of opens or loads (128 tables at once) a miss, replayed in full.
-    pool = BlockingConnectionPool.from_url(
-        platform.redis_url,
-        max_connections=REDIS_CONNECTIONS,
-        timeout=2.0,
-        socket_connect_timeout=1.0,
-        socket_timeout=2.0,
-        **redis_options(platform.redis_url, platform.tls),
-    )
-    redis = Redis.from_pool(pool)
+    # Snapshots are a cache: short timeouts, and a Redis that does not answer is a miss; a
+    # burst of opens or loads (128 tables at once) waits for one of the pool's connections.
+    redis = redis_client(platform.redis_url, platform.tls)
     snapshots = SnapshotCache(RedisSnapshotStore(redis))
     replicas = platform.nats_replicas
     store = JetStreamEventStore(nc, stream=config.stream)

@@ -95,6 +95,7 @@ def player_view(
         seat_view = view.seats.add(
             seat=number,
             player_id=seat.player_id,
+            display_name=seat.display_name,
             is_bot=seat.is_bot,
             stack=seat.stack,
             time_bank_seconds=int(seat.time_bank),

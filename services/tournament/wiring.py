@@ -14,7 +14,6 @@ import uuid
 
 import structlog
 from holdem.tournament.v1 import tournament_pb2_grpc
-from redis.asyncio import Redis
 
 from libs.eventstore.lease import Leases
 from libs.eventstore.owners import routed_channel
@@ -23,8 +22,8 @@ from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.platform.callers import TOURNAMENT_CALLERS
 from libs.platform.clients import connect_peer
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
+from libs.platform.redisconn import redis_client
 from libs.platform.server import Endpoint, Mount
-from libs.platform.tls import redis_options
 from libs.tournament.state import TournamentState
 
 from .app import TournamentApp
@@ -58,7 +57,7 @@ async def resume_registrations(registrations: Registrations, every: float) -> No
 async def build(config: TournamentServiceConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name="tournament")
-    redis = Redis.from_url(platform.redis_url, **redis_options(platform.redis_url, platform.tls))
+    redis = redis_client(platform.redis_url, platform.tls)
     snapshots = SnapshotCache(RedisSnapshotStore(redis, prefix=f"{REDIS_PREFIX}snapshot:"))
     tournaments = await open_tournaments(nc, snapshots, config.snapshot_every)
     checkpoints = Checkpoints(RedisSnapshotStore(redis, prefix=f"{REDIS_PREFIX}director:"))

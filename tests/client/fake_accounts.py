@@ -5,6 +5,7 @@ idempotency cache, refusals as statuses), and accounts and wallets."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,9 @@ class Faults:
     # cut the next WatchTable stream after this many updates (RESOURCE_EXHAUSTED, as a slow
     # client); None = no cut
     cut_watch_after: int | None = None
+    # method name -> a gate every call's reply waits at after the call was applied (its
+    # updates already streamed, as a reply that comes back late); set it to let them go
+    held_replies: dict[str, asyncio.Event] = field(default_factory=dict)
 
 
 class Accounts(gateway_pb2_grpc.GatewayServiceServicer):
@@ -110,6 +114,9 @@ class Accounts(gateway_pb2_grpc.GatewayServiceServicer):
                 error.status, error.message, trailing_metadata=(("x-error-code", error.code or ""),)
             )
         await self._lost_reply(name, context)
+        gate = self.faults.held_replies.get(name)
+        if gate is not None:
+            await gate.wait()
         return reply
 
     # -- accounts and wallet

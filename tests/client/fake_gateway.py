@@ -41,12 +41,16 @@ class FakeGateway(Social, Unmodelled, Accounts):
         self, request: gw.ListTablesRequest, context: Any
     ) -> gw.ListTablesResponse:
         async def body() -> gw.ListTablesResponse:
+            listed = [
+                t for t in self.tables.values() if request.include_closed or not t.state.closed
+            ]
+            if request.newest_first:
+                listed.reverse()
+            start = int(request.page_token or 0)  # the gateway's tokens are opaque: offsets here
+            end = start + min(request.page_size or 100, 100)
             return gw.ListTablesResponse(
-                tables=[
-                    t.summary()
-                    for t in self.tables.values()
-                    if request.include_closed or not t.state.closed
-                ]
+                tables=[t.summary() for t in listed[start:end]],
+                next_page_token=str(end) if end < len(listed) else "",
             )
 
         return await self._handle("ListTables", context, body)  # type: ignore[no-any-return]

@@ -7,9 +7,11 @@ tests/gateway/test_tui_private_waitlist.py)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from holdem.gateway.v1 import gateway_pb2
 from textual.pilot import Pilot
-from textual.widgets import Label, RichLog
+from textual.widgets import Input, Label, RichLog
 
 from libs.client import GatewayClient
 from libs.client.view import is_my_turn, my_seat
@@ -81,6 +83,34 @@ def test_f2_moves_to_the_seat_typed_between_hands() -> None:
 
         await until(pilot, lambda: seat() == 4, "the new seat")
         await until(pilot, lambda: "You move to seat 4" in "\n".join(screen.model.log), "log")
+
+    run(body)
+
+
+def test_what_is_typed_while_an_action_is_on_its_way_survives_its_reply() -> None:
+    """The fold's reply comes back after the hand's end was streamed and after a seat number
+    was typed and its move asked: the reply clears neither (it cleared the input, and the
+    move's F2 then found nothing typed; seen in CI)."""
+
+    async def body(pilot: Pilot[None], app: PlayApp, server: fake_gateway.Server) -> None:
+        screen = await log_in_and_create(pilot, app, "normal")
+        await until(pilot, lambda: is_my_turn(screen.model.view), "our turn")
+        await pilot.press("o")
+        await until(pilot, lambda: screen.model.status == "sitting out", "sitting out")
+        gate = server.gateway.faults.held_replies["Act"] = asyncio.Event()
+        await pilot.press("f")  # applied and streamed; its reply held
+        await until(pilot, lambda: "You fold" in "\n".join(screen.model.log), "the fold")
+        await pilot.press("4")
+        assert any(w.group == "act" and not w.is_finished for w in app.workers)  # held
+        gate.set()
+        await until(
+            pilot,
+            lambda: all(w.is_finished for w in app.workers if w.group == "act"),
+            "the fold's reply",
+        )
+        assert screen.query_one("#amount", Input).value == "4"
+        await pilot.press("f2")
+        await until(pilot, lambda: screen.model.status == "moving to seat 4", "the move")
 
     run(body)
 

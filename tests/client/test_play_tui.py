@@ -11,14 +11,16 @@ from pathlib import Path
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Button, DataTable
 
 from libs.client import GatewayClient
 from libs.client.view import bet_sizes, is_my_turn, is_showdown_turn
 from libs.tui.app import PlayApp
 from libs.tui.newtable import NewTable, parse_levels
-from libs.tui.screens import LobbyScreen
+from libs.tui.screens import PAGE_SIZE, LobbyScreen
 from libs.tui.table import TableScreen
 from tests.client import fake_accounts, fake_gateway
+from tests.client.test_client import NLHE
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "table_80x24.txt"
 SIZE = (80, 24)
@@ -150,6 +152,11 @@ def test_sit_out_and_back_in_and_leave() -> None:
         await pilot.press("l")
         await until(pilot, lambda: screen.model.status.startswith("left the table"), "leaving")
         await until(pilot, lambda: "You leave with " in "\n".join(screen.model.log), "the log")
+        # a call that comes back after the screen closed redraws nothing, and raises nothing
+        await app.pop_screen()
+        await pilot.pause()
+        screen.set_status("a late answer")
+        screen.redraw()
 
     run(body)
 
@@ -236,3 +243,34 @@ def test_watch_spectates_without_seeing_hole_cards() -> None:
             await server.server.stop(None)
 
     asyncio.run(main())
+
+
+def test_the_lobby_shows_a_page_of_tables_newest_first_and_turns_pages() -> None:
+    """A room of more tables than a page: the newest heads the first page, [Older] shows the
+    rest and [Newer] comes back; the terminal client never reads the whole room at once."""
+
+    async def body(pilot: Pilot[None], app: PlayApp, server: fake_gateway.Server) -> None:
+        async with GatewayClient(server.address) as host_client:
+            await host_client.guest_login("Host")
+            made = [(await host_client.create_table(NLHE, f"room {n}")).table_id for n in range(60)]
+        await pilot.click("#guest-name")
+        await pilot.press(*"Alice")
+        await pilot.click("#guest-button")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+
+        def rows() -> list[str]:
+            return [key.value or "" for key in lobby.query_one("#tables", DataTable).rows]
+
+        await until(pilot, lambda: len(rows()) == PAGE_SIZE, "the first page")
+        assert rows() == made[::-1][:PAGE_SIZE]
+        assert "tables 1-50, newest first" in screen_text(app)
+        await pilot.click("#tables-older")
+        await until(pilot, lambda: rows() == made[::-1][PAGE_SIZE:], "the older page")
+        assert lobby.query_one("#tables-older", Button).disabled
+        await pilot.click("#tables-newer")
+        await until(pilot, lambda: rows() == made[::-1][:PAGE_SIZE], "the newer page again")
+        assert lobby.query_one("#tables-newer", Button).disabled
+
+    run(body)

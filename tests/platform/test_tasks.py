@@ -8,7 +8,7 @@ import contextlib
 
 import pytest
 
-from libs.platform.tasks import cancel_requested, honour_cancel
+from libs.platform.tasks import cancel_requested, hold_until_done, honour_cancel
 
 
 async def _step(swallowed: list[bool]) -> None:
@@ -115,5 +115,32 @@ def test_stop_tasks_cancels_and_waits_and_keeps_the_callers_own_cancellation() -
             await stopper
         assert stopper.cancelled()
         await asyncio.sleep(0.3)
+
+    asyncio.run(scenario())
+
+
+def test_a_task_is_held_while_it_runs_and_dropped_when_it_ends() -> None:
+    """``hold_until_done`` keeps a task per key only while it runs; a newer task under the same
+    key is kept when the older ends, and a map emptied by whoever stopped them stays empty."""
+
+    async def scenario() -> None:
+        held: dict[str, asyncio.Task[object]] = {}
+        gate = asyncio.Event()
+        first: asyncio.Task[object] = asyncio.create_task(gate.wait())
+        hold_until_done(held, "t1", first)
+        hold_until_done(held, "t2", asyncio.create_task(asyncio.sleep(0)))
+        await asyncio.sleep(0.01)
+        assert held == {"t1": first}  # t2 ended and was dropped
+        second: asyncio.Task[object] = asyncio.create_task(asyncio.Event().wait())
+        hold_until_done(held, "t1", second)  # took first's place
+        gate.set()
+        await first
+        await asyncio.sleep(0)
+        assert held == {"t1": second}
+        stopped, held = held, {}
+        second.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await second
+        assert not stopped and not held
 
     asyncio.run(scenario())

@@ -17,7 +17,7 @@ from libs.poker.phh import loads, replay_text
 from libs.poker.pots import build_pots
 from libs.poker.state import Phase
 from libs.table import TableConfig
-from tests.table.bomb_table import BombTable
+from tests.table.seeded_table import BombTable
 
 
 def bomb(n: int, ante: int, structure: BettingStructure = BettingStructure.NO_LIMIT) -> HandConfig:

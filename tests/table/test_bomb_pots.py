@@ -29,7 +29,7 @@ from libs.table.automation import BombPotClockDue, HandDue, next_due
 from libs.table.config import BOMB_POT_VOTE_SECONDS, TableConfigError
 from libs.table.events import BombPotProposed, BombPotVoteClosed, BombPotVoted, HandBegan
 from libs.table.timing import wake_at
-from tests.table.bomb_table import BombTable
+from tests.table.seeded_table import BombTable
 
 T = TypeVar("T")
 EVERY_THIRD = TableConfig(seats=6, bomb_pot_ante=5, bomb_pot_every=3)

@@ -12,7 +12,7 @@ from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table import errors as TE
 from libs.table.events import StraddleSet
-from tests.table.bomb_table import BombTable
+from tests.table.seeded_table import BombTable
 
 ALLOWED = TableConfig(seats=6, straddle=True)
 

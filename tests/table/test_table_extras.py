@@ -6,21 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from libs.fairdeck import deck_from_seed
 from libs.fairdeck.audit import outcomes_from_stream
 from libs.poker import IllegalAction, InvalidCommand, Phase
-from libs.poker import commands as hc
 from libs.poker import errors as E
 from libs.poker.cards import DECK
 from libs.poker.events import PotAwarded, RunDealt, RunItAnswered, RunItDecided, RunItOffered
-from libs.table import TableConfig, TableState, step_table
+from libs.table import TableConfig
 from libs.table import commands as tc
 from libs.table import errors as TE
 from libs.table.automation import (
     BoardDue,
-    HoleCardsDue,
-    RevealDue,
-    RunDue,
     RunItClockDue,
     next_due,
 )
@@ -34,59 +29,14 @@ from libs.table.events import (
 )
 from libs.table.extras import rabbit_positions
 from libs.table.timing import wake_at
-
-SEED = bytes(range(32))
-DECK_OF_SEED = deck_from_seed(SEED)
+from tests.table.seeded_table import DECK_OF_SEED, SeededTable
 
 
-class Table:
-    """A table driven like the table service drives it, dealing from ``SEED``'s deck."""
+class Table(SeededTable):
+    """Two or more named players, 100 chips each."""
 
     def __init__(self, config: TableConfig, *players: str, bots: tuple[str, ...] = ()) -> None:
-        self.state = TableState()
-        self.events: list[Event] = []
-        self.run(tc.OpenTable("t", config, 0.0))
-        for number, player in enumerate(players):
-            self.run(tc.SitDown(player, number, 100, is_bot=player in bots))
-
-    def run(self, command: tc.TableCommand) -> list[Event]:
-        self.state, new = step_table(self.state, command)
-        self.events.extend(new)
-        return list(new)
-
-    def automatic(self, now: float = 1.0) -> None:
-        """Deal and reveal until a player (or the clock) is waited for."""
-        while True:
-            due = next_due(self.state, now)
-            if isinstance(due, HoleCardsDue):
-                deals = tuple(
-                    hc.DealHoleCards(p, tuple(DECK[DECK_OF_SEED[i]] for i in indexes))
-                    for p, indexes in enumerate(due.positions)
-                )
-                self.run(tc.Deal(deals, now))
-            elif isinstance(due, BoardDue):
-                board = tuple(DECK[DECK_OF_SEED[i]] for i in due.cards)
-                burn = DECK[DECK_OF_SEED[due.burn]]
-                self.run(tc.Deal((hc.DealBoard(board, burn),), now))
-            elif isinstance(due, RunDue):
-                cards = tuple(DECK[DECK_OF_SEED[i]] for i in due.cards)
-                burns = tuple(DECK[DECK_OF_SEED[i]] for i in due.burns)
-                self.run(tc.Deal((hc.DealRun(cards, burns),), now))
-            elif isinstance(due, RevealDue):
-                self.run(tc.RevealSeed(due.hand_id, SEED.hex(), now))
-            else:
-                return
-
-    def start(self) -> None:
-        from libs.fairdeck import commitment
-
-        self.run(tc.StartHand("h1", commitment(SEED), 1.0, "deck-1"))
-        self.automatic()
-
-    def acting(self) -> str:
-        seat = self.state.acting_seat()
-        assert seat is not None
-        return self.state.seats[seat].player_id
+        super().__init__(config, players, bots=bots)
 
     def all_in_preflop(self) -> None:
         """The first to act shoves, the other calls."""

@@ -13,7 +13,8 @@ from libs.table.events import Event, RabbitHunted
 from libs.table.extras import rabbit_positions
 from libs.tableproto.envelope import public_event
 from services.table.views import player_view
-from tests.table.test_table_extras import DECK_OF_SEED, Table
+from tests.table.seeded_table import DECK_OF_SEED
+from tests.table.test_table_extras import Table
 
 VIEWERS = ("ann", "bob", "cat", None, "stranger")
 CONFIG = TableConfig(seats=3, run_it_max=3, rabbit_hunt=True)

@@ -1,7 +1,10 @@
 """A table driven like the table service drives it (deals from one seed's deck, reveals), for
-the bomb-pot and straddle tests: start hands by number, act, check chips."""
+the table-feature tests (bomb pots, straddles, run it twice, rabbit hunts): start hands by
+number, act, check chips."""
 
 from __future__ import annotations
+
+from collections.abc import Collection, Sequence
 
 from libs.fairdeck import commitment, deck_from_seed
 from libs.poker import commands as hc
@@ -16,16 +19,22 @@ SEED = bytes(range(32))
 DECK_OF_SEED = deck_from_seed(SEED)
 
 
-class BombTable:
+class SeededTable:
+    """Players sit in ``names``' order, seat 0 first, each with ``stack`` chips."""
+
     def __init__(
-        self, config: TableConfig, players: int, stack: int = 100, bots: tuple[int, ...] = ()
+        self,
+        config: TableConfig,
+        names: Sequence[str],
+        stack: int = 100,
+        bots: Collection[str] = (),
     ) -> None:
         self.state = TableState()
         self.events: list[Event] = []
         self.run(tc.OpenTable("t", config, 0.0))
         self.granted = 0
-        for number in range(players):
-            self.run(tc.SitDown(f"p{number}", number, stack, is_bot=number in bots))
+        for number, name in enumerate(names):
+            self.run(tc.SitDown(name, number, stack, is_bot=name in bots))
             self.granted += stack
 
     def run(self, command: tc.TableCommand) -> list[Event]:
@@ -85,3 +94,13 @@ class BombTable:
 
     def chips(self) -> int:
         return self.state.total_chips()
+
+
+class BombTable(SeededTable):
+    """``players`` numbered players, p0 in seat 0 on; ``bots`` by number."""
+
+    def __init__(
+        self, config: TableConfig, players: int, stack: int = 100, bots: tuple[int, ...] = ()
+    ) -> None:
+        names = [f"p{number}" for number in range(players)]
+        super().__init__(config, names, stack, {names[number] for number in bots})
