@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from libs.devstack import NatsCluster
+from libs.devstack import NatsCluster, NatsServer, start_nats
 from tests import infra
 
 # CLI code that tests call (holdem audit, seating AIs) signs its calls with the keys of a stack
@@ -64,6 +64,15 @@ def nats_url() -> Iterator[str]:
     """URL of a NATS server with JetStream enabled."""
     with infra.nats_backend() as backend:
         yield backend.url
+
+
+@pytest.fixture
+def own_nats() -> Iterator[NatsServer]:
+    """A local nats-server of the test's own, stopped and removed after it: nothing in it that
+    earlier tests left (the session's ``nats_url`` holds their buckets and streams), and it may
+    be frozen, stopped and started again."""
+    with start_nats() as server:
+        yield server
 
 
 @pytest.fixture

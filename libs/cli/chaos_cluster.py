@@ -17,7 +17,7 @@ from libs.devstack import (
     NatsServer,
     RedisServer,
     ServiceProcess,
-    free_port,
+    restartable_port,
     service_env,
 )
 from libs.devstack.standby import PrewarmedService
@@ -39,7 +39,7 @@ class Services:
         nats_replicas: int = 1,
     ) -> None:
         self.nats_url, self.redis_url, self.workdir = nats_url, redis_url, workdir
-        addresses = {name: f"127.0.0.1:{free_port()}" for name in ("dealer", "evaluator")}
+        addresses = {name: f"127.0.0.1:{restartable_port()}" for name in ("dealer", "evaluator")}
         env = service_env(
             peers=addresses,
             nats_url=nats_url,
@@ -63,7 +63,7 @@ class Services:
                 # each replica restarted under its name: it takes its leases back at once
                 "HOLDEM_TABLE_REPLICA_ID": "chaos-table" + (f"-{index}" if replicas > 1 else ""),
             }
-            table_listen = f"127.0.0.1:{free_port()}"
+            table_listen = f"127.0.0.1:{restartable_port()}"  # restarted on it
             log = workdir / ("table.log" if index == 0 else f"table-{index}.log")
             self.tables.append(
                 PrewarmedService("table", log, listen=table_listen, env=table_env)

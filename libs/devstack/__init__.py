@@ -20,6 +20,7 @@ Binaries are found by ``binaries``.
 
 from .binaries import BinaryNotFoundError, find_nats_server, find_redis_server
 from .cluster import NatsCluster, start_nats_cluster
+from .ports import restartable_port
 from .processes import (
     LOOPBACK,
     ManagedProcess,
@@ -54,6 +55,7 @@ __all__ = [
     "free_ports",
     "log_tail",
     "pid_alive",
+    "restartable_port",
     "service_env",
     "start_nats",
     "start_nats_cluster",

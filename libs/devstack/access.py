@@ -144,6 +144,8 @@ NATS_PERMISSIONS: Mapping[str, NatsPermissions] = {
             *_bucket("holdem_lobby_players"),
             *_bucket("holdem_lobby_tables"),
             *_bucket("holdem_lobby_sagas"),
+            *_bucket("holdem_lobby_feed_leases"),  # who reads the feeds (feed_lease.py)
+            *_bucket("holdem_lobby_feed_leases_members"),
             *_bucket("holdem_revoked"),
             *TABLE_OWNERS,
         ),

@@ -30,7 +30,8 @@ from types import TracebackType
 from typing import Self
 
 from .natsconf import SYNC_ALWAYS
-from .processes import LOOPBACK, START_TIMEOUT, StartError, free_ports
+from .ports import restartable_ports
+from .processes import LOOPBACK, START_TIMEOUT, StartError
 from .servers import NatsServer
 
 __all__ = ["NatsCluster", "start_nats_cluster"]
@@ -74,10 +75,13 @@ class NatsCluster:
     # -- life cycle --------------------------------------------------------------------------
 
     def _make_nodes(self) -> None:
-        route_ports = free_ports(self.host, self.size)
+        # every node is killed and restarted on its ports: below the ephemeral range, where no
+        # client's connection can take them while it is down
+        ports = restartable_ports(self.host, 2 * self.size)
+        route_ports, client_ports = ports[: self.size], ports[self.size :]
         routes = ",".join(f"nats://{self.host}:{p}" for p in route_ports)
         self.nodes = []
-        for index, port in enumerate(route_ports):
+        for index, (port, client_port) in enumerate(zip(route_ports, client_ports, strict=True)):
             name = f"n{index}"
             extra = [
                 "--server_name", name,
@@ -89,6 +93,7 @@ class NatsCluster:
             self.nodes.append(
                 NatsServer(
                     self.host,
+                    client_port,
                     keep_temp=True,  # the cluster's directory holds them all
                     parent_dir=self.workdir / name,
                     name=f"nats-{name}",

@@ -35,7 +35,8 @@ from libs.platform.tls import TlsFiles, ssl_context
 
 from .binaries import find_nats_server, find_redis_server
 from .natsconf import SYNC_ALWAYS, write_nats_config
-from .processes import LOOPBACK, ManagedProcess, free_port, wait_for_tcp
+from .ports import restartable_port
+from .processes import LOOPBACK, ManagedProcess, wait_for_tcp
 
 __all__ = ["LocalServer", "NatsServer", "RedisServer", "start_nats", "start_redis"]
 
@@ -59,11 +60,13 @@ class LocalServer(ManagedProcess):
         keep_temp: bool = False,
         parent_dir: Path | None = None,
         data_dir: Path | None = None,
+        attempts: int = 5,
     ) -> None:
         self.workdir = _make_workdir(name, parent_dir)
         super().__init__(name, self.workdir / f"{name}-server.log")
         self.host = host
         self.port = port  # 0 until known
+        self.attempts = attempts
         self.keep_temp = keep_temp
         # where the data lives when it must outlive the temp directory (None: in the temp dir)
         self.data_dir = data_dir
@@ -75,6 +78,22 @@ class LocalServer(ManagedProcess):
     def url(self) -> str:
         return f"{self.scheme}://{self.host}:{self.port}"
 
+    def start(self, timeout: float | None = None) -> Self:
+        """Start it; on a port of its own choosing when it has none yet (``restartable_port``:
+        a restart on that port cannot find it taken by some client's connection), choosing
+        again when another process bound that port first."""
+        chosen = not self.port
+        for attempt in range(self.attempts):
+            if chosen:
+                self.port = restartable_port(self.host)
+            try:
+                return super().start(timeout)
+            except Exception:
+                lost_race = "address already in use" in self.log_tail().lower()
+                if not (chosen and lost_race) or attempt == self.attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
     def close(self) -> None:
         if not self._closed and not self.keep_temp:
             shutil.rmtree(self.workdir, ignore_errors=True)
@@ -82,8 +101,9 @@ class LocalServer(ManagedProcess):
 
 
 class NatsServer(LocalServer):
-    """nats-server with JetStream, its store in the temp directory. With ``port`` 0 the server
-    chooses a free port itself (``-p -1``, read back from its ports file: no port race). It
+    """nats-server with JetStream, its store in the temp directory. With ``port`` 0, ``start``
+    chooses one (``LocalServer.start``); only a server spawned without ``start`` and without a
+    port lets nats-server choose (``-p -1``, read back from its ports file). It
     starts with its own configuration file (``natsconf``: JetStream's sync policy, including
     ``config``); ``extra_args`` may not name another (``-c``)."""
 
@@ -209,8 +229,7 @@ class RedisServer(LocalServer):
         tls: TlsFiles | None = None,
     ) -> None:
         self.binary = find_redis_server(tls=tls is not None)
-        super().__init__(name, host, port, keep_temp, parent_dir, data_dir)
-        self.attempts = attempts
+        super().__init__(name, host, port, keep_temp, parent_dir, data_dir, attempts)
         self.extra_args = tuple(extra_args)
         # TLS only (no plaintext port), clients must present a certificate of the CA:
         # ``rediss://`` URLs (libs.platform.tls)
@@ -246,19 +265,6 @@ class RedisServer(LocalServer):
             "--protected-mode", "no",
             *self.extra_args,
         ]  # fmt: skip
-
-    def start(self, timeout: float | None = None) -> Self:
-        chosen = not self.port
-        for attempt in range(self.attempts):
-            if chosen:
-                self.port = free_port(self.host)
-            try:
-                return super().start(timeout)
-            except Exception:
-                lost_race = "Address already in use" in self.log_tail()
-                if not (chosen and lost_race) or attempt == self.attempts - 1:
-                    raise
-        raise AssertionError("unreachable")
 
     def wait_ready(self, deadline: float) -> None:
         remaining = max(0.1, deadline - time.monotonic())

@@ -26,6 +26,22 @@ from .pull import position_of, pull_read
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
 
 WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
+#: The statuses that end a pull request which is worth making again: 503, nobody answered it
+#: (a consumer just made whose leader is not elected yet); 409, its consumer went away mid-read
+#: (a leader change).
+ASK_AGAIN_STATUSES = frozenset({"503", "409"})
+READ_ATTEMPTS = 10
+READ_RETRY_SECONDS = 0.05  # times the attempt: 2.25 s in all before the tenth
+
+
+class _AskAgain(Exception):
+    """A read's pull request ended by a status worth asking again (``ASK_AGAIN_STATUSES``)."""
+
+
+def status_of_block(block: bytes | None) -> str:
+    """The status code of a status message's header block (``NATS/1.0 503 ...``), or ''."""
+    first = (block or b"").split(b"\r\n", 1)[0].split()
+    return first[1].decode("ascii", "replace") if len(first) > 1 else ""
 
 
 #: The stream that holds every table's commits by default (the table service's
@@ -163,10 +179,35 @@ class JetStreamEventStore:
         """One pull request for everything after ``after`` up to the last commit, each message
         taken by a raw handler in the parser's own call (``natsraw``), or by a subscription
         callback where nats-py has no hook for it (nats-py's ``fetch`` costs a task and a timer
-        per message: most of a replay)."""
+        per message: most of a replay).
+
+        A request nobody answered (503: the consumer just made has no leader yet, as in a
+        cluster whose nodes restart) or one its consumer dropped (409: a leader changed) is
+        made again, on a new consumer from the last commit taken, up to ``READ_ATTEMPTS``
+        times; any other status ends the read with ``StoreError``."""
         last = await self.last_sequence(stream_id)
         if last <= after:
             return []
+        subject = self.subject(stream_id)
+        commits: list[Commit] = []
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            taken = commits[-1].sequence if commits else after
+            try:
+                await self._read_into(commits, stream_id, taken, last)
+                break
+            except _AskAgain as again:
+                if attempt == READ_ATTEMPTS:
+                    raise StoreError(
+                        f"read of {subject} ended early {READ_ATTEMPTS} times: {again}"
+                    ) from None
+                await asyncio.sleep(READ_RETRY_SECONDS * attempt)
+        return [c for c in commits if c.sequence <= last]
+
+    async def _read_into(
+        self, commits: list[Commit], stream_id: str, after: int, last: int
+    ) -> None:
+        """``read``'s one pull request (on a consumer of its own) for the commits after
+        ``after`` through ``last``, appended to ``commits``."""
         subject = self.subject(stream_id)
         config = ConsumerConfig(
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
@@ -177,7 +218,6 @@ class JetStreamEventStore:
             filter_subject=subject,
         )
         consumer = await self._js.add_consumer(self.stream, config)
-        commits: list[Commit] = []
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         scoped = f"{stream_id}/"
 
@@ -195,11 +235,17 @@ class JetStreamEventStore:
             if sequence >= last:
                 done.set_result(None)
 
+        def ended(status: str, said: object) -> None:
+            if status in ASK_AGAIN_STATUSES:
+                done.set_exception(_AskAgain(f"{status}: {said!r}"))
+            else:
+                done.set_exception(StoreError(f"read of {subject} ended early: {said!r}"))
+
         def on_raw(subject_: bytes, reply: bytes, data: bytes, block: bytes | None) -> None:
             if done.done():
                 return
             if not reply:  # a status: no (more) messages for this request
-                done.set_exception(StoreError(f"read of {subject} ended early: {block!r}"))
+                ended(status_of_block(block), block)
                 return
             try:
                 take(stream_sequence(reply), data, headers_of_block(block))
@@ -210,7 +256,7 @@ class JetStreamEventStore:
             if done.done():
                 return
             if not msg.reply:  # a status: no (more) messages for this request
-                done.set_exception(StoreError(f"read of {subject} ended early: {msg.headers}"))
+                ended((msg.headers or {}).get("Status", ""), msg.headers)
                 return
             take(msg.metadata.sequence.stream, msg.data, msg.headers or {})
 
@@ -243,7 +289,6 @@ class JetStreamEventStore:
             await sub.unsubscribe()
             with contextlib.suppress(Exception):
                 await self._js.delete_consumer(self.stream, consumer.name)
-        return [c for c in commits if c.sequence <= last]
 
     async def read_with_fetch(self, stream_id: str, after: int = 0) -> list[Commit]:
         """``read`` through nats-py's pull ``fetch`` (what ``read`` did before; kept for the

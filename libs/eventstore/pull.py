@@ -1,15 +1,18 @@
-"""Reading a JetStream stream through a pull consumer: the one read loop of the project.
+"""Reading a JetStream stream through a pull consumer: the read loop of ranges and followers
+(the lobby's feeds of public commits fetch their batches in their own loop, under a lease,
+services/lobby/public_feed.py, with this module's ``FETCH_TIMEOUTS``).
 
 A pull consumer delivers nothing until asked, so a reader knows where it stands before the
 first message moves: ``pull_read`` reads a range (from where the consumer's config starts it,
 through a known stream position), ``fetch_until`` is the loop under it (fetch batches until a
 message says it is the last wanted), ``pull_consumer`` the subscription around both,
-unsubscribed whatever happens; ``pull_messages`` takes a consumer's messages for as long as it
-is read (a work queue). nats-py's timeouts of a fetch are one error here, ``FETCH_TIMEOUTS``.
+unsubscribed whatever happens; ``pull_following`` takes a consumer's messages for as long as
+it is read. nats-py's timeouts of a fetch are one error here, ``FETCH_TIMEOUTS``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
@@ -17,11 +20,15 @@ from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig
-from nats.js.errors import FetchTimeoutError
+from nats.js.errors import FetchTimeoutError, ServiceUnavailableError
 
 #: What a fetch that got nothing in time raises (nats-py's own, and asyncio's from within it).
 FETCH_TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError, FetchTimeoutError, NatsTimeout)
 READ_BATCH = 512
+#: A fetch nobody answered (503: a consumer just made whose leader is not elected yet, as in a
+#: cluster whose nodes restart) is made again this many times, waiting a little longer each.
+UNANSWERED_FETCHES = 10
+UNANSWERED_WAIT_SECONDS = 0.05
 
 
 @contextlib.asynccontextmanager
@@ -56,6 +63,7 @@ async def fetch_until(
     within ``timeout`` seconds raises (``FETCH_TIMEOUTS``), or, ``end_when_quiet``, ends the
     read with what came."""
     found: list[Msg] = []
+    unanswered = 0
     while not found or not last(found[-1]):
         if limit and len(found) >= limit:
             break
@@ -65,6 +73,11 @@ async def fetch_until(
             if not end_when_quiet:
                 raise
             break
+        except ServiceUnavailableError:
+            unanswered += 1
+            if unanswered >= UNANSWERED_FETCHES:
+                raise
+            await asyncio.sleep(UNANSWERED_WAIT_SECONDS * unanswered)
     return found
 
 
@@ -101,20 +114,6 @@ async def pull_read(
         )
     kept = [msg for msg in found if position_of(msg) <= through]
     return kept[:limit] if limit else kept
-
-
-async def pull_messages(
-    sub: JetStreamContext.PullSubscription, *, batch: int = 1, timeout: float = 1.0
-) -> AsyncIterator[Msg]:
-    """Each message the consumer of ``sub`` delivers, as it comes, for as long as the caller
-    reads (a fetch that gets nothing within ``timeout`` seconds is simply asked again)."""
-    while True:
-        try:
-            messages = await sub.fetch(batch, timeout=timeout)
-        except FETCH_TIMEOUTS:
-            continue
-        for msg in messages:
-            yield msg
 
 
 async def pull_following(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -23,7 +24,7 @@ import nats
 import nats.errors
 from nats.aio.client import Client as NATS
 
-from libs.platform.configvars import split_urls
+from libs.platform.configvars import redact_url, split_urls
 from libs.platform.tls import TlsFiles, ssl_context
 
 __all__ = ["connect_nats", "inbox_prefix", "nats_servers", "nats_user"]
@@ -35,6 +36,9 @@ RECONNECT_WAIT_SECONDS = 0.25
 # about 15 s, then reconnecting.
 PING_INTERVAL_SECONDS = 5
 MAX_OUTSTANDING_PINGS = 2
+# Until its first connection a client tries without end too (a service waits for its NATS
+# rather than exiting), so it says so: once at the first failed attempt, then at most this often.
+WAITING_LOG_SECONDS = 10.0
 log = logging.getLogger("holdem.nats")
 
 
@@ -61,14 +65,31 @@ def inbox_prefix(user: str) -> str:
     return f"_INBOX_{user}"
 
 
-async def _quiet_errors(exc: Exception) -> None:
+class _ErrorLog:
     """nats-py's default prints a traceback for every failed reconnect attempt (a node that is
-    down): those are expected while it fails over, so they are logged at debug level."""
-    expected = isinstance(
-        exc, (OSError, nats.errors.UnexpectedEOF, nats.errors.StaleConnectionError)
-    )
-    level = logging.DEBUG if expected else logging.WARNING
-    log.log(level, "nats: %s: %s", type(exc).__name__, exc)
+    down): those are expected while it fails over, so they are logged at debug level. Before
+    the first connection they are not: a service whose NATS is down or wrong would otherwise
+    wait without a word, so it warns, naming the servers, every ``WAITING_LOG_SECONDS``."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connected = False
+        self._last_warning = -WAITING_LOG_SECONDS
+
+    async def report(self, exc: Exception) -> None:
+        if not self.connected and isinstance(exc, (OSError, TimeoutError, nats.errors.Error)):
+            if time.monotonic() - self._last_warning >= WAITING_LOG_SECONDS:
+                self._last_warning = time.monotonic()
+                reason = str(exc) or type(exc).__name__
+                log.warning(
+                    "nats: waiting for %s (not connected yet: %s)", redact_url(self.url), reason
+                )
+            return
+        expected = isinstance(
+            exc, (OSError, nats.errors.UnexpectedEOF, nats.errors.StaleConnectionError)
+        )
+        level = logging.DEBUG if expected else logging.WARNING
+        log.log(level, "nats: %s: %s", type(exc).__name__, exc)
 
 
 async def connect_nats(url: str, tls: TlsFiles | None = None, **options: Any) -> NATS:
@@ -80,15 +101,18 @@ async def connect_nats(url: str, tls: TlsFiles | None = None, **options: Any) ->
         "connect_timeout": 2,
         "ping_interval": PING_INTERVAL_SECONDS,
         "max_outstanding_pings": MAX_OUTSTANDING_PINGS,
-        "error_cb": _quiet_errors,
     }
+    errors = _ErrorLog(url)
+    settings["error_cb"] = errors.report
     user = nats_user(url)
     if user is not None:
         settings["inbox_prefix"] = inbox_prefix(user)
     if tls is not None and any(u.startswith("tls://") for u in nats_servers(url)):
         settings["tls"] = ssl_context(tls)
     settings.update(options)
-    return await nats.connect(servers=nats_servers(url), **settings)
+    nc = await nats.connect(servers=nats_servers(url), **settings)
+    errors.connected = True
+    return nc
 
 
 async def close_nats(nc: NATS, drain_seconds: float = 5.0) -> None:

@@ -23,7 +23,7 @@ from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
 from libs.auth import KeyRing, issue
-from libs.devstack import NatsServer, start_nats
+from libs.devstack import NatsServer
 from libs.devstack.identity import channel_as
 from libs.devstack.processes import free_port
 from libs.devstack.services import service_key_env
@@ -39,14 +39,6 @@ from tests.services.conftest import ServiceProcess, start_service
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 S = grpc.StatusCode
-
-
-@pytest.fixture
-def own_nats() -> Iterator[NatsServer]:
-    """A nats-server of this test's own: nothing in it (no revocation bucket), and it may be
-    frozen."""
-    with start_nats() as server:
-        yield server
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ import pytest
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
+from libs.devstack import NatsServer
 from libs.devstack.processes import free_ports
 from libs.eventstore.owners import ShardOwners
 from tests.conditions import wait_until
@@ -44,7 +45,12 @@ class Replicas:
 
 
 @pytest.fixture
-def replicas(tmp_path: Path, nats_url: str, redis_url: str) -> Iterator[Replicas]:
+def replicas(tmp_path: Path, own_nats: NatsServer, redis_url: str) -> Iterator[Replicas]:
+    # A NATS server of this test's own: the session's holds the shards of every table earlier
+    # tests opened; with them counted, the fair share among two replicas is half of up to 64
+    # shards, and A could keep all eight of this test's tables while B took only stale shards
+    # (seen in CI).
+    nats_url = own_nats.url
     infra = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url, "HOLDEM_TOKEN_KEYS": KEYS}
     local = {"HOLDEM_TABLE_DEALER": "local", "HOLDEM_TABLE_EVALUATOR": "local"}
     port_a, port_b = free_ports("127.0.0.1", 2)

@@ -18,6 +18,7 @@ from libs.devstack.services import REPO_ROOT
 
 __all__ = [
     "ROOT",
+    "SERVERS",
     "START_TIMEOUT",
     "ServiceProcess",
     "Starter",
@@ -30,6 +31,16 @@ __all__ = [
 
 ROOT = REPO_ROOT
 START_TIMEOUT = 20.0
+#: The servers each service connects to. A test names them: left out, a service would take
+#: the machine's own 127.0.0.1:4222 and :6379 (the defaults), shared with every other run there,
+#: and waits without end, saying nothing, while those are down or slow.
+SERVERS = {
+    "lobby": ("HOLDEM_NATS_URL", "HOLDEM_REDIS_URL"),
+    "gateway": ("HOLDEM_NATS_URL",),
+    "table": ("HOLDEM_NATS_URL", "HOLDEM_REDIS_URL"),
+    "tournament": ("HOLDEM_NATS_URL", "HOLDEM_REDIS_URL"),
+    "dealer": ("HOLDEM_REDIS_URL",),
+}
 
 
 def clean_env(extra: Mapping[str, str]) -> dict[str, str]:
@@ -39,7 +50,10 @@ def clean_env(extra: Mapping[str, str]) -> dict[str, str]:
 
 def launch_service(name: str, log_dir: Path, env: Mapping[str, str] = {}) -> ServiceProcess:
     """Start ``python -m services.<name>`` without waiting for it to listen
-    (``wait_serving()`` waits)."""
+    (``wait_serving()`` waits). ``env`` names the NATS and Redis the service uses (``SERVERS``)."""
+    missing = [var for var in SERVERS.get(name, ()) if var not in env]
+    if missing:
+        raise ValueError(f"{name} started without {', '.join(missing)}: it would use the machine's")
     log_path = log_dir / f"{name}-{time.monotonic_ns()}.log"
     listen = env.get("HOLDEM_LISTEN", "127.0.0.1:0")
     if name == "table" and "HOLDEM_TABLE_AI" not in env and "HOLDEM_AI_ADDR" not in env:

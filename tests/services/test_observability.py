@@ -93,9 +93,11 @@ def test_the_dealer_exports_call_and_deck_metrics(start: Starter, redis_url: str
     assert value(samples, "process_resident_memory_bytes") > 0
 
 
-def test_a_request_id_follows_a_call_from_the_gateway_to_the_lobby(start: Starter) -> None:
-    lobby = start("lobby")
-    gateway = start("gateway", {"HOLDEM_LOBBY_ADDR": lobby.address})
+def test_a_request_id_follows_a_call_from_the_gateway_to_the_lobby(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    lobby = start("lobby", {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url})
+    gateway = start("gateway", {"HOLDEM_LOBBY_ADDR": lobby.address, "HOLDEM_NATS_URL": nats_url})
     request_id = f"trace-{uuid.uuid4().hex}"
     with grpc.insecure_channel(gateway.address) as channel:
         gateway_pb2_grpc.GatewayServiceStub(channel).Register(

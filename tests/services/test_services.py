@@ -230,8 +230,11 @@ def test_ai_refuses_a_policy_request_without_a_decision(
     assert "decision" in (caught.value.details() or "")
 
 
-def test_sigterm_stops_the_service_gracefully(start: Starter) -> None:
-    lobby = start("lobby", {"HOLDEM_SHUTDOWN_GRACE_SECONDS": "2"})
+def test_sigterm_stops_the_service_gracefully(
+    start: Starter, nats_url: str, redis_url: str
+) -> None:
+    servers = {"HOLDEM_NATS_URL": nats_url, "HOLDEM_REDIS_URL": redis_url}
+    lobby = start("lobby", {"HOLDEM_SHUTDOWN_GRACE_SECONDS": "2", **servers})
     assert lobby.stop() == 0
     events = [line.get("event") for line in lobby.log_lines()]
     assert events[-2:] == ["shutting down", "stopped"]
@@ -254,13 +257,17 @@ def test_sigusr1_logs_where_every_task_waits(start: Starter) -> None:
     assert evaluator.running  # a dump, not a stop
 
 
-def test_gateway_answers_unavailable_when_the_lobby_is_down(start: Starter) -> None:
+def test_gateway_answers_unavailable_when_the_lobby_is_down(start: Starter, nats_url: str) -> None:
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         closed_port = free.getsockname()[1]
     gateway = start(
         "gateway",
-        {"HOLDEM_LOBBY_ADDR": f"127.0.0.1:{closed_port}", "HOLDEM_RPC_TIMEOUT_SECONDS": "2"},
+        {
+            "HOLDEM_LOBBY_ADDR": f"127.0.0.1:{closed_port}",
+            "HOLDEM_RPC_TIMEOUT_SECONDS": "2",
+            "HOLDEM_NATS_URL": nats_url,
+        },
     )
     with grpc.insecure_channel(gateway.address) as channel:
         stub = gateway_pb2_grpc.GatewayServiceStub(channel)

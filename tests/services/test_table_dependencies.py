@@ -17,7 +17,7 @@ from holdem.common.v1 import common_pb2
 from holdem.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.devstack import NatsServer, RedisServer, start_nats, start_redis
+from libs.devstack import NatsServer, RedisServer, start_redis
 from libs.devstack.identity import aio_channel_as, channel_as
 from libs.devstack.tablestub import table_as
 from libs.platform import healthcheck
@@ -34,13 +34,6 @@ CONFIG = common_pb2.TableConfig(
     big_blind=2,
     action_clock_seconds=30,
 )
-
-
-@pytest.fixture
-def own_nats() -> Iterator[NatsServer]:
-    """A nats-server of this test's own: it is stopped and started again."""
-    with start_nats() as server:
-        yield server
 
 
 @pytest.fixture
