@@ -26,9 +26,12 @@ wallet's history, and ``evolve`` copies only the (bounded) containers an event c
   one was fully credited: the table projects its commits in order, each once (libs/eventstore/
   projection.py: every publish is guarded by the subject's last position, a commit at or below
   the last projected one is never published again); the one cash-out consumer
-  (services/lobby/cashout.py, shared by every replica) has one message in flight
-  (``max_ack_pending`` 1), redelivers a nak'd or expired one before any later one, and acks a
-  commit only after all its credits and busts are committed. The one overlap (a holder stalled
+  (services/lobby/cashout.py, shared by every replica) is read by one replica at a time (the
+  holder of its lease: services/lobby/public_feed.py), a batch at a time, each commit handled
+  in order and tried again before the next when it fails; a replica taking the lease first waits
+  for the last holder's batch to be acknowledged or its ack wait to be out, and JetStream
+  redelivers an expired one before any later one; a commit is acked only after all its
+  credits and busts are committed. The one overlap (a holder stalled
   past the ack wait while another replica takes the message over) credits nothing twice: the
   replica that takes over credits the commit fully before it acks it, and the stalled one
   decides again on the state that won (the append carries the expected sequence), in which the

@@ -7,6 +7,7 @@ house AIs; ``Lobby``, all of them)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,6 +110,21 @@ class LobbyBase:
         if not found.registered:
             raise NotFound(wallet.PLAYER_NOT_FOUND, f"no player {echo(player_id)}")
         return found
+
+
+def table_key(token: str) -> tuple[float, str] | None:
+    """The table a page of tables ended with, from its token (``created_at/table_id``): the next
+    page starts after it. None for the first page."""
+    if not token:
+        return None
+    at, slash, table_id = token.partition("/")
+    try:
+        created = float(at)
+    except ValueError:
+        created = math.nan
+    if not slash or not table_id or len(token) > 128 or not math.isfinite(created):
+        raise InvalidArgument(INVALID_PAGE_TOKEN, "page_token is not valid")
+    return created, table_id
 
 
 def page_start(token: str) -> int:

@@ -35,8 +35,14 @@ from libs.lobby.cashouts import Money, money_of
 from libs.table.events import ChipsAdded, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
 from services.lobby.app import Lobby
+from services.lobby.feed_lease import FeedLease
 from services.lobby.gate import Gate
-from services.lobby.public_feed import consume_forever, projected_message, public_subscription
+from services.lobby.public_feed import (
+    consume_forever,
+    in_flight,
+    projected_message,
+    public_subscription,
+)
 from services.lobby.tables import TableRefusal
 
 log = structlog.get_logger("lobby.cashout")
@@ -45,6 +51,8 @@ CONSUMER = "holdem-lobby-cashout"
 #: A message not acknowledged in this time goes to another replica (its holder died); the
 #: holder says "in progress" every third of it while it works.
 ACK_WAIT_SECONDS = 10.0
+#: Tables kept as not in the catalogue (then forgotten all at once, and read again).
+MAX_UNLISTED = 100_000
 # the table did not take a call for now: asking again later may work
 TRANSIENT = frozenset(
     {
@@ -69,13 +77,15 @@ class CashOuts:
         self.lobby = lobby
         self.gate = gate
         self.applied = 0  # public commits applied by this process
+        self.unlisted: set[str] = set()  # tables found not in the catalogue (never listed)
+        self.lease = FeedLease(nc, CONSUMER, lambda: in_flight(self.js, CONSUMER), ACK_WAIT_SECONDS)
 
     async def _subscription(self) -> JetStreamContext.PullSubscription:
         return await public_subscription(self.js, CONSUMER, ACK_WAIT_SECONDS)
 
     async def run(self) -> None:
         """Consume for ever (reconnects on errors)."""
-        await consume_forever(self._subscription, self.handle, "cash-out")
+        await consume_forever(self._subscription, self.handle, "cash-out", self.lease)
 
     async def handle(self, msg: Msg) -> None:
         try:
@@ -86,8 +96,8 @@ class CashOuts:
             )
             await msg.term()
             return
-        if not money_of(commit.events).relevant:  # most commits (actions, deals): nothing to
-            await msg.ack_sync()  # credit or record, so no need to pass the gate in Redis
+        if not await self._concerns_lobby(commit):  # most commits (actions, deals): nothing
+            await msg.ack()  # to credit or record, so no need to pass the gate in Redis
             self.applied += 1
             return
         working = asyncio.create_task(self._in_progress(msg))
@@ -97,11 +107,34 @@ class CashOuts:
                 await msg.ack_sync()
         except Exception:
             with contextlib.suppress(Exception):
-                await msg.nak(delay=0.5)  # again soon (nothing is skipped: one in flight)
+                await msg.nak(delay=0.5)  # tried again (public_feed.py: before the next)
             raise
         finally:
             working.cancel()
         self.applied += 1
+
+    async def _concerns_lobby(self, commit: PublicCommit) -> bool:
+        """Whether ``commit`` has anything for the lobby: chips to credit, a bust, or activity
+        (seats, rake, a close) at a table of its catalogue. A table is listed before it is
+        opened, so one whose commit finds no listing is never listed (opened by tools): its
+        seats are not read from the catalogue again at each commit."""
+        money = money_of(commit.events)
+        if money.credits or money.busts:
+            return True
+        return money.relevant and await self._listed(commit.table_id)
+
+    async def _listed(self, table_id: str) -> bool:
+        """Whether the table is in the catalogue (those found not to be are kept as such)."""
+        if table_id in self.lobby.listings:
+            return True
+        if table_id in self.unlisted:
+            return False
+        if (await self.lobby.stores.tables.get(table_id)).exists:
+            return True
+        if len(self.unlisted) >= MAX_UNLISTED:
+            self.unlisted.clear()
+        self.unlisted.add(table_id)
+        return False
 
     @staticmethod
     async def _in_progress(msg: Msg) -> None:
@@ -142,10 +175,7 @@ class CashOuts:
         if money.credits:
             async with self.lobby.credited:
                 self.lobby.credited.notify_all()
-        if (
-            commit.table_id in self.lobby.listings
-            or (await self.lobby.stores.tables.get(commit.table_id)).exists
-        ):
+        if await self._listed(commit.table_id):
             await self.lobby.record_activity(
                 commit.table_id,
                 commit.sequence,

@@ -18,7 +18,7 @@ from libs.lobby.catalogue import Listing
 from libs.poker.config import BettingStructure, Variant
 from libs.table import TableConfig
 from libs.table.errors import ALREADY_OPEN, TABLE_CLOSED
-from services.lobby.base import MAX_PAGE_SIZE, LobbyBase, page_start
+from services.lobby.base import MAX_PAGE_SIZE, LobbyBase, table_key
 from services.lobby.tables import TableRefusal
 
 INVALID_TABLE_NAME = "INVALID_TABLE_NAME"
@@ -216,9 +216,10 @@ class Listings(LobbyBase):
         newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
         """One page of matching tables, oldest first (newest first if asked), and the next
-        page's token ("" = last)."""
+        page's token ("" = last). The token names the last table shown (``table_key``), and the
+        next page starts after it: a table opened or closed between two reads shifts no row."""
         size = min(page_size or MAX_PAGE_SIZE, MAX_PAGE_SIZE)
-        start = page_start(page_token)
+        after = table_key(page_token)
         matching = [
             t
             # oldest first, the same order at every replica (each learnt them in its own order)
@@ -231,7 +232,17 @@ class Listings(LobbyBase):
             and (betting_structure is None or self.config_of(t).structure is betting_structure)
             and (include_closed or t.status != catalogue.CLOSED)
             and not t.private  # entered with a password or an invite, never listed
+            and (
+                after is None
+                or (
+                    (t.created_at, t.table_id) < after
+                    if newest_first
+                    else after < (t.created_at, t.table_id)
+                )
+            )
         ]
-        page = matching[start : start + size]
-        more = start + size < len(matching)
-        return page, str(start + size) if more else ""
+        page = matching[:size]
+        if len(matching) <= size:
+            return page, ""
+        last = page[-1]
+        return page, f"{last.created_at!r}/{last.table_id}"

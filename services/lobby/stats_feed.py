@@ -1,6 +1,6 @@
 """The feed of finished hands into the statistics books (player_stats.py): a durable JetStream
 consumer of the tables' public projection (HOLDEM_PUBLIC: hidden cards are never in it), in
-order, one commit in flight across every replica, as the cash-out consumer is.
+order, read by one replica at a time, as the cash-out consumer is (public_feed.py).
 
 Per table it follows who sits where and the hand in progress. When a commit ends a hand, the
 hand is cut as a spectator saw it (libs.history.played_hands), counted (libs.stats.hand_count)
@@ -26,13 +26,21 @@ from libs.poker.events import HandEnded, HandVoided
 from libs.stats import HandCount, hand_count
 from libs.table.events import Event, HandBegan, PlayerLeft, PlayerSeated
 from libs.tableproto.public import PublicCommit, decode_public
+from services.lobby.feed_lease import FeedLease
 from services.lobby.player_stats import PlayerStats
-from services.lobby.public_feed import consume_forever, projected_message, public_subscription
+from services.lobby.public_feed import (
+    consume_forever,
+    in_flight,
+    projected_message,
+    public_subscription,
+)
 
 log = structlog.get_logger("lobby.stats")
 
 CONSUMER = "holdem-lobby-stats"
-ACK_WAIT_SECONDS = 30.0
+#: A commit not acknowledged in this time goes to the next holder of the feed (feed_lease.py),
+#: which waits at most this long for the commits a replica that died left in flight.
+ACK_WAIT_SECONDS = 10.0
 #: Tables whose seats and hand in progress one process follows (the least recent forgotten:
 #: it is read back from the projection when that table's next commit comes).
 FOLLOWED_TABLES = 10_000
@@ -92,13 +100,14 @@ class StatsFeed:
         self.stats = stats
         self.tables: dict[str, _Table] = {}
         self.counted = 0  # hands added to books by this process
+        self.lease = FeedLease(nc, CONSUMER, lambda: in_flight(self.js, CONSUMER), ACK_WAIT_SECONDS)
 
     async def _subscription(self) -> JetStreamContext.PullSubscription:
         return await public_subscription(self.js, CONSUMER, ACK_WAIT_SECONDS)
 
     async def run(self) -> None:
         """Consume for ever (reconnects on errors)."""
-        await consume_forever(self._subscription, self.handle, "stats")
+        await consume_forever(self._subscription, self.handle, "stats", self.lease)
 
     async def handle(self, msg: Msg) -> None:
         try:
@@ -111,7 +120,7 @@ class StatsFeed:
             for hand in await self.apply(commit):
                 await self.stats.count(hand)
                 self.counted += 1
-            await msg.ack_sync()
+            await msg.ack()  # lost: delivered again, and a book counts a hand once
         except Exception:
             self.tables.pop(commit.table_id, None)  # read it again next time
             with contextlib.suppress(Exception):

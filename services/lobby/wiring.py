@@ -17,10 +17,6 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 
 from libs.auth import KeyRing
 from libs.eventstore.owners import routed_channel
@@ -31,8 +27,8 @@ from libs.eventstore.snapshot_cache import SnapshotCache
 from libs.platform.callers import LOBBY_CALLERS
 from libs.platform.clients import connect_peer
 from libs.platform.natsconn import close_nats, connect_nats, nats_readiness
+from libs.platform.redisconn import redis_client
 from libs.platform.server import Endpoint, Mount
-from libs.platform.tls import TlsFiles, redis_options
 from services.lobby.app import Lobby
 from services.lobby.base import ACCOUNTS, CATALOGUE, PLAYERS, Stores
 from services.lobby.cashout import CashOuts
@@ -64,20 +60,6 @@ log = structlog.get_logger("lobby.server")
 #: caller's deadline: a hung Redis (SIGSTOP, a full disk) keeps connections open and says
 #: nothing, and redis-py has no timeout by default.
 REDIS_TIMEOUT_SECONDS = 2.0
-REDIS_CONNECT_TIMEOUT_SECONDS = 1.0
-
-
-def redis_client(url: str, tls: TlsFiles | None) -> Redis:
-    """The lobby's Redis client: bounded timeouts, and one retry only for a connection found
-    broken (Redis restarted), none for a timeout: said here rather than left to redis-py's
-    defaults, which have changed between versions."""
-    return Redis.from_url(
-        url,
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_connect_timeout=REDIS_CONNECT_TIMEOUT_SECONDS,
-        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-        **redis_options(url, tls),
-    )
 
 
 def _key_ring(config: LobbyConfig) -> KeyRing:
@@ -113,7 +95,7 @@ async def follow_catalogue(nc: NATS, lobby: Lobby) -> Any:
 async def build(config: LobbyConfig) -> Mount:
     platform = config.platform
     nc = await connect_nats(platform.nats_url, platform.tls, name="lobby")
-    redis = redis_client(platform.redis_url, platform.tls)
+    redis = redis_client(platform.redis_url, platform.tls, timeout=REDIS_TIMEOUT_SECONDS)
     await ensure_lobby_stream(nc)
     try:  # the tables' public projection, which the cash-out consumer reads
         await nc.jetstream().stream_info(PUBLIC_STREAM)

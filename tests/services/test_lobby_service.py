@@ -375,3 +375,20 @@ def test_tables_are_listed_a_page_at_a_time_oldest_or_newest_first(stack: LobbyS
 
     assert pages(newest_first=False) == [made[:2], made[2:]]
     assert pages(newest_first=True) == [made[:0:-1], made[:1]]
+
+    # a table opened between two reads of the newest first shifts no row onto the next page
+    first = stack.lobby_call(
+        "ListTables", lobby_pb2.ListTablesRequest(page_size=2, newest_first=True)
+    )
+    newer = stack.create_table(owner.player_id, min_players_to_start=3)
+    request = lobby_pb2.ListTablesRequest(
+        page_size=2, page_token=first.next_page_token, newest_first=True
+    )
+    second = stack.lobby_call("ListTables", request)
+    assert [t.table_id for t in first.tables] == made[:0:-1]
+    assert [t.table_id for t in second.tables] == made[:1]
+    assert pages(newest_first=True)[0] == [newer, made[2]]
+    for bad in ("7", "nan/x", "1.5/", "/t", "x" * 300):
+        with pytest.raises(grpc.RpcError) as refused:
+            stack.lobby_call("ListTables", lobby_pb2.ListTablesRequest(page_token=bad))
+        assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT, bad
