@@ -76,7 +76,7 @@ async def _measure(
     from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
     from holdem.table.v1 import table_pb2
 
-    from libs.auth import KeyRing, issue
+    from libs.auth import KeyRing, issue_for
 
     ring = KeyRing.parse(KEYS)
     config = common_pb2.TableConfig(
@@ -99,15 +99,7 @@ async def _measure(
     health = health_pb2_grpc.HealthStub(bch)
 
     def token(player: str) -> tuple[tuple[str, str], ...]:
-        text, _ = issue(
-            ring,
-            player_id=player,
-            username=player,
-            display_name=player,
-            guest=False,
-            now=time.time(),
-            ttl_seconds=3600,
-        )
+        text = issue_for(ring, player, now=time.time(), ttl_seconds=3600)
         return (("authorization", f"Bearer {text}"),)
 
     async def act_client(

@@ -19,6 +19,7 @@ from .tokens import (
     InvalidToken,
     TokenClaims,
     issue,
+    issue_for,
     verify,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "SigningKey",
     "TokenClaims",
     "issue",
+    "issue_for",
     "verify",
 ]

@@ -137,6 +137,23 @@ def issue(
     return f"{header}.{payload}.{_b64(_sign(key.secret, signing_input))}", claims
 
 
+def issue_for(
+    ring: KeyRing, player_id: str, *, now: float, ttl_seconds: int, guest: bool = False
+) -> str:
+    """A token for a player known by its id alone (tools, benchmarks, load generators, tests):
+    its username and display name are the id, cut to 32 characters as the lobby's names are."""
+    text, _ = issue(
+        ring,
+        player_id=player_id,
+        username=player_id[:32],
+        display_name=player_id[:32],
+        guest=guest,
+        now=now,
+        ttl_seconds=ttl_seconds,
+    )
+    return text
+
+
 def _object(raw: bytes) -> dict[str, Any]:
     try:
         value = json.loads(raw)

@@ -21,7 +21,8 @@ its own subject of the table stream, one at a time each, as a table commits; and
 two. JSON keys: ``tables``, ``replicas``, ``seconds``, ``commits_per_s``, ``hands_per_s``,
 ``p50_ms``, ``p99_ms``, ``errors``, ``actions``, ``bare_appends_per_s``, ``ratio``, ``cpu``.
 With ``--pace`` the tables are played at a person's pace through the gateway instead
-(``libs.cli.load_pace``, up to 100,000 tables).
+(``libs.cli.load_pace``, up to 100,000 tables); with ``--gateway HOST:PORT[,...]`` as well, against
+a running deployment through its gateways, starting nothing (``libs.cli.load_remote``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from holdem.common.v1 import common_pb2
 from holdem.table.v1 import table_pb2
 
 from libs.cli.arguments import number, whole_number
+from libs.cli.load_remote_cli import add_remote_arguments, check_remote
 from libs.devstack import ManagedProcess, ServiceProcess, service_env, start_nats, start_redis
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.tablestub import aio_table_stub
@@ -323,8 +325,14 @@ def run_load(tables: int, duration: float, replicas: int = 1) -> LoadReport:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.gateway is not None:
+        from libs.cli.load_remote_cli import run_remote
+
+        return run_remote(args)
     if args.pace is not None:
-        return _run_pace(args)
+        from libs.cli.load_pace import run_cli
+
+        return run_cli(args)
     report = run_load(args.tables, args.duration, args.replicas)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
@@ -340,27 +348,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stdout,
         )
     return 0 if report.errors == 0 else 1
-
-
-def _run_pace(args: argparse.Namespace) -> int:
-    from libs.cli.load_pace import run_pace
-
-    paced = run_pace(args.tables, args.duration, args.replicas, args.pace)
-    if args.json:
-        print(json.dumps(paced.as_dict(), indent=2))
-    else:
-        print(
-            f"{paced.tables} tables at {paced.pace:g} hands/hour, {paced.replicas} replica(s), "
-            f"{paced.seconds}s (setup {paced.setup_seconds}s): {paced.hands} hands "
-            f"({paced.hands_per_table_hour} per table-hour), {paced.acts} Acts, Act p50 "
-            f"{paced.act_p50_ms} ms p99 {paced.act_p99_ms} ms, {paced.errors} errors\n"
-            f"tables held {paced.tables_held}, KB per table {paced.kb_per_table}, RSS MB "
-            f"{paced.rss_mb}\nCPU {paced.cpu}\nownership writes/s "
-            f"{paced.ownership_writes_per_s}, NATS msgs per table-hour "
-            f"{paced.nats_msgs_per_table_hour}, Redis ops per table-hour "
-            f"{paced.redis_ops_per_table_hour}"
-        )
-    return 0 if paced.errors == 0 else 1
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -388,13 +375,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"seconds of play (0.5-{MAX_DURATION:.0f})",
     )
     parser.add_argument(
-        "--replicas", type=int, default=1, choices=range(1, 5), metavar="R", help="table services"
-    )
+        "--replicas", type=int, default=None, choices=range(1, 5), metavar="R",
+        help="table services (default 1)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON report")
+    add_remote_arguments(parser)
 
     def checked(args: argparse.Namespace) -> int:
-        if args.pace is None and args.tables > MAX_TABLES:
+        if args.gateway is not None:
+            check_remote(parser, args)
+        elif args.pace is None and args.tables > MAX_TABLES:
             parser.error(f"argument --tables: at most {MAX_TABLES} at bot pace (without --pace)")
+        args.replicas = args.replicas or 1
         return run(args)
 
     parser.set_defaults(func=checked)

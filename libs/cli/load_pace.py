@@ -16,21 +16,25 @@ each Act's answer; a hand's first is asked of the table (``GetTableState``) once
 started, as a client's watch would show it.
 
 Reported (JSON keys): ``tables``, ``replicas``, ``pace``, ``seconds``, ``setup_seconds``,
-``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``, ``errors``,
-``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it), ``tables_held``
-(per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each table service's
-resident memory, and its growth from before the tables were opened over the tables it holds),
-``cpu`` (cores busy during play, per process; ``client`` is this load generator, apart),
-``ownership_writes_per_s`` (lease writes of all table services), ``nats_msgs_per_table_hour``
-(messages in and out of the nats-server) and ``redis_ops_per_table_hour`` (commands Redis
-processed).
+``setup_retries`` (opening calls asked again after running out their time or finding no
+replica), ``hands`` and ``hands_per_table_hour`` (counted on the public projection), ``acts``,
+``errors``, ``act_p50_ms`` and ``act_p99_ms`` (the gateway's Act as the client sees it),
+``tables_held`` (per table service, from its metrics), ``rss_mb`` and ``kb_per_table`` (each
+table service's resident memory, and its growth from before the tables were opened over the
+tables it holds), ``cpu`` (cores busy during play, per process; ``client`` is this load
+generator, apart), ``ownership_writes_per_s`` (lease writes of all table services),
+``nats_msgs_per_table_hour`` (messages in and out of the nats-server) and
+``redis_ops_per_table_hour`` (commands Redis processed).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -43,7 +47,7 @@ from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2
 
-from libs.auth import KeyRing, issue
+from libs.auth import KeyRing, issue_for
 from libs.cli import load_processes as procs
 from libs.devstack.identity import aio_channel_as
 from libs.devstack.tablestub import aio_table_stub
@@ -74,6 +78,7 @@ class PaceReport:
     pace: float
     seconds: float = 0.0
     setup_seconds: float = 0.0
+    setup_retries: int = 0
     hands: int = 0
     hands_per_table_hour: float = 0.0
     acts: int = 0
@@ -101,22 +106,30 @@ def think_seconds(pace: float, rng: random.Random) -> float:
 
 class _Routed:
     """Calls for a table go to the endpoint that answered for it last; UNAVAILABLE (another
-    replica holds it) moves it to the next."""
+    replica holds it) moves it to the next. With ``patient``, a call that ran out its time is
+    asked again of the same endpoint (setup's calls carry idempotency keys: a seat asked twice
+    lands once), as a starved machine makes some of 40,000 tables' opening calls do."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.route: dict[str, int] = {}
+        self.retried = 0
 
-    async def call(self, table_id: str, send: Any, deadline: float) -> Any:
+    async def call(self, table_id: str, send: Any, deadline: float, patient: bool = False) -> Any:
         index = self.route.setdefault(table_id, hash(table_id) % self.count)
         pause = 0.05
         while True:
             try:
                 return await send(index)
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                timed_out = patient and exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                if not timed_out and exc.code() != grpc.StatusCode.UNAVAILABLE:
                     raise
-                index = self.route[table_id] = (index + 1) % self.count
+                if time.monotonic() > deadline:
+                    raise
+                self.retried += 1
+                if not timed_out:
+                    index = self.route[table_id] = (index + 1) % self.count
                 await asyncio.sleep(pause)
                 pause = min(2 * pause, 1.0)
 
@@ -140,45 +153,38 @@ class _Players:
     def token(self, player: str) -> tuple[tuple[str, str], ...]:
         found = self.tokens.get(player)
         if found is None:
-            text, _ = issue(
-                self.ring,
-                player_id=player,
-                username=player,
-                display_name=player,
-                guest=False,
-                now=time.time(),
-                ttl_seconds=24 * 3600,
-            )
+            text = issue_for(self.ring, player, now=time.time(), ttl_seconds=24 * 3600)
             found = self.tokens[player] = (("authorization", f"Bearer {text}"),)
         return found
 
     async def command(self, table_id: str, deadline: float, **fields: Any) -> None:
         request = table_pb2.SubmitCommandRequest(table_id=table_id, **fields)
         await self.table_route.call(
-            table_id, lambda i: self.tables[i].SubmitCommand(request, timeout=30), deadline
+            table_id,
+            lambda i: self.tables[i].SubmitCommand(request, timeout=30),
+            deadline,
+            patient=True,
         )
 
     async def open(self, table_id: str, deadline: float) -> None:
-        """Open the table, then seat its six players all at once (pipelined: the table service
-        commits them one after another under the table's lock, and no call waits for the one
-        before it to come back; each keeps its own idempotency key, so a retried seat lands
-        once)."""
+        """Open the table with its six players seated, in one command and one commit (a retried
+        opening lands once: its idempotency key). Each player is named as the lobby seats its
+        players (the name its token carries), so the gateway has no name to ask the lobby for."""
+        seats = [
+            table_pb2.SeatPlayer(
+                player_id=f"{table_id}p{index}",
+                display_name=f"{table_id}p{index}",
+                seat=index,
+                buy_in=BUY_IN,
+            )
+            for index in range(SEATS)
+        ]
         await self.command(
             table_id,
             deadline,
             idempotency_key="open",
-            open_table=table_pb2.OpenTable(config=CONFIG),
+            open_table=table_pb2.OpenTable(config=CONFIG, seats=seats),
         )
-
-        async def seat(index: int) -> None:
-            player = table_pb2.SeatPlayer(
-                player_id=f"{table_id}p{index}", seat=index, buy_in=BUY_IN
-            )
-            await self.command(
-                table_id, deadline, idempotency_key=f"seat-{index}", seat_player=player
-            )
-
-        await asyncio.gather(*(seat(index) for index in range(SEATS)))
 
     async def state(self, table_id: str, deadline: float) -> Any:
         request = table_pb2.GetTableStateRequest(table_id=table_id)
@@ -243,15 +249,28 @@ async def _play(
             backoff = min(2 * backoff, 30.0)
 
 
+class SetupFailed(Exception):
+    """The tables could not all be opened (within the hour setup may take)."""
+
+
 async def _setup(players: _Players, ids: list[str]) -> None:
     deadline = time.monotonic() + 3600
     gate = asyncio.Semaphore(SETUP_CALLS)
+    opened = 0
 
     async def one(table_id: str) -> None:
+        nonlocal opened
         async with gate:
             await players.open(table_id, deadline)
+            opened += 1
 
-    await asyncio.gather(*(one(t) for t in ids))
+    try:
+        await asyncio.gather(*(one(t) for t in ids))
+    except grpc.aio.AioRpcError as exc:
+        raise SetupFailed(
+            f"setup failed after {opened} of {len(ids)} tables opened: {exc.code().name} "
+            f"{exc.details() or ''} ({players.table_route.retried} calls asked again)"
+        ) from None
 
 
 def run_pace(tables: int, duration: float, replicas: int, pace: float) -> PaceReport:
@@ -282,6 +301,7 @@ async def _drive(stack: procs.LoadStack, tables: int, duration: float, pace: flo
         started = time.monotonic()
         await _setup(players, ids)
         report.setup_seconds = round(time.monotonic() - started, 1)
+        report.setup_retries = players.table_route.retried
         before = stack.counters()
         latencies: list[float] = []
         rng = random.Random(26)
@@ -304,3 +324,29 @@ async def _drive(stack: procs.LoadStack, tables: int, duration: float, pace: flo
         await nc.close()
         await players.close()
     return report
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """``holdem load --pace``: run, print the report (JSON with ``--json``); 1 on errors, 2
+    when the tables could not be opened."""
+    try:
+        paced = run_pace(args.tables, args.duration, args.replicas, args.pace)
+    except SetupFailed as failed:
+        print(f"holdem load: {failed}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(paced.as_dict(), indent=2))
+    else:
+        print(
+            f"{paced.tables} tables at {paced.pace:g} hands/hour, {paced.replicas} replica(s), "
+            f"{paced.seconds}s (setup {paced.setup_seconds}s, {paced.setup_retries} calls "
+            f"asked again): {paced.hands} hands "
+            f"({paced.hands_per_table_hour} per table-hour), {paced.acts} Acts, Act p50 "
+            f"{paced.act_p50_ms} ms p99 {paced.act_p99_ms} ms, {paced.errors} errors\n"
+            f"tables held {paced.tables_held}, KB per table {paced.kb_per_table}, RSS MB "
+            f"{paced.rss_mb}\nCPU {paced.cpu}\nownership writes/s "
+            f"{paced.ownership_writes_per_s}, NATS msgs per table-hour "
+            f"{paced.nats_msgs_per_table_hour}, Redis ops per table-hour "
+            f"{paced.redis_ops_per_table_hour}"
+        )
+    return 0 if paced.errors == 0 else 1

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from libs.auth import InvalidToken, KeyRing, SigningKey, TokenClaims, issue, verify
+from libs.auth import InvalidToken, KeyRing, SigningKey, TokenClaims, issue, issue_for, verify
 from libs.auth.tokens import MAX_TOKEN_CHARS, TOKEN_EXPIRED
 
 OLD = SigningKey("old", b"o" * 32)
@@ -159,3 +159,20 @@ def test_guest_tokens_say_so() -> None:
         ring, player_id="g1", username="", display_name="Guest", guest=True, now=NOW, ttl_seconds=60
     )
     assert verify(ring, token, now=NOW).guest
+
+
+def test_a_token_for_a_player_known_by_id_alone_is_named_by_its_id() -> None:
+    ring = KeyRing.of(NEW)
+    long_id = "p" * 64
+    for player, guest in (("bot-7", False), (long_id, True)):
+        claims = verify(
+            ring, issue_for(ring, player, now=NOW, ttl_seconds=60, guest=guest), now=NOW
+        )
+        assert (claims.player_id, claims.username, claims.display_name, claims.guest) == (
+            player,
+            player[:32],
+            player[:32],
+            guest,
+        )
+    with pytest.raises(ValueError):
+        issue_for(ring, "not an id!", now=NOW, ttl_seconds=60)

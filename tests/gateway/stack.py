@@ -21,7 +21,7 @@ from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from holdem.table.v1 import table_pb2, table_pb2_grpc
 
-from libs.auth import KeyRing, issue
+from libs.auth import KeyRing, issue, issue_for
 from libs.devstack.identity import channel_as
 from libs.devstack.tablestub import table_stub
 from tests.services.conftest import ServiceProcess, start_service
@@ -50,16 +50,9 @@ class GatewayStack:
     ring: KeyRing = field(default_factory=lambda: KeyRing.parse(KEYS))
 
     def token(self, player_id: str, *, ttl: int = 3600, now: float | None = None) -> str:
-        token, _ = issue(
-            self.ring,
-            player_id=player_id,
-            username=player_id[:32],
-            display_name=player_id[:32],
-            guest=False,
-            now=time.time() if now is None else now,
-            ttl_seconds=ttl,
+        return issue_for(
+            self.ring, player_id, now=time.time() if now is None else now, ttl_seconds=ttl
         )
-        return token
 
     def forged(self, player_id: str) -> str:
         token, _ = issue(

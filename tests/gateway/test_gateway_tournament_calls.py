@@ -16,7 +16,7 @@ import pytest
 from holdem.gateway.v1 import gateway_pb2
 from holdem.tournament.v1 import tournament_pb2 as tpb
 
-from libs.auth import KeyRing, issue
+from libs.auth import KeyRing, issue_for
 from libs.devstack.services import service_key_env
 from libs.errors import Unauthenticated, Unavailable
 from services.gateway.auth import Authenticator
@@ -83,16 +83,7 @@ def _servicer(tournaments: Any, **env: str) -> GatewayServicer:
 
 
 def _token(player_id: str) -> str:
-    token, _ = issue(
-        KeyRing.parse(KEYS),
-        player_id=player_id,
-        username=player_id,
-        display_name=player_id,
-        guest=True,
-        now=time.time(),
-        ttl_seconds=3600,
-    )
-    return token
+    return issue_for(KeyRing.parse(KEYS), player_id, now=time.time(), ttl_seconds=3600, guest=True)
 
 
 def _tournament(

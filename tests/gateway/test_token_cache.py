@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from libs.auth import KeyRing, issue
+from libs.auth import KeyRing, issue_for
 from libs.auth.tokens import INVALID_TOKEN, TOKEN_EXPIRED
 from libs.errors import Unauthenticated
 from services.gateway import auth
@@ -27,16 +27,7 @@ class Clock:
 
 
 def token(player: str = "p1", now: float = ISSUED) -> str:
-    text, _ = issue(
-        RING,
-        player_id=player,
-        username=player,
-        display_name=player,
-        guest=False,
-        now=now,
-        ttl_seconds=TTL,
-    )
-    return text
+    return issue_for(RING, player, now=now, ttl_seconds=TTL)
 
 
 def test_a_kept_token_answers_the_same_claims() -> None:

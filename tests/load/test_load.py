@@ -111,3 +111,49 @@ def test_a_person_s_think_time_gives_the_pace_and_never_meets_the_clock() -> Non
     mean = 3600 / (60 * ACTIONS_PER_HAND)
     assert sum(draws) / len(draws) == pytest.approx(mean, rel=0.05)
     assert max(think_seconds(0.5, rng) for _ in range(1000)) <= CLOCK_SECONDS / 2
+
+
+def test_setup_asks_a_timed_out_call_again_of_the_same_table_service() -> None:
+    """An opening call that ran out its time is asked again there (its idempotency key makes
+    the second land once); UNAVAILABLE moves the table to the next; a read is not retried on a
+    timeout, and nothing is asked past the deadline."""
+    import asyncio
+    import time
+
+    import grpc
+
+    from libs.cli.load_pace import _Routed
+
+    def failure(code: grpc.StatusCode) -> grpc.aio.AioRpcError:
+        return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), "x")
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        route = _Routed(2)
+        asked: list[int] = []
+        answers = [grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNAVAILABLE, None]
+
+        async def send(index: int) -> str:
+            asked.append(index)
+            code = answers.pop(0)
+            if code is not None:
+                raise failure(code)
+            return "ok"
+
+        start = route.route.setdefault("t", 0)
+        assert await route.call("t", send, time.monotonic() + 10, patient=True) == "ok"
+        impatient: list[int] = []
+
+        async def read(index: int) -> str:
+            impatient.append(index)
+            raise failure(grpc.StatusCode.DEADLINE_EXCEEDED)
+
+        try:
+            await route.call("t", read, time.monotonic() + 10)
+        except grpc.aio.AioRpcError as exc:
+            assert exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert route.retried == 2
+        return [start, *asked], impatient
+
+    asked, impatient = asyncio.run(scenario())
+    assert asked == [0, 0, 0, 1]  # the same service twice, then the next after UNAVAILABLE
+    assert impatient == [1]
