@@ -52,12 +52,12 @@ __all__ = [
     "acked_while_cut_off",
     "attributed",
     "check",
-    "isolation",
     "landed_while_cut_off",
     "read_streams",
     "recovered",
     "recovery",
     "stale_after_waking",
+    "taken_over",
 ]
 
 #: how long a fault lasts, at most (seconds), and how long a table may take to commit again
@@ -203,21 +203,17 @@ async def recovered(history: History, healed: float, clock: Any) -> None:
         await asyncio.sleep(0.05)
 
 
-def isolation(
-    history: History, cut_off: list[tuple[str, str, float, float]], grace: float
-) -> tuple[int, int]:
-    """For writers cut off from the network, each ``(writer, other writer, began, healed)``:
-    how many appends a cut-off writer got acknowledged while cut off (past ``grace`` seconds
-    for those already on the wire: must be none), and how many the other writer made meanwhile
-    on tables the cut-off one had committed to before (it took them over)."""
-    while_cut = taken_over = 0
+def taken_over(history: History, cut_off: list[tuple[str, str, float, float]]) -> int:
+    """For writers cut off from the network (or paused), each ``(writer, other writer, began,
+    healed)``: how many appends the other writer made meanwhile on tables the cut-off one had
+    committed to before (it took them over). Whether the cut-off writer itself got anything
+    acknowledged is read from the streams (``landed_while_cut_off``, ``acked_while_cut_off``)."""
+    count = 0
     for writer, other, began, healed in cut_off:
-        mine = [a for a in history.acknowledged if a.by == writer]
-        while_cut += sum(1 for a in mine if began + grace < a.at < healed)
-        its_tables = {a.table_id for a in mine if a.at < began}
+        its_tables = {a.table_id for a in history.acknowledged if a.by == writer and a.at < began}
         theirs = [a for a in history.acknowledged if a.by == other]
-        taken_over += sum(1 for a in theirs if began < a.at < healed and a.table_id in its_tables)
-    return while_cut, taken_over
+        count += sum(1 for a in theirs if began < a.at < healed and a.table_id in its_tables)
+    return count
 
 
 def attributed(history: History, streams: dict[str, list[Commit]]) -> History:

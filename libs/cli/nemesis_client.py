@@ -111,6 +111,21 @@ class Table:
     moves: int = 0  # keys made so far (each move's key: "m<n>")
     closed: bool = False
     by_seat: dict[int, Player] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  # each kind of move's last refusal
+
+    def describe(self) -> str:
+        """Where the table stood as its last answer said, and what was refused since: why a
+        table that does not close did not."""
+        view = self.view
+        if view is None:
+            return f"no view; refused {self.refused}"
+        acting = view.acting_seat if view.HasField("acting_seat") else None
+        status = common_pb2.TableStatus.Name(view.table_status)
+        street = common_pb2.Street.Name(view.street)
+        return (
+            f"{status}, hand {view.hand_id or '-'} at {street}, seat {acting} to act; "
+            f"refused {self.refused}"
+        )
 
 
 class Tables:
@@ -202,6 +217,7 @@ class Tables:
                 return await self._move(table, player, "act", common_pb2.ACTION_TYPE_CALL)
             if code is None:
                 raise
+            table.refused[kind] = code
             return False
         msg_id = scoped_key(kind, player.player_id, key)
         self.history.acknowledged.append(
@@ -264,7 +280,7 @@ class Tables:
             if not await self.step(table):
                 await asyncio.sleep(0.1)
             if time.monotonic() > deadline:
-                raise TimeoutError(f"table {table_id} did not close")
+                raise TimeoutError(f"table {table_id} did not close: {table.describe()}")
 
     async def stale_route(self, replica: Replica) -> int:
         """Every table moved once through ``replica`` directly, as a gateway whose routing

@@ -50,12 +50,12 @@ from libs.cli.nemesis_check import (
     acked_while_cut_off,
     attributed,
     check,
-    isolation,
     landed_while_cut_off,
     read_streams,
     recovered,
     recovery,
     stale_after_waking,
+    taken_over,
 )
 from libs.cli.nemesis_client import Tables
 from libs.cli.nemesis_netfaults import DISK_FAULTS, NET_FAULTS, NetRig, run_step
@@ -216,6 +216,10 @@ async def _run(
         play.stopping.set()
         closed = await _close(play, drivers)
         _log(f"{clock():.1f}s {'closed' if closed else 'NOT closed: the tables stopped'}")
+        if not closed:
+            for service in services:  # what they said went wrong, last
+                for line in service.warnings():
+                    _log(f"  {service.name}: {line}")
     finally:
         with contextlib.suppress(Exception):
             await channel.close()
@@ -236,9 +240,9 @@ async def _run(
     writers = [r.name for r in replicas]
     cut_off = [(writers[i], writers[1 - i], began, healed) for i, began, healed in rig.isolated]
     paused = [(writers[i], writers[1 - i], began, woke) for i, began, woke in rig.paused]
-    _, taken_over = isolation(seen, cut_off, GRACE)
+    taken = taken_over(seen, cut_off)
     landed = landed_while_cut_off(streams, cut_off, GRACE, epoch) if streams is not None else None
-    _, taken_while_paused = isolation(seen, paused, GRACE)
+    taken_while_paused = taken_over(seen, paused)
     return {
         "faults": injected,
         "ops": len(history.acknowledged) + play.errors,
@@ -257,7 +261,7 @@ async def _run(
         "landed_while_isolated": len(landed) if landed is not None else None,
         "stale_after_waking": stale_after_waking(seen, paused, LEASE_TTL),
         "refused_after_waking": refused_after_waking,
-        "taken_over": taken_over + taken_while_paused,
+        "taken_over": taken + taken_while_paused,
         "unsynced_bytes_dropped": rig.lost_bytes,
         "fault_failures": rig.failures,
         "nodes_rebuilt": rig.rebuilt,
@@ -296,7 +300,10 @@ async def _close(play: Tables, drivers: list[asyncio.Task[None]]) -> bool:
         await asyncio.wait_for(asyncio.gather(*drivers), RECOVERY_DEADLINE)
         closing = asyncio.gather(*(play.close(t) for t in play.table_ids))
         await asyncio.wait_for(closing, 2 * RECOVERY_DEADLINE)
-    except Exception:
+    except Exception as exc:  # a timeout, or a table that did not close: said why
+        _log(f"  {exc!r:.500}" if str(exc) else "  the players' last moves did not end in time")
+        for table in play.tables.values():
+            _log(f"  {table.table_id}: {table.describe()}")
         for task in drivers:
             task.cancel()
         return False

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -79,6 +80,23 @@ class HostedService:
             "address": self.address,
             "pid": self.pid,
         }
+
+    def warnings(self, count: int = 12) -> list[str]:
+        """Its last ``count`` warnings and errors, one line each (the event and its fields,
+        no traceback): what a failed run prints of it."""
+        said = []
+        with contextlib.suppress(OSError):
+            for line in self.process.log_path.read_text(errors="replace").splitlines():
+                with contextlib.suppress(ValueError):
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("level") in ("warning", "error"):
+                        said.append(entry)
+        quiet = {"level", "service", "exception", "timestamp", "event"}
+        return [
+            f"{e.get('timestamp', '')[11:23]} {e.get('event')} "
+            + " ".join(f"{k}={v!s:.80}" for k, v in e.items() if k not in quiet)
+            for e in said[-count:]
+        ]
 
     async def stop(self) -> None:
         """SIGTERM (it gives its leases up within a bound), killed if it does not end in time."""
