@@ -19,8 +19,9 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 
+from . import pull
 from .jspublish import JetStreamPublisher
-from .natsheaders import headers_of_block, use_fast_headers
+from .natsheaders import headers_of_block, status_of_block, use_fast_headers
 from .natsraw import raw_handlers, stream_sequence
 from .pull import position_of, pull_read
 from .store import AppendResult, Commit, ConcurrencyConflict, StoreError
@@ -30,18 +31,10 @@ WRONG_LAST_SEQUENCE_CODES = frozenset({10071, 10164})
 #: (a consumer just made whose leader is not elected yet); 409, its consumer went away mid-read
 #: (a leader change).
 ASK_AGAIN_STATUSES = frozenset({"503", "409"})
-READ_ATTEMPTS = 10
-READ_RETRY_SECONDS = 0.05  # times the attempt: 2.25 s in all before the tenth
 
 
 class _AskAgain(Exception):
     """A read's pull request ended by a status worth asking again (``ASK_AGAIN_STATUSES``)."""
-
-
-def status_of_block(block: bytes | None) -> str:
-    """The status code of a status message's header block (``NATS/1.0 503 ...``), or ''."""
-    first = (block or b"").split(b"\r\n", 1)[0].split()
-    return first[1].decode("ascii", "replace") if len(first) > 1 else ""
 
 
 #: The stream that holds every table's commits by default (the table service's
@@ -183,24 +176,24 @@ class JetStreamEventStore:
 
         A request nobody answered (503: the consumer just made has no leader yet, as in a
         cluster whose nodes restart) or one its consumer dropped (409: a leader changed) is
-        made again, on a new consumer from the last commit taken, up to ``READ_ATTEMPTS``
-        times; any other status ends the read with ``StoreError``."""
+        made again, on a new consumer from the last commit taken, as ``pull.ASK_AGAIN_TIMES``
+        says; any other status ends the read with ``StoreError``."""
         last = await self.last_sequence(stream_id)
         if last <= after:
             return []
         subject = self.subject(stream_id)
         commits: list[Commit] = []
-        for attempt in range(1, READ_ATTEMPTS + 1):
+        for attempt in range(1, pull.ASK_AGAIN_TIMES + 1):
             taken = commits[-1].sequence if commits else after
             try:
                 await self._read_into(commits, stream_id, taken, last)
                 break
             except _AskAgain as again:
-                if attempt == READ_ATTEMPTS:
+                if attempt == pull.ASK_AGAIN_TIMES:
                     raise StoreError(
-                        f"read of {subject} ended early {READ_ATTEMPTS} times: {again}"
+                        f"read of {subject} ended early {attempt} times: {again}"
                     ) from None
-                await asyncio.sleep(READ_RETRY_SECONDS * attempt)
+                await asyncio.sleep(pull.ASK_AGAIN_SECONDS * attempt)
         return [c for c in commits if c.sequence <= last]
 
     async def _read_into(

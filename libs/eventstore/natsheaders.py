@@ -86,6 +86,13 @@ def headers_of_block(block: bytes | None) -> dict[str, str]:
     return parse_header_lines(block[_FIRST_HEADER:])
 
 
+def status_of_block(block: bytes | None) -> str:
+    """The status code of a status message's header block (``NATS/1.0 503 ...``), or ''."""
+    first = (block or b"").split(_CRLF, 1)[0]
+    said = first[len(_STATUS_LINE) :].split() if first.startswith(_STATUS_LINE + b" ") else []
+    return said[0].decode("ascii", "replace") if said else ""
+
+
 def use_fast_headers(nc: Any) -> None:
     """Make connection ``nc`` parse header blocks with ``parse_header_lines``."""
     if callable(getattr(type(nc), "_parse_header_lines", None)):

@@ -25,10 +25,12 @@ from nats.js.errors import FetchTimeoutError, ServiceUnavailableError
 #: What a fetch that got nothing in time raises (nats-py's own, and asyncio's from within it).
 FETCH_TIMEOUTS: tuple[type[BaseException], ...] = (TimeoutError, FetchTimeoutError, NatsTimeout)
 READ_BATCH = 512
-#: A fetch nobody answered (503: a consumer just made whose leader is not elected yet, as in a
-#: cluster whose nodes restart) is made again this many times, waiting a little longer each.
-UNANSWERED_FETCHES = 10
-UNANSWERED_WAIT_SECONDS = 0.05
+#: A pull nobody answered (503: a consumer just made whose leader is not elected yet, as in a
+#: cluster whose nodes restart) is made again, up to this many times in all, the n-th pause
+#: ``n * ASK_AGAIN_SECONDS`` (2.25 s in all before the tenth): ``fetch_until`` here and
+#: ``JetStreamEventStore.read``'s raw pulls alike.
+ASK_AGAIN_TIMES = 10
+ASK_AGAIN_SECONDS = 0.05
 
 
 @contextlib.asynccontextmanager
@@ -75,9 +77,9 @@ async def fetch_until(
             break
         except ServiceUnavailableError:
             unanswered += 1
-            if unanswered >= UNANSWERED_FETCHES:
+            if unanswered >= ASK_AGAIN_TIMES:
                 raise
-            await asyncio.sleep(UNANSWERED_WAIT_SECONDS * unanswered)
+            await asyncio.sleep(ASK_AGAIN_SECONDS * unanswered)
     return found
 
 

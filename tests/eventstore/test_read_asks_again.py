@@ -18,7 +18,8 @@ from nats.js.errors import ServiceUnavailableError
 
 from libs.eventstore import jetstream as jetstream_module
 from libs.eventstore import pull as pull_module
-from libs.eventstore.jetstream import JetStreamEventStore, status_of_block
+from libs.eventstore.jetstream import JetStreamEventStore
+from libs.eventstore.natsheaders import status_of_block
 from libs.eventstore.pull import fetch_until
 from libs.eventstore.store import StoreError
 
@@ -31,6 +32,8 @@ def test_the_status_of_a_status_block() -> None:
     assert status_of_block(b"NATS/1.0 409 Leadership Change\r\n\r\n") == "409"
     assert status_of_block(b"NATS/1.0\r\nA: b\r\n\r\n") == ""
     assert status_of_block(None) == ""
+    assert status_of_block(b"NATS/1.0 \r\n\r\n") == ""  # a status line with no code
+    assert status_of_block(b"NATS/1.05 503\r\n") == ""  # not the status line
 
 
 async def _reading(nats_url: str, unanswered: int) -> tuple[list[int], list[int], int]:
@@ -82,7 +85,7 @@ def test_a_read_asks_again_while_its_consumer_does_not_answer(
 def test_a_read_nobody_ever_answers_fails_saying_so(
     nats_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(jetstream_module, "READ_RETRY_SECONDS", 0.001)
+    monkeypatch.setattr(pull_module, "ASK_AGAIN_SECONDS", 0.001)
     with pytest.raises(StoreError, match="ended early 10 times: 503"):
         asyncio.run(_reading(nats_url, unanswered=1000))
 
@@ -104,7 +107,7 @@ class _Unanswered:
 
 
 def test_a_fetch_nobody_answers_is_made_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pull_module, "UNANSWERED_WAIT_SECONDS", 0.001)
+    monkeypatch.setattr(pull_module, "ASK_AGAIN_SECONDS", 0.001)
 
     def third(n: Any) -> bool:  # the messages here are numbers
         return bool(n >= 3)
@@ -115,4 +118,4 @@ def test_a_fetch_nobody_answers_is_made_again(monkeypatch: pytest.MonkeyPatch) -
     never = _Unanswered(1000, [])
     with pytest.raises(ServiceUnavailableError):
         asyncio.run(fetch_until(cast(Any, never), third))
-    assert never.fetches == pull_module.UNANSWERED_FETCHES
+    assert never.fetches == pull_module.ASK_AGAIN_TIMES
