@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from libs.devstack import ServiceProcess, StartError, clean_environ, pid_alive, service_env
+from libs.devstack import (
+    ServiceProcess,
+    StartError,
+    clean_environ,
+    pid_alive,
+    restartable_port,
+    service_env,
+)
 from libs.devstack.services import REPO_ROOT
 from libs.platform import healthcheck
 from tests.conditions import wait_until_sync
@@ -19,10 +26,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 def test_a_service_restarts_where_it_was(tmp_path: Path) -> None:
     env = service_env(base=clean_environ())  # the evaluator needs neither NATS nor Redis
-    evaluator = ServiceProcess("evaluator", tmp_path / "evaluator.log", env=env)
+    # restarted on its port: one outside the kernel's ephemeral range, which no outgoing
+    # connection takes meanwhile (libs/devstack/ports.py)
+    listen = f"127.0.0.1:{restartable_port()}"
+    evaluator = ServiceProcess("evaluator", tmp_path / "evaluator.log", listen=listen, env=env)
     with evaluator:
         address, first_pid = evaluator.address, evaluator.pid
-        assert evaluator.port != 0
+        assert evaluator.port != 0 and address == listen
         assert healthcheck.check(address) == healthcheck.SERVING
         evaluator.kill()
         assert not pid_alive(first_pid)
