@@ -170,14 +170,13 @@ class _Players:
         """Open the table with its six players seated, in one command and one commit (a retried
         opening lands once: its idempotency key). Each player is named as the lobby seats its
         players (the name its token carries), so the gateway has no name to ask the lobby for."""
+        players = [f"{table_id}p{index}" for index in range(SEATS)]
         seats = [
+            # the name issue_for puts in the player's token
             table_pb2.SeatPlayer(
-                player_id=f"{table_id}p{index}",
-                display_name=f"{table_id}p{index}",
-                seat=index,
-                buy_in=BUY_IN,
+                player_id=player, display_name=player[:32], seat=index, buy_in=BUY_IN
             )
-            for index in range(SEATS)
+            for index, player in enumerate(players)
         ]
         await self.command(
             table_id,
@@ -249,8 +248,9 @@ async def _play(
             backoff = min(2 * backoff, 30.0)
 
 
-class SetupFailed(Exception):
-    """The tables could not all be opened (within the hour setup may take)."""
+class LoadError(Exception):
+    """The load cannot run (the tables could not all be opened within the hour setup may take; a
+    gateway unreachable, a refusal during setup): said plainly. ``holdem load`` exits 2."""
 
 
 async def _setup(players: _Players, ids: list[str]) -> None:
@@ -267,7 +267,7 @@ async def _setup(players: _Players, ids: list[str]) -> None:
     try:
         await asyncio.gather(*(one(t) for t in ids))
     except grpc.aio.AioRpcError as exc:
-        raise SetupFailed(
+        raise LoadError(
             f"setup failed after {opened} of {len(ids)} tables opened: {exc.code().name} "
             f"{exc.details() or ''} ({players.table_route.retried} calls asked again)"
         ) from None
@@ -331,7 +331,7 @@ def run_cli(args: argparse.Namespace) -> int:
     when the tables could not be opened."""
     try:
         paced = run_pace(args.tables, args.duration, args.replicas, args.pace)
-    except SetupFailed as failed:
+    except LoadError as failed:
         print(f"holdem load: {failed}", file=sys.stderr)
         return 2
     if args.json:

@@ -44,7 +44,7 @@ import grpc
 from holdem.common.v1 import common_pb2
 from holdem.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
-from libs.cli.load_pace import ACTIONS_PER_HAND, CONFIG, SEATS, think_seconds
+from libs.cli.load_pace import ACTIONS_PER_HAND, CONFIG, SEATS, LoadError, think_seconds
 from libs.client.channel import gateway_channel
 from libs.platform.errors import error_code_of
 
@@ -64,10 +64,6 @@ HINTS = {
     "TOO_MANY_GUESTS": " (a load needs six guests a table from this address: raise the lobby's "
     "HOLDEM_LOBBY_GUESTS_PER_ADDRESS on the deployment under test)",
 }
-
-
-class LoadError(Exception):
-    """The load cannot run (a gateway unreachable, a refusal during setup): said plainly."""
 
 
 def gateway_list(text: str) -> list[str]:

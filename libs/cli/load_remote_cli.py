@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from libs.cli.load_pace import LoadError
 from libs.cli.load_remote import (
     SETTLE_SECONDS,
     SETUP_TABLES,
-    LoadError,
     RemoteLoad,
     RemoteReport,
     gateway_list,
