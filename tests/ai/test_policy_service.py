@@ -4,8 +4,6 @@ is refused with INVALID_ARGUMENT and a reason, and only tools may ask."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import grpc
 import numpy as np
 import pytest
@@ -18,24 +16,9 @@ from libs.aiproto.requests import decide_request
 from libs.devstack.identity import channel_as
 from libs.poker import BettingStructure, Variant, parse_cards
 from tests.ai.spots import BB, Hand
-from tests.services.conftest import ServiceProcess, start_service, stop_all
+from tests.services.conftest import ServiceProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def ai(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    service = start_service("ai", tmp_path_factory.mktemp("ai"))
-    try:
-        yield service
-    finally:
-        stop_all([service])
-
-
-@pytest.fixture(scope="module")
-def stub(ai: ServiceProcess) -> Iterator[ai_pb2_grpc.AiServiceStub]:
-    with channel_as(ai.address) as channel:
-        yield ai_pb2_grpc.AiServiceStub(channel)
 
 
 def _view() -> SeatView:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -15,28 +14,12 @@ from holdem.common.v1 import common_pb2 as pb
 from libs.ai import Level, is_legal
 from libs.aiproto.requests import decide_request, decision_from_response
 from libs.cli.main import main
-from libs.devstack.identity import channel_as
 from libs.poker import BettingStructure, Variant
 from services.ai.app import DEADLINE_MARGIN_SECONDS, DEFAULT_TIME_BUDGET_MS, budget_seconds
 from tests.ai.spots import Hand
-from tests.services.conftest import ServiceProcess, start_service, stop_all
+from tests.services.conftest import ServiceProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
-
-
-@pytest.fixture(scope="module")
-def ai(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    service = start_service("ai", tmp_path_factory.mktemp("ai"))
-    try:
-        yield service
-    finally:
-        stop_all([service])
-
-
-@pytest.fixture(scope="module")
-def stub(ai: ServiceProcess) -> Iterator[ai_pb2_grpc.AiServiceStub]:
-    with channel_as(ai.address) as channel:
-        yield ai_pb2_grpc.AiServiceStub(channel)
 
 
 def spot() -> Hand:
