@@ -348,7 +348,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--lbr-draws",
-        type=int,
+        type=whole_number(1, 10_000, "--lbr-draws"),
         default=1,
         help="LBR: draws of the level's policy per decision, averaged (default 1)",
     )

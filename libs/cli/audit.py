@@ -14,6 +14,7 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 
+from libs.cli.arguments import number
 from libs.devstack.identity import channel_as, cli_service_key, cli_tls
 from libs.devstack.stackstate import stack_address
 
@@ -67,5 +68,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"the lobby's host:port (default: the local stack's, else {DEFAULT_LOBBY})",
     )
     chips.add_argument("--json", action="store_true", help="machine-readable output")
-    chips.add_argument("--timeout", type=float, default=60.0, help="seconds to wait")
+    chips.add_argument(
+        "--timeout", type=number(0.1, 3600, "--timeout"), default=60.0, help="seconds to wait"
+    )
     chips.set_defaults(func=run)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import grpc
 
+from libs.cli.arguments import number, whole_number
 from libs.cli.chaos_bots import play
 from libs.cli.chaos_cluster import TARGETS, Cluster, Services, parse_targets
 from libs.cli.chaos_killer import KillPlan, Progress
@@ -169,9 +170,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "chaos", help="kill services and servers while bots play; check nothing is lost"
     )
-    parser.add_argument("--hands", type=int, default=20, help="hands to play (default 20)")
     parser.add_argument(
-        "--kill-every", type=int, default=25, help="kill something every K commits (0: never)"
+        "--hands",
+        type=whole_number(1, 100_000, "--hands"),
+        default=20,
+        help="hands to play (default 20)",
+    )
+    parser.add_argument(
+        "--kill-every",
+        type=whole_number(0, 1_000_000, "--kill-every"),
+        default=25,
+        help="kill something every K commits (0: never)",
     )
     parser.add_argument(
         "--kill",
@@ -185,16 +194,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="random kill points: after 1..2K-1 commits, inside a call, or between hands; "
         "random targets",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed of --jitter's choices")
-    parser.add_argument("--players", type=int, default=6, help="bots at the table (2-6)")
+    parser.add_argument(
+        "--seed",
+        type=whole_number(0, 2**63 - 1, "--seed"),
+        default=None,
+        help="seed of --jitter's choices",
+    )
+    parser.add_argument(
+        "--players", type=whole_number(2, 6, "--players"), default=6, help="bots at the table (2-6)"
+    )
     parser.add_argument(
         "--stall-timeout",
-        type=float,
+        type=number(1, 86_400, "--stall-timeout"),
         default=120.0,
         help="fail when nothing was committed for this long (seconds; default 120)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=None, help="also fail after this long in all (seconds)"
+        "--timeout",
+        type=number(1, 7 * 86_400, "--timeout"),
+        default=None,
+        help="also fail after this long in all (seconds)",
     )
     parser.add_argument(
         "--cold-restarts",

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from libs.ai import Level
+from libs.cli.arguments import number, whole_number
 from libs.cli.nemesis_check import (
     FAULT_SECONDS,
     RECOVERY_DEADLINE,
@@ -313,15 +314,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "lobby and the gateway in network namespaces of their own, players playing through "
         "the gateway (root; nemesis_net)",
     )
-    parser.add_argument("--duration", type=float, default=20.0, help="seconds of faults")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the faults' choices")
+    parser.add_argument(
+        "--duration", type=number(0.5, 86_400, "--duration"), default=20.0, help="seconds of faults"
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number(0, 2**63 - 1, "--seed"),
+        default=1,
+        help="seed of the faults' choices",
+    )
     parser.add_argument(
         "--sync",
         choices=("always", "default"),
         default="always",
         help="JetStream's sync policy: always (what we ship) or the server's default",
     )
-    parser.add_argument("--tables", type=int, default=4, help="tables played at once")
+    parser.add_argument(
+        "--tables", type=whole_number(1, 100, "--tables"), default=4, help="tables played at once"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, store)")
     parser.add_argument("--json", action="store_true", help="print one JSON report")
     parser.set_defaults(func=run)

@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from libs.cli.arguments import whole_number
 from libs.devstack.stackstate import stack_address
 
 DEFAULT_GATEWAY = "localhost:50051"
@@ -125,7 +126,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("--blinds", type=_blinds, default=(1, 2), help="SMALL/BIG (default 1/2)")
     play.add_argument("--seats", type=int, default=6, choices=range(2, 11), metavar="2..10")
     play.add_argument("--bots", default="", help="AI opponents by level, e.g. hard,normal,easy")
-    play.add_argument("--hands", type=int, default=0, help="close the table after N hands")
+    play.add_argument(
+        "--hands",
+        type=whole_number(0, 10**6, "--hands"),
+        default=0,
+        help="close the table after N hands",
+    )
     play.add_argument(
         "--run-it",
         type=int,
@@ -138,15 +144,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--straddle", action="store_true", help="allow the straddle (a seat setting, [t])"
     )
     play.add_argument(
-        "--bomb-pot", type=int, metavar="ANTE", help="bomb pots: every player antes ANTE chips"
+        "--bomb-pot",
+        type=whole_number(0, 10**12, "--bomb-pot"),
+        metavar="ANTE",
+        help="bomb pots: every player antes ANTE chips",
     )
     play.add_argument(
-        "--bomb-every", type=int, default=0, metavar="N", help="a bomb pot every N hands"
+        "--bomb-every",
+        type=whole_number(0, 10_000, "--bomb-every"),
+        default=0,
+        metavar="N",
+        help="a bomb pot every N hands",
     )
     play.add_argument(
         "--bomb-vote", action="store_true", help="bomb pots when every player agrees ([v])"
     )
-    play.add_argument("--buy-in", type=int, help="chips to sit down with (default 100 big blinds)")
+    play.add_argument(
+        "--buy-in",
+        type=whole_number(1, 10**12, "--buy-in"),
+        help="chips to sit down with (default 100 big blinds)",
+    )
     play.set_defaults(func=_cmd_play)
 
     watch = subparsers.add_parser("watch", help="watch a table in the terminal (spectator)")

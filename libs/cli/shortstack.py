@@ -15,15 +15,31 @@ from importlib import resources
 import numpy as np
 
 from libs.ai.shortstack import charts, equities, raising, tableraise
+from libs.cli.arguments import whole_number
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=["equities", "charts", "tables", "raises", "tableraises"])
-    parser.add_argument("--samples", type=int, default=equities.GENERATED_WITH["samples"])
-    parser.add_argument("--seed", type=int, default=equities.GENERATED_WITH["seed"])
-    parser.add_argument("--iterations", type=int, default=charts.GENERATED_WITH["iterations"])
-    parser.add_argument("--iterations-tables", type=int, default=0, help="0: the kept count")
+    parser.add_argument(
+        "--samples",
+        type=whole_number(1, 10**10, "--samples"),
+        default=equities.GENERATED_WITH["samples"],
+    )
+    parser.add_argument(
+        "--seed", type=whole_number(0, 2**63 - 1, "--seed"), default=equities.GENERATED_WITH["seed"]
+    )
+    parser.add_argument(
+        "--iterations",
+        type=whole_number(1, 10**9, "--iterations"),
+        default=charts.GENERATED_WITH["iterations"],
+    )
+    parser.add_argument(
+        "--iterations-tables",
+        type=whole_number(0, 10**9, "--iterations-tables"),
+        default=0,
+        help="0: the kept count",
+    )
     args = parser.parse_args(argv)
     folder = resources.files("libs.ai.shortstack")
     if args.what == "equities":

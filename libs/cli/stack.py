@@ -31,6 +31,7 @@ from types import FrameType
 from typing import Any
 
 from libs.cli import stack_control
+from libs.cli.arguments import number, whole_number
 from libs.devstack import BinaryNotFoundError, LocalStack, StartError, log_tail
 from libs.devstack.identity import STACK_TLS_DIR, default_stack_dir, write_service_key
 from libs.devstack.processes import spawn
@@ -279,7 +280,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="mutual TLS between the services and TLS at the gateway: a new CA and a "
         "certificate per service in <state dir>/tls (the CLI's commands use tools.pem)",
     )
-    up.add_argument("--timeout", type=float, default=60.0, help="startup timeout (seconds)")
+    up.add_argument(
+        "--timeout",
+        type=number(1, 3600, "--timeout"),
+        default=60.0,
+        help="startup timeout (seconds)",
+    )
     up.add_argument("--log-level", default="info", help="HOLDEM_LOG_LEVEL for the services")
     up.add_argument(
         "--log-format", default="json", choices=("json", "console"), help="HOLDEM_LOG_FORMAT"
@@ -294,7 +300,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     up.add_argument(
         "--demo-hands",
-        type=int,
+        type=whole_number(0, 100_000, "--demo-hands"),
         default=0,
         help="once up, seat six bots at a table and print N hands as they are played",
     )
@@ -312,10 +318,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     status = commands.add_parser("status", help="health of a running stack")
     add_state_dir(status)
     status.add_argument("--json", action="store_true", help="machine-readable output")
-    status.add_argument("--timeout", type=float, default=2.0, help="per-check timeout (seconds)")
+    status.add_argument(
+        "--timeout",
+        type=number(0.1, 60, "--timeout"),
+        default=2.0,
+        help="per-check timeout (seconds)",
+    )
     status.set_defaults(func=stack_control.cmd_status)
 
     down = commands.add_parser("down", help="stop a running stack")
     add_state_dir(down)
-    down.add_argument("--timeout", type=float, default=60.0, help="seconds before SIGKILL")
+    down.add_argument(
+        "--timeout", type=number(0, 3600, "--timeout"), default=60.0, help="seconds before SIGKILL"
+    )
     down.set_defaults(func=stack_control.cmd_down)

@@ -15,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from libs.cli.arguments import whole_number
 from libs.platform.identity import IDENTITIES
 from libs.platform.tls import CA_FILE, LOOPBACK_HOSTS, VALID_DAYS, cert_file, issue_set, key_file
 
@@ -53,7 +54,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="only this identity (repeatable; default: every one)",
     )
     parser.add_argument(
-        "--days", type=int, default=VALID_DAYS, help=f"validity (default {VALID_DAYS})"
+        "--days",
+        type=whole_number(1, 36_500, "--days"),
+        default=VALID_DAYS,
+        help=f"validity (default {VALID_DAYS})",
     )
     parser.add_argument("--force", action="store_true", help="write into a non-empty directory")
     parser.set_defaults(func=run)

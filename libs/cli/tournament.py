@@ -40,7 +40,7 @@ from holdem.lobby.v1 import lobby_pb2, lobby_pb2_grpc
 from holdem.tournament.v1 import tournament_pb2 as pb
 from holdem.tournament.v1 import tournament_pb2_grpc
 
-from libs.cli.arguments import whole_number
+from libs.cli.arguments import number, whole_number
 from libs.devstack.identity import aio_channel_as, cli_service_key, cli_tls
 from libs.devstack.stackstate import stack_address
 
@@ -298,7 +298,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--stack", type=whole_number(20, 10**9, "--stack"), default=1000)
     parser.add_argument("--seats", type=whole_number(2, 10, "--seats"), default=9)
     parser.add_argument("--seed", type=whole_number(0, 2**63 - 1, "--seed"), default=1)
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds to wait at most")
+    parser.add_argument(
+        "--timeout",
+        type=number(1, 7 * 86_400, "--timeout"),
+        default=3600.0,
+        help="seconds to wait at most",
+    )
     parser.add_argument("--tournament", help="the tournament service's host:port")
     parser.add_argument("--lobby", help="the lobby's host:port")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
