@@ -52,8 +52,11 @@ export function runItPanel(tableId: string, say: (text: string) => void): RunItP
   for (const [value, text] of SETTINGS) setting.append(h("option", { value: String(value) }, text));
   const settingRow = h("div", { class: "row run-it-setting", hidden: true }, h("label", { for: "run-it-setting" }, "Run it"), setting);
   const question = h("div", { class: "run-it-question", id: "run-it", role: "group", "aria-label": "Run it" });
+  const said = h("p", {}); // the question's line (its countdown is rewritten each second)
+  let shown = ""; // the question the buttons were made for ("" none)
   const runsEl = h("div", { class: "runs", id: "runs", "aria-live": "polite" });
   const rabbitRow = h("div", { class: "row rabbit" });
+  const huntButton = button("Rabbit hunt", () => void hunt()); // kept: not made again each render
   const rabbitEl = h("p", { class: "rabbit-cards", id: "rabbit", "aria-live": "polite" });
   let view: PlayerView | null = null;
   let board: Card[] = []; // its first run, as dealt
@@ -122,21 +125,31 @@ export function runItPanel(tableId: string, say: (text: string) => void): RunItP
       const mine = v.seats.find((s) => s.seat === v.viewerSeat);
       if (mine && document.activeElement !== setting) setting.value = String(mine.runItTimes);
       const q = v.runIt;
-      question.replaceChildren();
-      if (q && v.handId) {
+      if (!q || !v.handId) {
+        if (shown) question.replaceChildren();
+        shown = "";
+      } else {
         const asked = seated && q.askedSeats.includes(v.viewerSeat!);
         const left = q.deadline ? Math.max(0, Math.ceil(Number(q.deadline.seconds) - Date.now() / 1000)) : 0;
-        if (q.runs) question.append(h("p", {}, `The board is run ${TIMES[q.runs]?.toLowerCase() ?? q.runs}`));
-        else if (asked && !q.viewerAnswer) {
-          question.append(
-            h("p", {}, `Run it how many times? ${left}s`),
-            ...[1, 2, 3].slice(0, Math.max(q.most, 1)).map((n) => button(TIMES[n]!, () => void answer(n))),
-          );
-        } else if (asked) question.append(h("p", {}, `You answered ${TIMES[q.viewerAnswer]?.toLowerCase()}: waiting for the others (${left}s)`));
-        else question.append(h("p", {}, `The players decide how many times to run the board (${left}s)`));
+        const choosing = !q.runs && asked && !q.viewerAnswer;
+        // the buttons are made again only when the question changes, not at each second's
+        // render of its countdown: a button replaced under the pointer loses its click
+        const shape = [v.handId, q.runs, asked, q.viewerAnswer, q.most].join("|");
+        if (shape !== shown) {
+          shown = shape;
+          const answers = choosing ? [1, 2, 3].slice(0, Math.max(q.most, 1)).map((n) => button(TIMES[n]!, () => void answer(n))) : [];
+          question.replaceChildren(said, ...answers);
+        }
+        said.textContent = q.runs
+          ? `The board is run ${TIMES[q.runs]?.toLowerCase() ?? q.runs}`
+          : choosing
+            ? `Run it how many times? ${left}s`
+            : asked
+              ? `You answered ${TIMES[q.viewerAnswer]?.toLowerCase()}: waiting for the others (${left}s)`
+              : `The players decide how many times to run the board (${left}s)`;
       }
-      rabbitRow.replaceChildren();
-      if (c?.rabbitHunt && seated && !v.handId && !river) rabbitRow.append(button("Rabbit hunt", () => void hunt()));
+      const offered = Boolean(c?.rabbitHunt && seated && !v.handId && !river);
+      if (offered !== (rabbitRow.childElementCount > 0)) rabbitRow.replaceChildren(...(offered ? [huntButton] : []));
       if (v.rabbit?.cards.length) showRabbit(v.rabbit.cards);
     },
     event(type: string, data: Record<string, unknown>, name: (position: number) => string): void {
