@@ -359,7 +359,10 @@ class TableModel:
             bank = next((s.time_bank_seconds for s in v.seats if s.seat == v.acting_seat), 0)
             if is_showdown_turn(v):
                 bank = 0  # the showdown's clock spends no time bank
-            left = f" {seconds}s" + (f" (+{bank}s bank)" if bank else "")
+            if v.time_bank_running:  # the deadline is the bank's end: nothing more to add
+                left = f" {seconds}s (time bank)"
+            else:
+                left = f" {seconds}s" + (f" (+{bank}s bank)" if bank else "")
         if is_showdown_turn(v):
             return f"Your turn to show or muck{left}" if can_muck(v) else f"Your turn to show{left}"
         if is_my_turn(v):

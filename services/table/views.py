@@ -72,6 +72,7 @@ def player_view(
             view.acting_seat = acting
             if state.clock_seat == acting:
                 view.action_deadline.CopyFrom(timestamp(state.deadline))
+                view.time_bank_running = state.bank_started_at is not None
         _run_it(view, state, viewer_seat)
         turn = showdown_turn(hand)
         if turn is not None and viewer_seat is not None and acting == viewer_seat:

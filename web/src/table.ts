@@ -250,7 +250,8 @@ export function tableScreen(
     if (v.actionDeadline && v.actingSeat !== undefined) {
       const left = Math.max(0, Math.ceil(Number(v.actionDeadline.seconds) - Date.now() / 1000));
       const bank = isShowdownTurn(v) ? 0 : (v.seats.find((s) => s.seat === v.actingSeat)?.timeBankSeconds ?? 0);
-      clock = ` · ${left}s${bank ? ` (+${bank}s bank)` : ""}`;
+      // once the clock ran out the deadline is the time bank's end: nothing more to add
+      clock = v.timeBankRunning ? ` · ${left}s (time bank)` : ` · ${left}s${bank ? ` (+${bank}s bank)` : ""}`;
     }
     turn.textContent =
       v.actingSeat === undefined
