@@ -332,7 +332,7 @@ def run_cli(args: argparse.Namespace) -> int:
     try:
         paced = run_pace(args.tables, args.duration, args.replicas, args.pace)
     except LoadError as failed:
-        print(f"holdem load: {failed}", file=sys.stderr)
+        print(f"holdem load: error: {failed}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(paced.as_dict(), indent=2))
