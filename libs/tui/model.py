@@ -46,6 +46,13 @@ STATUS = {
     pb.SEAT_STATUS_ALL_IN: "all-in",
 }
 LOG_LIMIT = 500
+NAME_WIDTH = 10  # the seats' name column (names may have 32 characters)
+
+
+def fit(name: str, width: int) -> str:
+    """``name`` in ``width`` characters: a longer one keeps its start and its last two, so that
+    names told apart only at their end ("Normal AI 1", "Normal AI 2") stay apart."""
+    return name if len(name) <= width else name[: width - 3] + "…" + name[-2:]
 
 
 def faces(cards: Sequence[int]) -> str:
@@ -299,7 +306,8 @@ class TableModel:
             mark = ">" if v.HasField("acting_seat") and v.acting_seat == seat.seat else " "
             button = "D" if v.HasField("button_seat") and v.button_seat == seat.seat else " "
             blind = self.blinds.get(seat.seat, "") if v.hand_id else ""
-            name = self.name(seat.seat) + ("*" if seat.is_bot else "")
+            ai = "*" if seat.is_bot else ""
+            name = fit(self.name(seat.seat), NAME_WIDTH - len(ai)) + ai
             cards = (
                 cards_text(list(seat.hole_cards))
                 if seat.hole_cards
@@ -310,7 +318,7 @@ class TableModel:
             bet = str(seat.committed) if seat.committed else ""
             status = STATUS.get(seat.status, "") + (" disc" if seat.disconnected else "")
             lines.append(
-                f"{mark}{button}{blind:<3}{seat.seat} {name[:10]:<10} {seat.stack:>6} "
+                f"{mark}{button}{blind:<3}{seat.seat} {name:<{NAME_WIDTH}} {seat.stack:>6} "
                 f"{bet:>5} {cards:<11} {status}".rstrip()[:48]
             )
         return lines
