@@ -54,6 +54,7 @@ export function tableScreen(
   let view: PlayerView | null = null;
   let last = 0n; // the sequence of the last update: the stream resumes after it
   let handSeats: number[] = [];
+  let seatsOfHand = ""; // the hand handSeats are of
   let handNumber = 0; // the hand the log is in
   let showdownOf = -1; // the hand whose showdown is on screen: kept until the next one's
   let stopped = false;
@@ -121,9 +122,19 @@ export function tableScreen(
     void call(() => (yes ? gateway.show(request) : gateway.muck(request)));
   }
 
+  /** A hand that began before this page watched it (its HandBegan unseen): its positions' seats
+   * from the view, as the table numbers them: the seats dealt in, clockwise from the first left
+   * of the button, the button last. */
+  function learnSeats(v: PlayerView): void {
+    if (!v.handId || v.handId === seatsOfHand) return;
+    const dealt = v.seats.filter((s) => s.holeCardCount > 0).map((s) => s.seat).sort((a, b) => a - b);
+    const button = v.buttonSeat ?? -1;
+    handSeats = [...dealt.filter((s) => s > button), ...dealt.filter((s) => s <= button)];
+    seatsOfHand = v.handId;
+  }
+
   function name(seat: number | undefined): string {
-    // a hand that began before this page watched: its positions' seats are not known here
-    if (seat === undefined) return "A player";
+    if (seat === undefined) return "A player"; // a position the hand does not have
     return names.get(seat) ?? `Seat ${seat + 1}`;
   }
 
@@ -287,6 +298,7 @@ export function tableScreen(
       runs.event(event.type, data, (position) => name(handSeats[position]));
       if (event.type === "HandBegan") {
         handSeats = data.seats as number[];
+        seatsOfHand = data.hand_id as string;
         handNumber = data.hand_number as number;
         logLines.push(`Hand ${handNumber} begins`);
       } else if (event.type === "ActionTaken") {
@@ -331,10 +343,11 @@ export function tableScreen(
             log(u.update.value);
           } else if (u.update.case === "snapshot") {
             view = u.update.value;
+            learnSeats(view);
             if (resumed) connection.textContent = "Reconnected: the table as it is now";
             resumed = false;
           }
-          if (u.view) view = u.view;
+          if (u.view) learnSeats((view = u.view));
           last = u.sequence;
           render();
         }
