@@ -1,10 +1,12 @@
 """The hand log of a page that opened a table mid-hand, in Debian's chromium: the hand's
 beginning (which names the seat at each position) came before the page watched, and the page
 learns the positions from the table's view instead, so every move is logged under its player's
-name (it said "A player: call 2", seen joining a table of AIs from `make up`)."""
+name (it said "A player: call 2", seen joining a table of AIs from `make up`); the board's
+cards are logged as each street is dealt."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -44,6 +46,7 @@ def test_a_page_that_opens_a_table_mid_hand_names_each_move(
             gw.JoinTable(join, metadata=who.meta, timeout=30)
         view = table_now(stack, table_id)
         while not view.HasField("acting_seat"):  # the first hand is dealt
+            time.sleep(0.1)
             view = table_now(stack, table_id)
         hand_id = view.hand_id
         # a spectator opens the table now: its hand began before the page watched
@@ -65,6 +68,20 @@ def test_a_page_that_opens_a_table_mid_hand_names_each_move(
             idempotency_key=uuid.uuid4().hex,
         )
         gw.Act(act, metadata=acting.meta, timeout=30)
+        other = bob if acting is ann else ann  # the big blind checks: the flop is dealt
+        check = gateway_pb2.ActRequest(
+            table_id=table_id,
+            hand_id=hand_id,
+            action=common_pb2.ACTION_TYPE_CHECK,
+            idempotency_key=uuid.uuid4().hex,
+        )
+        flop = gw.Act(check, metadata=other.meta, timeout=30).view
+        while len(flop.board) < 3:  # dealt by the table after the check's answer
+            time.sleep(0.1)
+            flop = table_now(stack, table_id)
     page.locator("#log li").filter(has_text=f"{acting.name}: call").wait_for(timeout=30_000)
+    page.locator("#log li").filter(has_text=f"{other.name}: check").wait_for(timeout=30_000)
+    board = " ".join("23456789TJQKA"[c.rank - 2] + "cdhs"[c.suit - 1] for c in flop.board[:3])
+    page.locator("#log li").filter(has_text=f"Flop: {board}").wait_for(timeout=30_000)
     assert "A player" not in page.locator("#log").inner_text()
     context.close()

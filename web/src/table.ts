@@ -18,7 +18,7 @@ import {
 import type { ProjectedCommit } from "./gen/holdem/gateway/v1/gateway_pb";
 import { gateway, key, reason, session } from "./api";
 import { renderBomb } from "./bomb";
-import { cardBack, cardEl } from "./cards";
+import { cardBack, cardEl, cardText } from "./cards";
 import { button, h, mount } from "./dom";
 import { historyPanel } from "./history";
 import { statsPanel } from "./stats";
@@ -37,6 +37,9 @@ const STREETS: Record<number, string> = {
   [Street.RIVER]: "River",
   [Street.SHOWDOWN]: "Showdown",
 };
+
+/** The board's streets as hand events number them (libs.poker: 1 flop, 2 turn, 3 river). */
+const DEALT: Record<number, string> = { 1: "Flop", 2: "Turn", 3: "River" };
 
 function toCard(n: number): Card {
   return create(CardSchema, { rank: (n >> 2) + 2, suit: (n & 3) + 1 });
@@ -305,6 +308,9 @@ export function tableScreen(
         const seat = handSeats[data.player as number];
         const amount = data.amount ? ` ${String(data.amount)}` : ""; // a check or fold moves no chips
         logLines.push(`${name(seat)}: ${String(data.kind ?? data.action ?? "acts").toLowerCase()}${amount}`);
+      } else if (event.type === "StreetDealt") {
+        const cards = (data.cards as number[]).map((n) => cardText(toCard(n))).join(" ");
+        logLines.push(`${DEALT[data.street as number] ?? "Board"}: ${cards}`);
       } else if (event.type === "HandShown") {
         const seat = handSeats[data.player as number];
         const cards = (data.cards as number[]).map(toCard);
