@@ -113,8 +113,8 @@ class PlayApp(App[None]):
         except GatewayError as error:
             if isinstance(self.screen, LoginScreen):
                 self.screen.show_error(error.message)
-            else:
-                self.push_screen(LoginScreen())
+            else:  # asked for on the command line: the form, saying why
+                self.push_screen(LoginScreen(error=error.message))
             return
         if self.create is not None:
             self.create_and_sit(self.create)
@@ -175,6 +175,11 @@ class PlayApp(App[None]):
         chips = (buy_in or self.buy_in or 0) if sit else None  # 0: the table's default
         screen = TableScreen(table_id, buy_in=chips, clock=self.clock, access=access)
         self.switch_or_push(screen)
+
+    def table_unavailable(self, table_id: str, message: str) -> None:
+        """The table screen of ``table_id`` could not open it (no such table, not one this
+        player may watch): the lobby, saying why."""
+        self.switch_or_push(LobbyScreen(error=f"could not open table {table_id}: {message}"))
 
     async def on_unmount(self) -> None:
         await self.client.close()

@@ -32,6 +32,8 @@ class Host(Protocol):
         access: Access | None = None,
     ) -> None: ...
 
+    def table_unavailable(self, table_id: str, message: str) -> None: ...
+
 
 def host(screen: Screen[Any]) -> Host:
     """The app ``screen`` runs in."""

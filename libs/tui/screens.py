@@ -28,7 +28,12 @@ PAGE_SIZE = 50
 
 
 class LoginScreen(Screen[None]):
-    """An account (log in or register) or a guest name."""
+    """An account (log in or register) or a guest name; ``error``: why the last try failed (a
+    log-in asked for on the command line)."""
+
+    def __init__(self, error: str = "") -> None:
+        super().__init__()
+        self.error = error
 
     def compose(self) -> ComposeResult:
         with Vertical(id="login"):
@@ -40,7 +45,7 @@ class LoginScreen(Screen[None]):
                 yield Button("Register", id="register-button")
             yield Input(placeholder="guest name", id="guest-name")
             yield Button("Play as guest", id="guest-button", variant="success")
-            yield Label("", id="login-error", classes="error")
+            yield Label(self.error, id="login-error", classes="error")
 
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
@@ -70,8 +75,9 @@ class LobbyScreen(Screen[None]):
         Binding("f7", "lobby_chat", "lobby chat"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, error: str = "") -> None:
         super().__init__()
+        self.error = error  # shown until the next one: e.g. a table that could not be opened
         self.summaries: dict[str, pb.TableSummary] = {}
         # pages of PAGE_SIZE tables, newest first: the token of the page shown, those of the
         # pages before it ([Newer]) and of the next one ([Older])
@@ -115,7 +121,7 @@ class LobbyScreen(Screen[None]):
             yield Input(placeholder="password", id="private-password", password=True)
             yield Input(placeholder="or invite code", id="invite-code")
             yield Button("Join private", id="join-private-button")
-        yield Label("", id="lobby-error", classes="error")
+        yield Label(self.error, id="lobby-error", classes="error")
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)

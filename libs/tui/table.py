@@ -186,8 +186,10 @@ class TableScreen(SeatOptionKeys, ChatKeys, SeatKeys, OwnerKeys, Screen[None]):
         def resumed(error: GatewayError) -> None:
             self.set_status(f"connection lost ({error.status.name}), resuming...")
 
+        opened = False
         try:
             async for update in self.client.watch(table_id, on_resume=resumed):
+                opened = True
                 if self.model.status.startswith("connection lost"):
                     self.model.status = "reconnected"
                 self.model.apply(update)
@@ -197,6 +199,9 @@ class TableScreen(SeatOptionKeys, ChatKeys, SeatKeys, OwnerKeys, Screen[None]):
                     self.buy_in = None
             self.set_status("the table closed")  # the gateway ends a closed table's stream
         except GatewayError as error:
+            if not opened:  # nothing to show: no such table, or not one this player may see
+                host(self).table_unavailable(table_id, error.message)
+                return
             self.set_status(f"watch ended: {error.message}")
 
     @work(group="wallet", exclusive=True)
