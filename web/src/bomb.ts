@@ -5,6 +5,7 @@
 import type { PlayerView } from "./gen/holdem/common/v1/common_pb";
 import { gateway, key } from "./api";
 import { button, h } from "./dom";
+import { whole } from "./numbers";
 import { mySeat } from "./view";
 
 type Call = (what: () => Promise<object>) => void;
@@ -84,8 +85,8 @@ export function bombOptions(): { fields: Node[]; config(): BombConfig } {
     ],
     config: () => ({
       straddleAllowed: straddle.checked,
-      bombPotAnte: BigInt(ante.value || "0"),
-      bombPotEvery: Number(every.value || "0"),
+      bombPotAnte: whole(ante, "Bomb pot ante", 0n, undefined, 0n),
+      bombPotEvery: Number(whole(every, "Bomb pot every N hands", 0n, 1000n, 0n)),
       bombPotVote: byVote.checked,
     }),
   };

@@ -9,6 +9,7 @@ import {
 } from "./gen/holdem/common/v1/common_pb";
 import { gateway, reason } from "./api";
 import { bombOptions } from "./bomb";
+import { FormError, whole } from "./numbers";
 import { button, h, mount } from "./dom";
 import { chatOptions, chatPanel } from "./chat";
 import { privateJoinPanel, privateOptions } from "./private";
@@ -154,15 +155,17 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
   }
 
   async function create(): Promise<void> {
-    const bb = BigInt(bigBlind.value || "2");
     const fixed = Number(newStructure.value) === BettingStructure.FIXED_LIMIT;
     try {
+      const size = whole(seats, "Seats", 2n, 10n);
+      const bb = whole(bigBlind, "Big blind", 2n, undefined, 2n);
+      const opponents = Number(whole(ais, "AI opponents", 0n, size - 1n, 0n));
       const reply = await gateway.createTable({
         name: `${VARIANTS[Number(newVariant.value)]} table`,
         config: {
           variant: Number(newVariant.value),
           bettingStructure: Number(newStructure.value),
-          maxSeats: Number(seats.value),
+          maxSeats: Number(size),
           smallBlind: fixed ? 0n : bb / 2n || 1n,
           bigBlind: bb,
           ...extras.config(),
@@ -170,13 +173,13 @@ export function lobbyScreen(lobbyActions: LobbyActions): void {
           ...chatOption.config(),
         },
         ...privacy.request(),
-        bots: Array.from({ length: Number(ais.value) }, () => Number(level.value)),
+        bots: Array.from({ length: opponents }, () => Number(level.value)),
       });
       status.textContent = `Created ${reply.table?.tableId}`;
       invite.replaceChildren(privacy.created(reply) ?? "");
       await firstPage(); // newest first: the new table heads the first page
     } catch (error) {
-      status.textContent = reason(error);
+      status.textContent = error instanceof FormError ? error.message : reason(error);
     }
   }
 

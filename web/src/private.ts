@@ -84,6 +84,12 @@ export function privateJoinPanel(open: Open): HTMLElement {
       tableId = params.get("table") ?? "";
       entry.inviteCode = params.get("invite") ?? "";
     }
+    if (!tableId) {
+      status.textContent = text
+        ? "Not an invite link (…?table=…&invite=…) or a table id"
+        : "Give the table's invite link, or its id and password";
+      return;
+    }
     try {
       open(tableId, await maxBuyIn(tableId), entry);
     } catch (error) {
