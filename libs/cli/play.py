@@ -35,12 +35,12 @@ def gateway_tls(args: argparse.Namespace) -> bool | bytes:
 
 
 def _blinds(text: str) -> tuple[int, int]:
-    small, _, big = text.partition("/")
+    from libs.tui.newtable import parse_blinds
+
     try:
-        values = int(small), int(big)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"blinds are SMALL/BIG, e.g. 1/2, not {text!r}") from None
-    return values
+        return parse_blinds(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _cmd_play(args: argparse.Namespace) -> int:

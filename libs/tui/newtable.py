@@ -69,6 +69,15 @@ class NewTable:
         )
 
 
+def parse_blinds(text: str) -> tuple[int, int]:
+    """ "1/2" -> (1, 2); anything else raises ValueError saying the form (the table checks the
+    amounts)."""
+    small, slash, big = text.strip().partition("/")
+    if slash and small.strip().isdigit() and big.strip().isdigit():
+        return int(small), int(big)
+    raise ValueError(f"blinds are SMALL/BIG, e.g. 1/2, not {text[:32]!r}")
+
+
 def parse_levels(text: str) -> list[pb.BotDifficulty.ValueType]:
     """ "normal,easy,hard" -> levels; unknown words raise ValueError."""
     words = [w.strip().lower() for w in text.replace(" ", ",").split(",") if w.strip()]

@@ -19,7 +19,7 @@ from libs.client import GatewayError
 from libs.tui.host import host
 from libs.tui.lobbychat import LobbyChatScreen
 from libs.tui.model import STRUCTURES, VARIANTS, stakes
-from libs.tui.newtable import NewTable, default_buy_in, parse_levels
+from libs.tui.newtable import NewTable, default_buy_in, parse_blinds, parse_levels
 from libs.tui.privatetables import Access
 from libs.tui.tournaments import TournamentsScreen
 
@@ -175,8 +175,7 @@ class LobbyScreen(Screen[None]):
         self.query_one("#lobby-error", Label).update(message)
 
     def form(self) -> NewTable:
-        blinds = self.query_one("#blinds", Input).value.split("/")
-        small, big = (int(blinds[0]), int(blinds[1])) if len(blinds) == 2 else (1, 2)
+        small, big = parse_blinds(self.query_one("#blinds", Input).value)
         variant = self.query_one("#variant", Select).value
         structure = self.query_one("#structure", Select).value
         assert isinstance(variant, int) and isinstance(structure, int)
