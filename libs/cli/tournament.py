@@ -289,15 +289,48 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "tournament", help="run a whole tournament of AIs through the services"
     )
-    parser.add_argument("--entrants", type=whole_number(2, 10_000, "--entrants"), default=12)
     parser.add_argument(
-        "--ai", type=_levels, default=("easy", "normal", "hard"), help="easy,normal,hard"
+        "--entrants",
+        type=whole_number(2, 10_000, "--entrants"),
+        default=12,
+        help="AIs in the field, 2 to 10,000 (default 12)",
     )
-    parser.add_argument("--structure", choices=STRUCTURES, default="hyper")
-    parser.add_argument("--unit", choices=tuple(UNITS), default="hands")
-    parser.add_argument("--stack", type=whole_number(20, 10**9, "--stack"), default=1000)
-    parser.add_argument("--seats", type=whole_number(2, 10, "--seats"), default=9)
-    parser.add_argument("--seed", type=whole_number(0, 2**63 - 1, "--seed"), default=1)
+    parser.add_argument(
+        "--ai",
+        type=_levels,
+        default=("easy", "normal", "hard"),
+        help="the levels the entrants cycle through (default easy,normal,hard)",
+    )
+    parser.add_argument(
+        "--structure",
+        choices=STRUCTURES,
+        default="hyper",
+        help="how fast the blinds rise (default hyper)",
+    )
+    parser.add_argument(
+        "--unit",
+        choices=tuple(UNITS),
+        default="hands",
+        help="a level lasts so many hands or minutes (default hands)",
+    )
+    parser.add_argument(
+        "--stack",
+        type=whole_number(20, 10**9, "--stack"),
+        default=1000,
+        help="starting chips (default 1000)",
+    )
+    parser.add_argument(
+        "--seats",
+        type=whole_number(2, 10, "--seats"),
+        default=9,
+        help="seats per table, 2 to 10 (default 9)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number(0, 2**63 - 1, "--seed"),
+        default=1,
+        help="names the run's tournament and players (default 1); the cards are the services' own",
+    )
     parser.add_argument(
         "--timeout",
         type=number(1, 7 * 86_400, "--timeout"),
