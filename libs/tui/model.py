@@ -26,6 +26,7 @@ from libs.poker.cards import DECK
 from libs.table import codec
 from libs.table import events as te
 from libs.tui.bomb import bomb_keys
+from libs.tui.clock import clock_text
 from libs.tui.seatopts import blind_keys, blind_wait_line, event_line, my_settings
 
 VARIANTS = {
@@ -360,17 +361,7 @@ class TableModel:
             if v.table_status == pb.TABLE_STATUS_CLOSED:
                 return ""
             return blind_wait_line(v, now, self.name) or "Waiting for the next hand"
-        left = ""
-        if v.HasField("action_deadline"):
-            deadline = v.action_deadline.seconds + v.action_deadline.nanos / 1e9
-            seconds = max(0, int(deadline - now + 0.999))
-            bank = next((s.time_bank_seconds for s in v.seats if s.seat == v.acting_seat), 0)
-            if is_showdown_turn(v):
-                bank = 0  # the showdown's clock spends no time bank
-            if v.time_bank_running:  # the deadline is the bank's end: nothing more to add
-                left = f" {seconds}s (time bank)"
-            else:
-                left = f" {seconds}s" + (f" (+{bank}s bank)" if bank else "")
+        left = clock_text(v, now)
         if is_showdown_turn(v):
             return f"Your turn to show or muck{left}" if can_muck(v) else f"Your turn to show{left}"
         if is_my_turn(v):
