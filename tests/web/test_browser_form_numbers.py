@@ -2,7 +2,8 @@
 whole or too long for the API is refused on the page, naming the field and its range, and
 nothing is created ("2.5" as the big blind failed silently, twenty digits showed an int64
 encoding error, 0 seats made a 6-seat table); a private table's box that holds neither an invite
-link nor an id says so, instead of "table_id: is required"."""
+link nor an id says so, instead of "table_id: is required"; and a disabled button looks it (it
+looked like every other)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ def test_the_lobby_refuses_numbers_out_of_range_before_sending(
     stack, url = web_stack
     context, page = open_page(browser, url)
     guest(page, "Numbers")
+    # a button that does nothing now looks it (the first page has no newer one)
+    newer = page.locator("#tables-newer")
+    assert newer.is_disabled()
+    assert float(newer.evaluate("b => getComputedStyle(b).opacity")) < 1
     before = _tables(stack)
     for field, value, said in REFUSED:
         page.reload()
