@@ -82,3 +82,17 @@ def passive_turn(page: Any) -> str | None:
             click_and_wait(page, buttons[name])
             return name
     return None
+
+
+def safe_turn(page: Any) -> str | None:
+    """``passive_turn``, except that a call of the whole stack folds instead: a player who must
+    keep a seat (to reach its big blind, to play on with the AIs) is never busted by an AI's
+    shove, which would sit them out with "no chips"."""
+    buttons = enabled_actions(page)
+    call = buttons.get("Call")
+    if call is not None and "Check" not in buttons and "Show" not in buttons:
+        stack = int(page.locator(".seat.mine .stack").inner_text())
+        if int(call.inner_text().split(" ")[1]) >= stack and "Fold" in buttons:
+            click_and_wait(page, buttons["Fold"])
+            return "Fold"
+    return passive_turn(page)

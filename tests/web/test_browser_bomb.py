@@ -17,7 +17,7 @@ import pytest
 from tests.e2e.play_support import shown_in_stream
 from tests.gateway.stack import GatewayStack
 from tests.web.browser import ARTIFACTS, browser, received, web_stack
-from tests.web.pages import create_table, guest, hand_number, join, open_page, passive_turn
+from tests.web.pages import create_table, guest, hand_number, join, open_page, safe_turn
 
 __all__ = ["browser", "web_stack"]  # fixtures
 
@@ -35,7 +35,7 @@ def _play_until(page: Any, done: Any, what: str, seconds: float = 180) -> None:
         if time.monotonic() > deadline:
             page.screenshot(path=str(ARTIFACTS / "bomb.png"), full_page=True)
             raise AssertionError(f"{what}: {page.locator('main').inner_text()}")
-        if passive_turn(page) is None:
+        if safe_turn(page) is None:  # never busted: the AI alone deals no more
             page.wait_for_timeout(50)
 
 

@@ -18,7 +18,7 @@ from holdem.gateway.v1 import gateway_pb2
 from tests.e2e.play_support import shown_in_stream
 from tests.gateway.stack import GatewayStack, bearer
 from tests.web.browser import browser, received, web_stack
-from tests.web.pages import create_table, guest, hand_number, join, open_page, passive_turn
+from tests.web.pages import create_table, guest, hand_number, join, open_page, safe_turn
 
 __all__ = ["browser", "web_stack"]  # fixtures
 
@@ -63,7 +63,7 @@ def test_a_seat_shows_its_statistics_and_my_private_note(
     deadline = time.monotonic() + 240
     while hand_number(page) < 4:  # three hands over: counted in Ann's book
         assert time.monotonic() < deadline
-        if passive_turn(page) is None:
+        if safe_turn(page) is None:  # never busted: the AI alone deals no more
             page.wait_for_timeout(100)
     token = page.evaluate("sessionStorage.getItem('holdem.token')")
     ai_name = _ai_seat(page).locator(".name").inner_text().removesuffix(" (AI)")

@@ -25,6 +25,7 @@ from tests.web.pages import (
     join,
     open_page,
     passive_turn,
+    safe_turn,
     sequence,
 )
 from tests.web.proxy import CuttableProxy
@@ -91,7 +92,7 @@ def test_two_browsers_at_one_table_never_see_each_other_s_cards(
     deadline = time.monotonic() + 240
     while hand_number(first) < 4 and hand_number(second) < 4:
         assert time.monotonic() < deadline, _where(first, second, watcher)
-        if _safe_turn(first) is None and _safe_turn(second) is None:
+        if safe_turn(first) is None and safe_turn(second) is None:
             first.wait_for_timeout(100)
     # the spectator follows the table to where the players are (a sequence, not a hand number:
     # between hands its page says "Waiting for the next hand")
@@ -110,18 +111,6 @@ def test_two_browsers_at_one_table_never_see_each_other_s_cards(
     first_context.close()
     second_context.close()
     watcher_context.close()
-
-
-def _safe_turn(page: Any) -> str | None:
-    """``passive_turn``, except that a call of the whole stack folds instead."""
-    buttons = enabled_actions(page)
-    call = buttons.get("Call")
-    if call is not None and "Check" not in buttons and "Show" not in buttons:
-        stack = int(page.locator(".seat.mine .stack").inner_text())
-        if int(call.inner_text().split(" ")[1]) >= stack and "Fold" in buttons:
-            click_and_wait(page, buttons["Fold"])
-            return "Fold"
-    return passive_turn(page)
 
 
 def _where(*pages: Any) -> str:
