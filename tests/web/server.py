@@ -85,3 +85,16 @@ def chat_of(
     """``who``'s chat as the server sends it (WatchChat from the start), up to ``until_text``."""
     with grpc.insecure_channel(stack.gateway.address) as channel:
         return read_chat(stack.gateway_stub(channel), who, until_text, table_id)
+
+
+def every_table(gw: Any) -> list[str]:
+    """Every open public table, oldest first, a page at a time (the API's pages hold 100)."""
+    found: list[str] = []
+    token = ""
+    while True:
+        request = gateway_pb2.ListTablesRequest(page_token=token)
+        listed = gw.ListTables(request, timeout=30)
+        found.extend(t.table_id for t in listed.tables)
+        token = listed.next_page_token
+        if not token:
+            return found

@@ -11,11 +11,11 @@ from typing import Any
 
 import grpc
 import pytest
-from holdem.gateway.v1 import gateway_pb2
 
 from tests.gateway.stack import GatewayStack
 from tests.web.browser import browser, web_stack
 from tests.web.pages import guest, open_page
+from tests.web.server import every_table
 
 __all__ = ["browser", "web_stack"]  # fixtures
 
@@ -37,15 +37,7 @@ REFUSED = [
 def _tables(stack: GatewayStack) -> set[str]:
     """The open public tables' ids."""
     with grpc.insecure_channel(stack.gateway.address) as channel:
-        gw = stack.gateway_stub(channel)
-        found: set[str] = set()
-        token = ""
-        while True:
-            page = gw.ListTables(gateway_pb2.ListTablesRequest(page_token=token), timeout=30)
-            found.update(t.table_id for t in page.tables)
-            token = page.next_page_token
-            if not token:
-                return found
+        return set(every_table(stack.gateway_stub(channel)))
 
 
 def test_the_lobby_refuses_numbers_out_of_range_before_sending(

@@ -12,6 +12,7 @@ from holdem.gateway.v1 import gateway_pb2
 from tests.gateway.stack import CONFIG, GatewayStack, bearer
 from tests.web.browser import browser, web_stack
 from tests.web.pages import create_table, guest, open_page
+from tests.web.server import every_table
 
 __all__ = ["browser", "web_stack"]  # fixtures
 
@@ -25,19 +26,6 @@ def _rows(page: Any) -> list[str]:
     return [str(r.get_attribute("data-table")) for r in page.locator("tr[data-table]").all()]
 
 
-def _every_table(gw: Any) -> list[str]:
-    """Every open public table, oldest first, a page at a time (the API's pages hold 100)."""
-    found: list[str] = []
-    token = ""
-    while True:
-        request = gateway_pb2.ListTablesRequest(page_token=token)
-        listed = gw.ListTables(request, timeout=30)
-        found.extend(t.table_id for t in listed.tables)
-        token = listed.next_page_token
-        if not token:
-            return found
-
-
 def test_the_lobby_pages_through_a_room_of_many_tables(
     web_stack: tuple[GatewayStack, str], browser: Any
 ) -> None:
@@ -46,7 +34,7 @@ def test_the_lobby_pages_through_a_room_of_many_tables(
     guest(page, "Ann")
     with grpc.insecure_channel(stack.gateway.address) as channel:
         gw = stack.gateway_stub(channel)
-        listed = len(_every_table(gw))
+        listed = len(every_table(gw))
         oldest = ""
         owner = ""
         for n in range(max(0, PAGE + 5 - listed)):  # more open tables than a page holds
@@ -56,7 +44,7 @@ def test_the_lobby_pages_through_a_room_of_many_tables(
             request = gateway_pb2.CreateTableRequest(name=f"Filler {n}", config=CONFIG)
             table = gw.CreateTable(request, metadata=bearer(owner), timeout=60).table
             oldest = oldest or table.table_id
-        everything = _every_table(gw)
+        everything = every_table(gw)
     first_ever = everything[0]  # oldest first: the API's default order
 
     newest = create_table(page, ais=0)  # created from the page: it heads the first page
